@@ -1,0 +1,52 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// Each C library is imported by exactly one Swift module:
+//   libopus + libspeexdsp -> VoiceCodec, libasound -> VoiceDevices.
+// Everything above those modules sees owning Swift types and typed errors.
+let package = Package(
+    name: "voicechat",
+    products: [
+        .library(name: "VoiceCore", targets: ["VoiceCore"]),
+        .library(name: "VoiceCodec", targets: ["VoiceCodec"]),
+        .library(name: "VoiceDevices", targets: ["VoiceDevices"]),
+        .library(name: "VoiceTesting", targets: ["VoiceTesting"]),
+        .executable(name: "voicechat", targets: ["voicechat"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CVoiceOpus",
+            pkgConfig: "opus",
+            providers: [.apt(["libopus-dev"])]
+        ),
+        .systemLibrary(
+            name: "CVoiceALSA",
+            pkgConfig: "alsa",
+            providers: [.apt(["libasound2-dev"])]
+        ),
+        .systemLibrary(
+            name: "CVoiceSpeexDSP",
+            pkgConfig: "speexdsp",
+            providers: [.apt(["libspeexdsp-dev"])]
+        ),
+        .target(name: "VoiceCore"),
+        .target(name: "VoiceCodec", dependencies: ["VoiceCore", "CVoiceOpus", "CVoiceSpeexDSP"]),
+        .target(name: "VoiceDevices", dependencies: ["VoiceCore", "VoiceCodec", "CVoiceALSA"]),
+        .target(name: "VoiceTesting", dependencies: ["VoiceCore"]),
+        .executableTarget(
+            name: "voicechat",
+            dependencies: [
+                "VoiceCore", "VoiceCodec", "VoiceDevices",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "VoiceCoreTests", dependencies: ["VoiceCore", "VoiceTesting"]),
+        .testTarget(name: "VoiceCodecTests", dependencies: ["VoiceCodec", "VoiceCore", "VoiceTesting"]),
+        .testTarget(name: "VoiceDevicesTests", dependencies: ["VoiceDevices", "VoiceCore", "VoiceTesting"]),
+        .testTarget(name: "VoiceChatCLITests", dependencies: ["voicechat", "VoiceCore", "VoiceTesting"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,3 @@
+#ifndef CDIRECT_OPUS_H
+#define CDIRECT_OPUS_H
+#endif
