@@ -16,7 +16,8 @@ public struct Resampler: ~Copyable, @unchecked Sendable {
     ///   codec's noise floor.
     public init(channels: Int, inputRate: Int, outputRate: Int, quality: Int = 5) throws(CodecError) {
         guard channels > 0, channels <= 8 else {
-            throw CodecError(.invalidArgument, operation: "Resampler.init", message: "channels must be 1…8, not \(channels)")
+            throw CodecError(
+                .invalidArgument, operation: "Resampler.init", message: "channels must be 1…8, not \(channels)")
         }
         guard inputRate >= 1_000, inputRate <= 384_000, outputRate >= 1_000, outputRate <= 384_000 else {
             throw CodecError(
@@ -24,7 +25,8 @@ public struct Resampler: ~Copyable, @unchecked Sendable {
                 message: "sample rates must be 1000…384000 Hz, not \(inputRate) → \(outputRate)")
         }
         guard (0...10).contains(quality) else {
-            throw CodecError(.invalidArgument, operation: "Resampler.init", message: "quality must be 0…10, not \(quality)")
+            throw CodecError(
+                .invalidArgument, operation: "Resampler.init", message: "quality must be 0…10, not \(quality)")
         }
         var status: Int32 = 0
         guard

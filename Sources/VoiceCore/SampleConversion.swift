@@ -8,7 +8,8 @@ public enum SampleConversion {
 
     /// int16 to float in -1..<1. Converts `min(source.count, destination.count)` samples.
     @inlinable
-    public static func convert(_ source: UnsafeBufferPointer<Int16>, to destination: UnsafeMutableBufferPointer<Float>) {
+    public static func convert(_ source: UnsafeBufferPointer<Int16>, to destination: UnsafeMutableBufferPointer<Float>)
+    {
         let count = min(source.count, destination.count)
         for index in 0..<count {
             destination[index] = Float(source[index]) / int16Scale
@@ -17,7 +18,8 @@ public enum SampleConversion {
 
     /// float to int16, rounding to nearest and saturating at full scale instead of wrapping.
     @inlinable
-    public static func convert(_ source: UnsafeBufferPointer<Float>, to destination: UnsafeMutableBufferPointer<Int16>) {
+    public static func convert(_ source: UnsafeBufferPointer<Float>, to destination: UnsafeMutableBufferPointer<Int16>)
+    {
         let count = min(source.count, destination.count)
         for index in 0..<count {
             destination[index] = int16(fromFloat: source[index])

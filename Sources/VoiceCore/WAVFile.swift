@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// Decoded WAV audio: interleaved float samples in -1…1 and the format they were stored in.
@@ -105,7 +105,9 @@ public struct WAVHeader: Hashable, Sendable {
         guard channels == 1 || channels == 2 else { throw .invalidChannelCount(channels) }
         guard (1_000...384_000).contains(sampleRate) else { throw .invalidSampleRate(sampleRate) }
         let expectedAlign = channels * sampleFormat.bytesPerSample
-        guard blockAlign == expectedAlign else { throw .inconsistentBlockAlign(declared: blockAlign, expected: expectedAlign) }
+        guard blockAlign == expectedAlign else {
+            throw .inconsistentBlockAlign(declared: blockAlign, expected: expectedAlign)
+        }
         return (AudioFormat(sampleRate: sampleRate, channels: channels), sampleFormat, blockAlign)
     }
 
@@ -137,10 +139,12 @@ extension WAVAudio {
         let result: Result<WAVAudio, WAVError> = bytes.withUnsafeBytes { raw in
             do throws(WAVError) {
                 let header = try WAVHeader(parsing: raw)
-                let data = UnsafeRawBufferPointer(rebasing: raw[header.dataOffset..<header.dataOffset + header.dataByteCount])
+                let data = UnsafeRawBufferPointer(
+                    rebasing: raw[header.dataOffset..<header.dataOffset + header.dataByteCount])
                 return .success(
-                    WAVAudio(format: header.format, sampleFormat: header.sampleFormat,
-                             samples: Self.decodeSamples(data, as: header.sampleFormat)))
+                    WAVAudio(
+                        format: header.format, sampleFormat: header.sampleFormat,
+                        samples: Self.decodeSamples(data, as: header.sampleFormat)))
             } catch {
                 return .failure(error)
             }
@@ -177,10 +181,14 @@ extension WAVAudio {
     }
 
     /// Samples encoded as little-endian int16 or float32 bytes, appended to `bytes`.
-    public static func appendSamples(_ samples: ArraySlice<Float>, as sampleFormat: SampleFormat, to bytes: inout [UInt8]) {
+    public static func appendSamples(
+        _ samples: ArraySlice<Float>, as sampleFormat: SampleFormat, to bytes: inout [UInt8]
+    ) {
         switch sampleFormat {
         case .int16:
-            for sample in samples { bytes.appendLittleEndian(UInt16(bitPattern: SampleConversion.int16(fromFloat: sample))) }
+            for sample in samples {
+                bytes.appendLittleEndian(UInt16(bitPattern: SampleConversion.int16(fromFloat: sample)))
+            }
         case .float32:
             for sample in samples { bytes.appendLittleEndian(sample.bitPattern) }
         }

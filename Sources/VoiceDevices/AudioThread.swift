@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A dedicated OS thread for device I/O.
 ///
@@ -21,16 +22,20 @@ public final class AudioThread: Sendable {
 
     /// Starts a thread running `body`. The closure is called once, on the new thread, with
     /// this `AudioThread` so it can poll `shouldStop`.
-    public init(name: String, priority: Int32 = 70, body: @escaping @Sendable (AudioThread) -> Void) throws(AudioThreadError) {
+    public init(name: String, priority: Int32 = 70, body: @escaping @Sendable (AudioThread) -> Void)
+        throws(AudioThreadError)
+    {
         self.name = name
         let context = Unmanaged.passRetained(AudioThreadContext(thread: nil, body: body, priority: priority))
         context.takeUnretainedValue().thread = self
         var thread = pthread_t()
-        let status = pthread_create(&thread, nil, { raw in
-            let context = Unmanaged<AudioThreadContext>.fromOpaque(raw!).takeRetainedValue()
-            context.run()
-            return nil
-        }, context.toOpaque())
+        let status = pthread_create(
+            &thread, nil,
+            { raw in
+                let context = Unmanaged<AudioThreadContext>.fromOpaque(raw!).takeRetainedValue()
+                context.run()
+                return nil
+            }, context.toOpaque())
         guard status == 0 else {
             context.release()
             throw AudioThreadError(name: name, errno: status)

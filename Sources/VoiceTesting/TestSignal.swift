@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import VoiceCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Deterministic signals for tests and benchmarks.
 public enum TestSignal {
@@ -14,4 +15,3 @@ public enum TestSignal {
         }
     }
 }
-

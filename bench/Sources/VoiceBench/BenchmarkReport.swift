@@ -42,7 +42,8 @@ struct BenchmarkReport {
         }
         for failure in failures { print("THRESHOLD FAILED: \(failure)") }
         for figure in figures {
-            var line = "{\"bench\": \(json(bench)), \"metric\": \(json(figure.metric)), \"value\": \(format(figure.value))"
+            var line =
+                "{\"bench\": \(json(bench)), \"metric\": \(json(figure.metric)), \"value\": \(format(figure.value))"
             line += ", \"unit\": \(json(figure.unit)), \"baseline\": \(figure.baseline.map { format($0) } ?? "null")}"
             print(line)
         }

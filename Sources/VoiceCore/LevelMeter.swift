@@ -1,0 +1,82 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// RMS and peak level of a signal in dBFS, with meter ballistics.
+///
+/// A raw per-frame level flickers too fast to read and to drive UI; a meter rises quickly so
+/// that onsets show at once (attack) and falls slowly so that speech reads as a steady level
+/// (release). RMS is smoothed as power with separate attack and release time constants; the
+/// peak jumps up at once and falls at a fixed rate in dB per second, as peak-programme
+/// meters do.
+///
+/// Levels are relative to full scale: a full-scale square wave is 0 dBFS RMS and a full-scale
+/// sine about −3 dBFS RMS; silence reads `LevelMeter.floorDBFS`. `process` neither allocates
+/// nor locks, so it may run on any audio path.
+public struct LevelMeter: Sendable {
+    /// The level reported for silence, and the lowest level ever reported.
+    public static let floorDBFS: Float = -120
+
+    public let attackSeconds: Double
+    public let releaseSeconds: Double
+    public let peakFallDBPerSecond: Double
+
+    private var smoothedPower: Float = 0
+    private var peakLinear: Float = 0
+
+    public init(attackSeconds: Double = 0.010, releaseSeconds: Double = 0.300, peakFallDBPerSecond: Double = 20) {
+        self.attackSeconds = attackSeconds
+        self.releaseSeconds = releaseSeconds
+        self.peakFallDBPerSecond = peakFallDBPerSecond
+    }
+
+    /// Folds one block of mono samples at `sampleRate` into the meter.
+    public mutating func process(_ samples: UnsafeBufferPointer<Float>, sampleRate: Int = engineSampleRate) {
+        guard !samples.isEmpty else { return }
+        var sumOfSquares: Float = 0
+        var blockPeak: Float = 0
+        for sample in samples {
+            sumOfSquares += sample * sample
+            blockPeak = max(blockPeak, abs(sample))
+        }
+        let blockPower = sumOfSquares / Float(samples.count)
+        let blockSeconds = Double(samples.count) / Double(sampleRate)
+
+        let timeConstant = blockPower > smoothedPower ? attackSeconds : releaseSeconds
+        let keep = Float(exp(-blockSeconds / timeConstant))
+        smoothedPower = keep * smoothedPower + (1 - keep) * blockPower
+
+        if blockPeak >= peakLinear {
+            peakLinear = blockPeak
+        } else {
+            let fall = Float(pow(10, -peakFallDBPerSecond * blockSeconds / 20))
+            peakLinear = max(blockPeak, peakLinear * fall)
+        }
+    }
+
+    /// Smoothed RMS level in dBFS.
+    public var rmsDBFS: Float { Self.decibels(power: smoothedPower) }
+
+    /// Peak level in dBFS, falling at `peakFallDBPerSecond` after the last peak.
+    public var peakDBFS: Float { Self.decibels(power: peakLinear * peakLinear) }
+
+    /// Clears the meter to silence.
+    public mutating func reset() {
+        smoothedPower = 0
+        peakLinear = 0
+    }
+
+    /// 10·log10(power), floored at `floorDBFS`.
+    public static func decibels(power: Float) -> Float {
+        guard power > 1e-12 else { return floorDBFS }
+        return max(floorDBFS, 10 * log10f(power))
+    }
+
+    /// The RMS level of a whole block in dBFS, without ballistics.
+    public static func rmsDBFS(of samples: UnsafeBufferPointer<Float>) -> Float {
+        guard !samples.isEmpty else { return floorDBFS }
+        var sumOfSquares: Float = 0
+        for sample in samples { sumOfSquares += sample * sample }
+        return decibels(power: sumOfSquares / Float(samples.count))
+    }
+}

@@ -1,0 +1,76 @@
+import ArgumentParser
+import VoiceCore
+import VoiceDevices
+
+/// Where audio comes from and goes to: ALSA devices by name, or WAV files instead. Shared by
+/// every command that records or plays.
+struct AudioEndpointOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("ALSA device to capture from (e.g. default, hw:0, plughw:1,0).", valueName: "device"))
+    var capture: String?
+
+    @Option(help: ArgumentHelp("ALSA device to play to.", valueName: "device"))
+    var playback: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "WAV file to use instead of a capture device (16-bit or float, any rate).", valueName: "file.wav"))
+    var input: String?
+
+    @Option(help: ArgumentHelp("WAV file to write instead of playing (48 kHz mono 16-bit).", valueName: "file.wav"))
+    var output: String?
+
+    @Option(help: "Device sample rate in Hz; other rates than 48000 are resampled.")
+    var deviceRate = 48_000
+
+    @Option(help: "Device channels: 1 (mono) or 2 (stereo).")
+    var deviceChannels = 1
+
+    @Option(help: "Device period in frames (480 = 10 ms at 48 kHz).")
+    var periodFrames = 480
+
+    func validate() throws {
+        if capture != nil, input != nil {
+            throw ValidationError(
+                "--capture and --input exclude each other: capture from a device or read a file, not both.")
+        }
+        if playback != nil, output != nil {
+            throw ValidationError(
+                "--playback and --output exclude each other: play to a device or write a file, not both.")
+        }
+        guard deviceChannels == 1 || deviceChannels == 2 else {
+            throw ValidationError("--device-channels must be 1 or 2, not \(deviceChannels).")
+        }
+    }
+
+    /// Whether any side is a real device, which then sets the pace for the files.
+    var usesDevices: Bool { input == nil || output == nil }
+
+    private func deviceConfiguration(name: String) -> ALSADeviceConfiguration {
+        var configuration = ALSADeviceConfiguration(name: name)
+        configuration.sampleRate = deviceRate
+        configuration.channels = deviceChannels
+        configuration.periodFrames = periodFrames
+        configuration.bufferFrames = periodFrames * 4
+        return configuration
+    }
+
+    /// Opens the source. Files are paced in real time when a device is on the other side, so
+    /// that the device's clock is the only clock; between two files they run as fast as possible.
+    func openInput() throws(AudioDeviceError) -> any AudioInput {
+        if let input {
+            return try WAVFileInput(
+                path: input, channels: 1, pacing: usesDevices ? .realTime : .onDemand,
+                periodFrames: periodFrames)
+        }
+        return try ALSACaptureDevice(deviceConfiguration(name: capture ?? "default"))
+    }
+
+    func openOutput() throws(AudioDeviceError) -> any AudioOutput {
+        if let output {
+            return try WAVFileOutput(
+                path: output, channels: 1, pacing: usesDevices ? .realTime : .onDemand,
+                periodFrames: periodFrames)
+        }
+        return try ALSAPlaybackDevice(deviceConfiguration(name: playback ?? "default"))
+    }
+}

@@ -1,0 +1,63 @@
+import ArgumentParser
+import VoiceCodec
+import VoiceCore
+
+/// The Opus settings a user may choose on the command line.
+struct CodecOptions: ParsableArguments {
+    @Option(name: .customLong("frame-ms"), help: "Frame length in ms: 2.5, 5, 10, 20, 40 or 60.")
+    var frameMilliseconds = 20.0
+
+    @Option(help: ArgumentHelp("Opus bitrate in bit/s; 'k' means thousands (e.g. 24k, 32000).", valueName: "bitrate"))
+    var bitrate = Bitrate(bitsPerSecond: 32_000)
+
+    @Option(help: "Encoder complexity, 0 (cheapest) to 10 (best).")
+    var complexity = 5
+
+    @Flag(help: "Send Opus in-band forward error correction (recovers a lost frame from the next packet).")
+    var fec = false
+
+    var frameDuration: FrameDuration {
+        // validate() has already checked it.
+        FrameDuration(milliseconds: frameMilliseconds) ?? .ms20
+    }
+
+    func validate() throws {
+        guard FrameDuration(milliseconds: frameMilliseconds) != nil else {
+            throw ValidationError(
+                "--frame-ms must be one of 2.5, 5, 10, 20, 40, 60 (Opus frame lengths), not \(frameMilliseconds).")
+        }
+    }
+
+    /// The encoder settings these options describe, for mono 48 kHz voice.
+    func encoderConfiguration() -> OpusEncoder.Configuration {
+        var configuration = OpusEncoder.Configuration()
+        configuration.frameDuration = frameDuration
+        configuration.bitrate = bitrate.bitsPerSecond
+        configuration.complexity = complexity
+        configuration.inbandFEC = fec
+        // FEC is only emitted when the encoder expects loss (PLATFORM.md); a modest hint makes
+        // the flag do what it says.
+        configuration.packetLossPercent = fec ? 10 : 0
+        return configuration
+    }
+}
+
+/// A bitrate argument: plain bits per second or with a `k` suffix.
+struct Bitrate: ExpressibleByArgument, CustomStringConvertible {
+    var bitsPerSecond: Int
+
+    init(bitsPerSecond: Int) {
+        self.bitsPerSecond = bitsPerSecond
+    }
+
+    init?(argument: String) {
+        let text = argument.lowercased()
+        let multiplier = text.hasSuffix("k") ? 1_000 : 1
+        guard let number = Double(text.hasSuffix("k") ? String(text.dropLast()) : text), number > 0 else { return nil }
+        bitsPerSecond = Int(number * Double(multiplier))
+    }
+
+    var description: String {
+        bitsPerSecond % 1_000 == 0 ? "\(bitsPerSecond / 1_000)k" : "\(bitsPerSecond)"
+    }
+}

@@ -1,0 +1,66 @@
+import ArgumentParser
+import VoiceCodec
+import VoiceCore
+import VoiceDevices
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+struct LoopbackCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "loopback",
+        abstract: "Capture, Opus-encode, decode and play back on this machine, with live meters.",
+        discussion: """
+            Hears yourself through the whole codec path. With files on both sides it runs as fast as \
+            it can; with a device on either side the device sets the pace.
+
+            Examples:
+              voicechat loopback --input Fixtures/speech-male.wav --output heard.wav
+              voicechat loopback --capture default --playback default --frame-ms 10 --fec
+            """
+    )
+
+    @OptionGroup var endpoints: AudioEndpointOptions
+    @OptionGroup var codec: CodecOptions
+
+    @Option(help: "Stop after this many seconds (default: at the end of --input, or on Ctrl-C).")
+    var duration: Double?
+
+    func validate() throws {
+        if let duration, duration <= 0 {
+            throw ValidationError("--duration must be a positive number of seconds, not \(duration).")
+        }
+    }
+
+    func run() throws {
+        InterruptSignal.install()
+        var pipeline: LoopbackPipeline
+        do {
+            pipeline = try LoopbackPipeline(configuration: codec.encoderConfiguration())
+        } catch {
+            throw CommandFailure("cannot set up the codec: \(error)")
+        }
+        let input: any AudioInput
+        let output: any AudioOutput
+        do {
+            input = try endpoints.openInput()
+            output = try endpoints.openOutput()
+        } catch {
+            throw CommandFailure(error.description)
+        }
+        let display = MeterDisplay(interactive: isatty(STDOUT_FILENO) == 1)
+        print(
+            "loopback: \(input.name) → Opus \(codec.frameDuration), \(codec.bitrate) bit/s, complexity \(codec.complexity)"
+                + "\(codec.fec ? ", FEC" : "") → \(output.name)")
+        let runner = LoopbackRunner(input: input, output: output, maximumSeconds: duration)
+        let summary: LoopbackSummary
+        do {
+            summary = try runner.run(pipeline: &pipeline, display: display)
+        } catch {
+            throw CommandFailure(error.description)
+        }
+        display.finish()
+        print(summary.report(input: input.statistics, output: output.statistics))
+    }
+}

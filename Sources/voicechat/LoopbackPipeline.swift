@@ -1,0 +1,59 @@
+import VoiceCodec
+import VoiceCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// One mono 48 kHz frame through the codec: meter, encode, decode, meter. Owns the codec
+/// state and its buffers, allocated once.
+struct LoopbackPipeline: ~Copyable {
+    let frameFrames: Int
+    private var encoder: OpusEncoder
+    private var decoder: OpusDecoder
+    private let packet: UnsafeMutableBufferPointer<UInt8>
+
+    private(set) var inputMeter = LevelMeter()
+    private(set) var outputMeter = LevelMeter()
+    private(set) var frames = 0
+    private(set) var packetBytes = 0
+    private(set) var encodeNanoseconds: UInt64 = 0
+    private(set) var decodeNanoseconds: UInt64 = 0
+    /// Samples of delay the codec adds (the encoder's lookahead).
+    let codecDelayFrames: Int
+
+    init(configuration: OpusEncoder.Configuration) throws(CodecError) {
+        encoder = try OpusEncoder(configuration)
+        decoder = try OpusDecoder(sampleRate: configuration.sampleRate, channels: configuration.channels)
+        frameFrames = configuration.frameDuration.engineFrames
+        packet = .allocate(capacity: OpusEncoder.maximumPacketBytes)
+        codecDelayFrames = encoder.lookahead
+    }
+
+    deinit {
+        packet.deallocate()
+    }
+
+    /// Encodes `frame` and decodes the packet into `decoded`; both hold `frameFrames` samples.
+    mutating func process(_ frame: UnsafeBufferPointer<Float>, into decoded: UnsafeMutableBufferPointer<Float>)
+        throws(CodecError)
+    {
+        inputMeter.process(frame)
+        let encodeStart = Self.now()
+        let byteCount = try encoder.encode(frame, into: packet)
+        let decodeStart = Self.now()
+        _ = try decoder.decode(UnsafeBufferPointer(rebasing: packet[0..<byteCount]), into: decoded)
+        let decodeEnd = Self.now()
+        outputMeter.process(UnsafeBufferPointer(decoded))
+        frames += 1
+        packetBytes += byteCount
+        encodeNanoseconds += decodeStart - encodeStart
+        decodeNanoseconds += decodeEnd - decodeStart
+    }
+
+    private static func now() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+    }
+}

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs what the engine, its tests and its benchmarks need on a fresh Debian 12 machine,
+# and only what is missing: the C libraries' development packages, the tools the tests drive
+# (ALSA utilities, a JACK server with ALSA's jack plugin, sox, espeak-ng, opus-tools,
+# iproute2), and a Python venv in .venv with the speech-quality scorer. Safe to rerun.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(
+    libopus-dev libasound2-dev libspeexdsp-dev # the C libraries the engine wraps
+    alsa-utils jackd2 libasound2-plugins         # headless ALSA devices, real-time-paced through JACK
+    sox espeak-ng opus-tools                     # fixtures and the codec reference
+    iproute2                                     # network namespaces for two-host tests
+    python3-venv                                 # the scoring venv
+)
+missing=()
+for package in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "setup: installing ${missing[*]}" >&2
+    as_root=()
+    [ "$(id -u)" -eq 0 ] || as_root=(sudo)
+    "${as_root[@]}" apt-get update -qq
+    # jackd2 asks whether to enable real-time priority; answer for it.
+    DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# The scorer (bench/) runs in its own venv so nothing is installed globally.
+if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c "import numpy, scipy, soundfile, pesq" 2>/dev/null; then
+    echo "setup: creating the scoring venv in .venv" >&2
+    python3 -m venv .venv
+    .venv/bin/pip install --quiet --disable-pip-version-check -r bench/requirements.txt
+fi
