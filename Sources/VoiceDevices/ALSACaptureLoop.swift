@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CVoiceALSA
 import VoiceCodec
 import VoiceCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The capture side's real-time work: wait for a period, read it, convert it to 48 kHz
 /// floats and push it into the ring the engine drains.
@@ -56,7 +57,8 @@ final class ALSACaptureLoop: @unchecked Sendable {
                     .unsupportedConfiguration, device: configuration.name,
                     reason: "cannot convert the granted \(granted.sampleRate) Hz to 48 kHz: \(error)")
             }
-            engineFloats = .allocate(capacity: resampler.outputCapacity(forInputFrames: granted.periodFrames) * channels)
+            engineFloats = .allocate(
+                capacity: resampler.outputCapacity(forInputFrames: granted.periodFrames) * channels)
             engineFloats.initialize(repeating: 0)
             self.resampler = consume resampler
         }

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Synchronization
 import VoiceCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The counters a device loop updates and any thread reads: relaxed atomics, because each
 /// is an independent tally and readers only want a recent value.

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CVoiceALSA
 import VoiceCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A PCM that ALSA's configuration names, as `aplay -L` and `arecord -L` list them.
 public struct ALSADeviceInfo: Sendable, Hashable {

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CVoiceALSA
 import VoiceCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Translation of alsa-lib's negative errno results into `AudioDeviceError`s that say which
 /// device failed, ALSA's own reason, and what the user can do.

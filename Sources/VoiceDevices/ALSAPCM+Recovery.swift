@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CVoiceALSA
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 extension ALSAPCM {
     /// Recovers from an xrun (-EPIPE), a suspend (-ESTRPIPE) or an interrupted call (-EINTR)

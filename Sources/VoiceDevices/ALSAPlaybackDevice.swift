@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Synchronization
 import VoiceCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A speaker (or any ALSA playback PCM) taking 48 kHz float audio.
 ///

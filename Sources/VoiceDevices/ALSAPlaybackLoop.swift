@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CVoiceALSA
 import Synchronization
 import VoiceCodec
 import VoiceCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The playback side's real-time work: wait until the device can take a period, take it
 /// from the ring (silence for whatever the engine has not supplied), convert it from 48 kHz

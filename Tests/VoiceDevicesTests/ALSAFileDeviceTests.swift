@@ -94,7 +94,8 @@ extension ALSADeviceTests {
             let tone = TestSignal.sine(frequency: 1_000, amplitude: 0.5, frames: frames)
 
             let device = try ALSAPlaybackDevice(
-                ALSADeviceConfiguration(name: "vc_spk_16k", sampleRate: 16_000, periodFrames: 160, bufferFrames: 640, ringFrames: 32_768))
+                ALSADeviceConfiguration(
+                    name: "vc_spk_16k", sampleRate: 16_000, periodFrames: 160, bufferFrames: 640, ringFrames: 32_768))
             #expect(device.granted.sampleRate == 16_000)
             _ = tone.withUnsafeBufferPointer { device.write($0) }
             try device.start()
@@ -120,7 +121,8 @@ extension ALSADeviceTests {
             defer { ALSATestEnvironment.remove("mic-16k.raw") }
 
             let device = try ALSACaptureDevice(
-                ALSADeviceConfiguration(name: "vc_mic_16k", sampleRate: 16_000, periodFrames: 160, bufferFrames: 640, ringFrames: 65_536))
+                ALSADeviceConfiguration(
+                    name: "vc_mic_16k", sampleRate: 16_000, periodFrames: 160, bufferFrames: 640, ringFrames: 65_536))
             #expect(device.granted.sampleRate == 16_000)
             try device.start()
             // 1 s at 16 kHz is 48 000 frames at 48 kHz; the filter delays the start a little.
