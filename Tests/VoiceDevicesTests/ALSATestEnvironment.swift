@@ -25,8 +25,9 @@ enum ALSATestEnvironment {
             </usr/share/alsa/alsa.conf>
             pcm.vc_mic_s16 { type file slave.pcm "null" file "/dev/null" infile "\(path("mic-s16.raw"))" format "raw" }
             pcm.vc_mic_16k { type file slave.pcm "null" file "/dev/null" infile "\(path("mic-16k.raw"))" format "raw" }
-            pcm.vc_spk_s16 { type file slave.pcm "null" file "\(path("spk-s16.raw"))" format "raw" }
-            pcm.vc_spk_float { type file slave.pcm "null" file "\(path("spk-float.raw"))" format "raw" }
+            pcm.vc_spk_int16_1 { type file slave.pcm "null" file "\(path("vc_spk_int16_1.raw"))" format "raw" }
+            pcm.vc_spk_float32_1 { type file slave.pcm "null" file "\(path("vc_spk_float32_1.raw"))" format "raw" }
+            pcm.vc_spk_int16_2 { type file slave.pcm "null" file "\(path("vc_spk_int16_2.raw"))" format "raw" }
             pcm.vc_spk_16k { type file slave.pcm "null" file "\(path("spk-16k.raw"))" format "raw" }
             pcm.vc_jackspk { type jack name "\(jackSpeakerClient)" playback_ports { 0 system:playback_1 } }
             pcm.vc_jackmic { type jack name "\(jackMicrophoneClient)" capture_ports { 0 "\(jackSpeakerClient):out_000" } }
