@@ -1,0 +1,117 @@
+import Foundation
+import Testing
+import VoiceCore
+import VoiceDevices
+
+/// Real-time pacing: ALSA's `jack` plugin on a JACK server with the `dummy` backend, which
+/// consumes and produces audio at 48 kHz by the clock. The speaker's output port is wired
+/// to the microphone's input port, so what is played comes back.
+extension ALSADeviceTests {
+    @Suite struct JACKDevices {
+        init() { ALSATestEnvironment.configured }
+
+        /// CI installs jackd2; there the test must run (and fail loudly if jackd is missing).
+        static let runnable = JACKServer.isInstalled || ProcessInfo.processInfo.environment["CI"] == "true"
+
+        @Test(
+            .enabled(if: runnable, "jackd and jack_lsp are not installed (apt-get install jackd2 libasound2-plugins)"))
+        func playbackIsPacedAndLoopsBackIntact() throws {
+            let server = try JACKServer(
+                name: ALSATestEnvironment.jackServerName, logDirectory: ALSATestEnvironment.directory)
+            defer { server.stop() }
+
+            let frames = 2 * 48_000
+            // Float in, float out with no conversion anywhere on the way (plug passes
+            // FLOAT_LE through to JACK's native float), so every sample must come back
+            // bit for bit. Never zero, so the first played sample is found in the capture.
+            var generator = SplitMix64(seed: 7)
+            let signal = (0..<frames).map { _ in
+                Float(generator.next() % 16_384 + 1) / 32_768 * (generator.next() % 2 == 0 ? 1 : -1)
+            }
+
+            let configuration = ALSADeviceConfiguration(
+                sampleFormat: .float32, periodFrames: 480, bufferFrames: 8 * 480, ringFrames: 131_072)
+            var speakerConfiguration = configuration
+            speakerConfiguration.name = "vc_jspk"
+            var microphoneConfiguration = configuration
+            microphoneConfiguration.name = "vc_jmic"
+            // The speaker's JACK client must exist before the microphone connects to its port.
+            let speaker = try ALSAPlaybackDevice(speakerConfiguration)
+            let microphone = try ALSACaptureDevice(microphoneConfiguration)
+            #expect(speaker.granted.sampleRate == 48_000)
+
+            #expect(signal.withUnsafeBufferPointer { speaker.write($0) } == frames)
+            try microphone.start()
+            defer { microphone.stop() }
+            let started = Date()
+            try speaker.start()
+            speaker.stop()
+            let elapsed = Date().timeIntervalSince(started)
+            usleep(200_000)
+            microphone.stop()
+            print(
+                "JACK pacing: 2.000 s of audio played in \(String(format: "%.3f", elapsed)) s; speaker \(speaker.statistics), microphone \(microphone.statistics)"
+            )
+
+            #expect(elapsed > 1.5 && elapsed < 4, "2 s of audio took \(elapsed) s")
+            #expect(speaker.queuedFrames == 0)
+            #expect(speaker.statistics.deviceFrames >= frames)
+            #expect(speaker.failure == nil)
+            #expect(microphone.failure == nil)
+
+            var captured = [Float](repeating: 0, count: microphone.availableToRead)
+            _ = captured.withUnsafeMutableBufferPointer { microphone.read(into: $0) }
+            let start = try #require(
+                captured.firstIndex { $0 != 0 }, "nothing came back; ports: \(server.connections())")
+            try #require(captured.count - start >= frames, "captured \(captured.count - start) of \(frames) frames")
+            let returned = Array(captured[start..<(start + frames)])
+            let mismatches = zip(returned, signal).filter { $0 != $1 }.count
+            #expect(
+                mismatches == 0,
+                "\(mismatches) of \(frames) samples differ; xruns: speaker \(speaker.statistics.xruns), microphone \(microphone.statistics.xruns)"
+            )
+            #expect(microphone.statistics.ringStarvedFrames == 0)
+        }
+
+        /// The raw `jack` PCM (no `plug` in front) takes only float samples, one channel per
+        /// port and the server's rate: it refuses the rest, and grants its own rate when
+        /// asked for another.
+        @Test(
+            .enabled(if: runnable, "jackd and jack_lsp are not installed (apt-get install jackd2 libasound2-plugins)"))
+        func rawJACKDeviceRefusesWhatItCannotDo() throws {
+            let server = try JACKServer(
+                name: ALSATestEnvironment.jackServerName, logDirectory: ALSATestEnvironment.directory)
+            defer { server.stop() }
+
+            let stereo = #expect(throws: AudioDeviceError.self) {
+                try ALSAPlaybackDevice(ALSADeviceConfiguration(name: "vc_jackspk", channels: 2, sampleFormat: .float32))
+            }
+            #expect(stereo?.code == .unsupportedConfiguration)
+            #expect(stereo?.reason.contains("channel count 2") == true)
+
+            let int16 = #expect(throws: AudioDeviceError.self) {
+                try ALSAPlaybackDevice(ALSADeviceConfiguration(name: "vc_jackspk", sampleFormat: .int16))
+            }
+            #expect(int16?.code == .unsupportedConfiguration)
+            #expect(int16?.reason.contains("sample format S16_LE") == true)
+            #expect(int16?.description.contains("vc_jackspk") == true)
+
+            let nearest = try ALSAPlaybackDevice(
+                ALSADeviceConfiguration(name: "vc_jackspk", sampleRate: 44_100, sampleFormat: .float32))
+            #expect(nearest.granted.sampleRate == 48_000)
+        }
+    }
+}
+
+/// A small deterministic generator, so the test signal is the same on every run.
+struct SplitMix64 {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var value = state
+        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
+        return value ^ (value >> 31)
+    }
+}
