@@ -9,6 +9,11 @@ import VoiceCore
 /// silence through the filter until the output is as long as the input at the new rate. Output
 /// frame `n` then corresponds to input time `n / outputRate` seconds.
 ///
+/// The delay is rarely a whole number of output frames (44.1 → 48 kHz: 43.5), and dropping a
+/// rounded count would leave the output up to half a frame early or late. So the filter is
+/// first fed just enough silent input frames that the delay becomes a whole number of output
+/// frames, and exactly that many are dropped.
+///
 /// Equal rates pass samples through untouched, so a 48 kHz float file stays bit-exact.
 /// Buffers are allocated once at creation; `process` and `finish` neither allocate nor lock.
 /// Thread contract: one thread at a time.
@@ -21,6 +26,8 @@ struct AlignedResampler: ~Copyable {
     private let output: UnsafeMutableBufferPointer<Float>
     private let silence: UnsafeMutableBufferPointer<Float>
     private let delayFrames: Int
+    /// Silent input frames fed before the signal, to make `delayFrames` whole.
+    private let paddingFrames: Int
     private var delayFramesToDrop: Int
     private var consumedFrames = 0
     private var emittedFrames = 0
@@ -35,10 +42,17 @@ struct AlignedResampler: ~Copyable {
             output = UnsafeMutableBufferPointer(start: nil, count: 0)
             silence = UnsafeMutableBufferPointer(start: nil, count: 0)
             delayFrames = 0
+            paddingFrames = 0
         } else {
             var converter = try Resampler(channels: channels, inputRate: inputRate, outputRate: outputRate)
-            // Rounded to the nearest output frame, as speexdsp reports its own output latency.
-            delayFrames = (converter.inputLatency() * outputRate + inputRate / 2) / inputRate
+            // Output frames per input frame is num / den in lowest terms; a delay of a multiple
+            // of `den` input frames is a whole number of output frames.
+            var (a, b) = (inputRate, outputRate)
+            while b != 0 { (a, b) = (b, a % b) }
+            let (num, den) = (outputRate / a, inputRate / a)
+            let latency = converter.inputLatency()
+            paddingFrames = (den - latency % den) % den
+            delayFrames = (latency + paddingFrames) / den * num
             output = .allocate(capacity: converter.outputCapacity(forInputFrames: chunkFrames) * channels)
             output.initialize(repeating: 0)
             silence = .allocate(capacity: chunkFrames * channels)
@@ -46,6 +60,7 @@ struct AlignedResampler: ~Copyable {
             resampler = consume converter
         }
         delayFramesToDrop = delayFrames
+        feedPadding()
     }
 
     deinit {
@@ -90,6 +105,19 @@ struct AlignedResampler: ~Copyable {
             deliver(produced, limit: target - emittedFrames, emit: emit)
         }
         resampler!.reset()
+        feedPadding()
+    }
+
+    /// Feeds the silence that makes the delay whole; its output is all part of the delay.
+    private mutating func feedPadding() {
+        var remaining = paddingFrames
+        while remaining > 0 {
+            let frames = min(remaining, chunkFrames)
+            let (consumed, produced) = resampler!.process(
+                UnsafeBufferPointer(rebasing: silence[0..<frames * channels]), into: output)
+            delayFramesToDrop -= produced
+            remaining -= consumed
+        }
     }
 
     private mutating func deliver(_ produced: Int, limit: Int, emit: (UnsafeBufferPointer<Float>) -> Void) {
