@@ -80,7 +80,8 @@ struct AlignedResampler: ~Copyable {
         var offset = 0
         while offset < input.count {
             let end = min(input.count, offset + chunkFrames * channels)
-            let (consumed, produced) = resampler!.process(UnsafeBufferPointer(rebasing: input[offset..<end]), into: output)
+            let (consumed, produced) = resampler!.process(
+                UnsafeBufferPointer(rebasing: input[offset..<end]), into: output)
             consumedFrames += consumed
             offset += consumed * channels
             deliver(produced, limit: Int.max, emit: emit)

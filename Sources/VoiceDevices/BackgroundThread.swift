@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A plain OS thread at the default scheduling policy, for work that must stay off the audio
 /// threads but may block: writing to disk, for instance. Unlike `AudioThread` it never asks

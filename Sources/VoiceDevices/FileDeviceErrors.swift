@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import VoiceCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The errors file devices report, phrased so that the message names the file, says what is
 /// wrong with it and what to do.

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Wakes a device loop once per period on absolute CLOCK_MONOTONIC deadlines.

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Synchronization
 import VoiceCodec
 import VoiceCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// An audio input that plays a WAV file into the engine, as if it were a microphone.
 ///

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Synchronization
 import VoiceCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// An audio output that records what the engine plays into a WAV file, as if the file were a
 /// speaker.
@@ -127,7 +128,9 @@ public final class WAVFileOutput: AudioOutput {
 
     public func write(_ samples: UnsafeBufferPointer<Float>) -> Int {
         let frames = samples.count / format.channels
-        if let ring = shared.engineRing { return ring.write(UnsafeBufferPointer(rebasing: samples[0..<frames * format.channels])) }
+        if let ring = shared.engineRing {
+            return ring.write(UnsafeBufferPointer(rebasing: samples[0..<frames * format.channels]))
+        }
         guard frames > 0 else { return 0 }
         shared.writer.withLock { $0.append(UnsafeBufferPointer(rebasing: samples[0..<frames * format.channels])) }
         shared.counters.deviceFrames.add(frames, ordering: .relaxed)
@@ -195,17 +198,29 @@ private final class WAVFileOutputState: @unchecked Sendable {
         defer { deviceThread.store(0, ordering: .releasing) }
         var clock = PeriodClock(periodFrames: periodFrames, sampleRate: engineSampleRate)
         clock.start()
+        // Once draining, what was queued when `stop` was called; a writer that keeps writing
+        // meanwhile cannot keep the device playing forever.
+        var drainBudget: Int?
         while true {
             clock.waitForNextPeriod()
             // Loaded before the ring is read, so that everything written before `stop` is played.
-            let isDraining = draining.load(ordering: .acquiring)
-            var frames = engineRing.read(into: period)
-            if isDraining {
+            if drainBudget == nil, draining.load(ordering: .acquiring) {
+                drainBudget = engineRing.availableToRead
+            }
+            var frames: Int
+            if let budget = drainBudget {
+                frames = engineRing.read(
+                    into: UnsafeMutableBufferPointer(rebasing: period[0..<min(budget, periodFrames) * channels]))
                 if frames == 0 { return }
-            } else if frames < periodFrames {
-                (period.baseAddress! + frames * channels).update(repeating: 0, count: (periodFrames - frames) * channels)
-                counters.ringStarvedFrames.add(periodFrames - frames, ordering: .relaxed)
-                frames = periodFrames
+                drainBudget = budget - frames
+            } else {
+                frames = engineRing.read(into: period)
+                if frames < periodFrames {
+                    (period.baseAddress! + frames * channels).update(
+                        repeating: 0, count: (periodFrames - frames) * channels)
+                    counters.ringStarvedFrames.add(periodFrames - frames, ordering: .relaxed)
+                    frames = periodFrames
+                }
             }
             counters.deviceFrames.add(frames, ordering: .relaxed)
             if diskRing.write(UnsafeBufferPointer(rebasing: period[0..<frames * channels])) < frames {

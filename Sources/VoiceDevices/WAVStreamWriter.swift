@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import VoiceCodec
 import VoiceCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Streams 48 kHz float audio into a WAV file on disk, chunk by chunk, so that memory stays
 /// the same however long the recording runs.

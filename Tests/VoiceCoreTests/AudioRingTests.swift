@@ -15,7 +15,9 @@ struct AudioRingTests {
         return Array(buffer[0..<count * ring.channels])
     }
 
-    @Test("capacity is rounded up to a power of two", arguments: [(1, 1), (2, 2), (3, 4), (480, 512), (1_024, 1_024), (1_025, 2_048)])
+    @Test(
+        "capacity is rounded up to a power of two",
+        arguments: [(1, 1), (2, 2), (3, 4), (480, 512), (1_024, 1_024), (1_025, 2_048)])
     func capacityRounding(minimum: Int, expected: Int) {
         let ring = AudioRing(channels: 2, minimumFrames: minimum)
         #expect(ring.capacityFrames == expected)

@@ -49,7 +49,8 @@ struct WAVTests {
     @Test("float32 audio round-trips bit-exact, beyond full scale too")
     func float32RoundTrip() throws {
         let samples: [Float] = [0, -0, 1, -1, 1.5, .leastNonzeroMagnitude, 0.123_456_789, -0.987_654_3, 3e-8]
-        let audio = WAVAudio(format: AudioFormat(sampleRate: 44_100, channels: 1), sampleFormat: .float32, samples: samples)
+        let audio = WAVAudio(
+            format: AudioFormat(sampleRate: 44_100, channels: 1), sampleFormat: .float32, samples: samples)
         let decoded = try decode(audio.encoded())
         #expect(decoded.sampleFormat == .float32)
         #expect(decoded.samples.map(\.bitPattern) == samples.map(\.bitPattern))
@@ -58,7 +59,8 @@ struct WAVTests {
     @Test("stereo frames keep their channel order")
     func stereo() throws {
         let bytes = RIFFBuilder.riff(
-            RIFFBuilder.fmt(channels: 2), RIFFBuilder.chunk("data", RIFFBuilder.int16Data([1_000, -1_000, 2_000, -2_000])))
+            RIFFBuilder.fmt(channels: 2),
+            RIFFBuilder.chunk("data", RIFFBuilder.int16Data([1_000, -1_000, 2_000, -2_000])))
         let audio = try decode(bytes)
         #expect(audio.format == AudioFormat(sampleRate: 48_000, channels: 2))
         #expect(audio.frameCount == 2)
@@ -80,8 +82,14 @@ struct WAVTests {
         var fmt = RIFFBuilder.le16(0xFFFE) + RIFFBuilder.le16(2) + RIFFBuilder.le32(48_000)
         fmt += RIFFBuilder.le32(48_000 * align) + RIFFBuilder.le16(align) + RIFFBuilder.le16(bits)
         fmt += RIFFBuilder.le16(22) + RIFFBuilder.le16(bits) + RIFFBuilder.le32(3)
-        fmt += RIFFBuilder.le16(subformat) + [0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x80, 0x00, 0x00, 0xAA, 0x00, 0x38, 0x9B, 0x71]
-        let data: [UInt8] = subformat == 1 ? RIFFBuilder.int16Data([16_384, -16_384]) : RIFFBuilder.le32(Int(Float(0.5).bitPattern)) + RIFFBuilder.le32(Int(Float(-0.5).bitPattern))
+        fmt +=
+            RIFFBuilder.le16(subformat) + [
+                0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x80, 0x00, 0x00, 0xAA, 0x00, 0x38, 0x9B, 0x71,
+            ]
+        let data: [UInt8] =
+            subformat == 1
+            ? RIFFBuilder.int16Data([16_384, -16_384])
+            : RIFFBuilder.le32(Int(Float(0.5).bitPattern)) + RIFFBuilder.le32(Int(Float(-0.5).bitPattern))
         let audio = try decode(RIFFBuilder.riff(RIFFBuilder.chunk("fmt ", fmt), RIFFBuilder.chunk("data", data)))
         #expect(audio.sampleFormat == (subformat == 1 ? .int16 : .float32))
         #expect(audio.format.channels == 2)
@@ -101,7 +109,8 @@ struct WAVTests {
     func unpatchedHeader(declaredSize: Int) throws {
         // Five bytes after the header: two whole frames and the start of a third, cut off.
         let data = RIFFBuilder.int16Data([1, 2]) + [0x07]
-        let bytes = RIFFBuilder.riff(RIFFBuilder.fmt(), RIFFBuilder.chunk("data", data, declaredSize: declaredSize, pad: false))
+        let bytes = RIFFBuilder.riff(
+            RIFFBuilder.fmt(), RIFFBuilder.chunk("data", data, declaredSize: declaredSize, pad: false))
         let audio = try decode(bytes)
         #expect(audio.samples == [1 / 32_768, 2 / 32_768])
     }
@@ -173,7 +182,10 @@ struct WAVTests {
                 .missingFormatChunk
             ),
             ("no chunks at all", RIFFBuilder.riff(), .missingFormatChunk),
-            ("missing data", RIFFBuilder.riff(RIFFBuilder.fmt(), RIFFBuilder.chunk("LIST", [1, 2])), .missingDataChunk),
+            (
+                "missing data", RIFFBuilder.riff(RIFFBuilder.fmt(), RIFFBuilder.chunk("LIST", [1, 2])),
+                .missingDataChunk
+            ),
         ] as [(String, [UInt8], WAVError)])
     func malformed(name: String, bytes: [UInt8], expected: WAVError) {
         #expect(throws: expected, "\(name)") { try WAVAudio(decoding: bytes) }
@@ -208,11 +220,14 @@ struct WAVTests {
     @Test("the header alone gives the data's place and size")
     func headerParsing() throws {
         let bytes = RIFFBuilder.riff(
-            RIFFBuilder.fmt(channels: 2), RIFFBuilder.chunk("LIST", [1]), RIFFBuilder.chunk("data", [UInt8](repeating: 0, count: 40)))
+            RIFFBuilder.fmt(channels: 2), RIFFBuilder.chunk("LIST", [1]),
+            RIFFBuilder.chunk("data", [UInt8](repeating: 0, count: 40)))
         let header = try bytes.withUnsafeBytes { raw throws(WAVError) in try WAVHeader(parsing: raw) }
         #expect(header.dataOffset == 12 + 24 + 10 + 8)
         #expect(header.dataByteCount == 40)
         #expect(header.frameCount == 10)
-        #expect(WAVHeader.encode(format: .engineMono, sampleFormat: .int16, frameCount: 0).count == WAVHeader.canonicalByteCount)
+        #expect(
+            WAVHeader.encode(format: .engineMono, sampleFormat: .int16, frameCount: 0).count
+                == WAVHeader.canonicalByteCount)
     }
 }

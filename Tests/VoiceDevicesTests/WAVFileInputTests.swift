@@ -34,7 +34,9 @@ struct WAVFileInputTests {
         #expect(counts.last == (remainder == 0 ? 1_000 : remainder))
     }
 
-    @Test("files at 16 and 44.1 kHz come out at 48 kHz, as long, at the same pitch and time-aligned", arguments: [16_000, 44_100])
+    @Test(
+        "files at 16 and 44.1 kHz come out at 48 kHz, as long, at the same pitch and time-aligned",
+        arguments: [16_000, 44_100])
     func otherRatesAreResampledInTime(rate: Int) throws {
         let directory = try WAVFileTemporaryDirectory()
         defer { directory.remove() }
@@ -165,10 +167,15 @@ struct WAVFileInputTests {
     @Test("nonsensical arguments are refused")
     func invalidArgumentsAreRefused() {
         let path = WAVFileFixtures.path("tone-1k.wav")
-        #expect(throws: AudioDeviceError(.invalidArgument, device: path, reason: "0 channels requested; a file input delivers 1…8")) {
+        #expect(
+            throws: AudioDeviceError(
+                .invalidArgument, device: path, reason: "0 channels requested; a file input delivers 1…8")
+        ) {
             try WAVFileInput(path: path, channels: 0, pacing: .onDemand)
         }
-        let error = #expect(throws: AudioDeviceError.self) { try WAVFileInput(path: path, pacing: .realTime, periodFrames: 0) }
+        let error = #expect(throws: AudioDeviceError.self) {
+            try WAVFileInput(path: path, pacing: .realTime, periodFrames: 0)
+        }
         #expect(error?.code == .invalidArgument)
     }
 }

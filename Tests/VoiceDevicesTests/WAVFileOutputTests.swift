@@ -136,7 +136,8 @@ struct WAVFileOutputTests {
         #expect(abs(written.frameCount - 16_000) <= 2)
         #expect(abs(WAVFileFixtures.estimatedFrequency(written.samples, sampleRate: 16_000) - 440) < 3)
         let deviation = WAVFileFixtures.deviationFromSine(
-            written.samples, frequency: 440, amplitude: 0.5, sampleRate: 16_000, range: 100..<(written.frameCount - 100))
+            written.samples, frequency: 440, amplitude: 0.5, sampleRate: 16_000, range: 100..<(written.frameCount - 100)
+        )
         #expect(deviation < 0.005)
     }
 
@@ -152,7 +153,9 @@ struct WAVFileOutputTests {
     func directoryPathIsRefused() throws {
         let directory = try WAVFileTemporaryDirectory()
         defer { directory.remove() }
-        let error = #expect(throws: AudioDeviceError.self) { try WAVFileOutput(path: directory.path, pacing: .realTime) }
+        let error = #expect(throws: AudioDeviceError.self) {
+            try WAVFileOutput(path: directory.path, pacing: .realTime)
+        }
         #expect(error?.code == .ioFailure)
         #expect(error?.description.contains(directory.path) == true)
     }
