@@ -18,7 +18,7 @@ final class ALSACaptureLoop: @unchecked Sendable {
     let pcm: ALSAPCM
     let granted: ALSAGrantedParameters
     let ring: AudioRing
-    let counters = ALSADeviceCounters()
+    let counters = DeviceCounters()
 
     private let channels: Int
     private let deviceSamples: DeviceSampleBuffer

@@ -51,3 +51,15 @@ extension AudioDeviceError {
         AudioDeviceError(.ioFailure, device: device, reason: "\(operation) failed: \(alsaReason(status))")
     }
 }
+
+extension DeviceCounters {
+    /// The failure that stopped the device loop, if one did.
+    func failure(device: String, stream: ALSAStream) -> AudioDeviceError? {
+        let status = failureStatus.load(ordering: .acquiring)
+        guard status != 0 else { return nil }
+        return AudioDeviceError(
+            .ioFailure, device: device,
+            reason: "\(stream) stopped: \(AudioDeviceError.alsaReason(status))",
+            suggestion: "the device may have been unplugged or its server stopped; open it again")
+    }
+}

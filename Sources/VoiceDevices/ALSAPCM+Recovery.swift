@@ -11,7 +11,7 @@ extension ALSAPCM {
     ///
     /// Called on the device thread: `snd_pcm_recover` prepares the PCM again, and for a
     /// suspend first retries `snd_pcm_resume`; neither allocates.
-    func recover(from status: Int32, counters: ALSADeviceCounters) -> Bool {
+    func recover(from status: Int32, counters: DeviceCounters) -> Bool {
         switch -status {
         case EPIPE: counters.xruns.add(1, ordering: .relaxed)
         case ESTRPIPE: counters.suspends.add(1, ordering: .relaxed)

@@ -51,6 +51,8 @@ struct ALSAPCM: ~Copyable {
     /// Opens `name` in blocking mode: the device loops wait with `snd_pcm_wait` and a
     /// timeout, so reads and writes of one period never block for long.
     init(name: String, stream: ALSAStream) throws(AudioDeviceError) {
+        // Failures are reported through the thrown error, with ALSA's reason in it.
+        cvoice_alsa_silence_library_messages()
         var opened: OpaquePointer?
         let status = snd_pcm_open(&opened, name, stream.alsaValue, 0)
         guard status == 0, let opened else {

@@ -21,7 +21,7 @@ final class ALSAPlaybackLoop: @unchecked Sendable {
     let pcm: ALSAPCM
     let granted: ALSAGrantedParameters
     let ring: AudioRing
-    let counters = ALSADeviceCounters()
+    let counters = DeviceCounters()
     /// Set by `stop()`: play what the ring holds, without padding, then end.
     let drainRequested = Atomic<Bool>(false)
     /// Set by the loop when it has played everything out after a drain request.

@@ -4,12 +4,15 @@ import Synchronization
     import Glibc
 #endif
 
-/// A dedicated OS thread for device I/O.
+/// A dedicated OS thread behind a device: the device loop itself, or a helper of it that may
+/// block (a file device's disk writer).
 ///
 /// Device loops need a thread of their own that nothing else schedules work on: a Swift
 /// concurrency executor or Dispatch queue may run unrelated jobs on it, and both allocate.
-/// The thread asks for SCHED_FIFO priority and keeps the default policy where the process
-/// lacks the privilege (as in containers and CI); `isRealTimeScheduled` tells which.
+/// A `.realTime` thread asks for SCHED_FIFO priority and keeps the default policy where the
+/// process lacks the privilege (as in containers and CI); `isRealTimeScheduled` tells which.
+/// A `.normal` thread never asks, so that blocking work on it (a slow disk) cannot starve the
+/// rest of the system.
 ///
 /// The body runs once; it is expected to loop until `shouldStop` is true. `join` sets that
 /// flag and waits for the body to return.
@@ -20,13 +23,22 @@ public final class AudioThread: Sendable {
     private let realTimeScheduled = Atomic<Bool>(false)
     private let handle = Mutex<pthread_t?>(nil)
 
+    public enum Scheduling: Sendable, Hashable {
+        /// SCHED_FIFO at this priority (1…99) where permitted.
+        case realTime(priority: Int32)
+        /// The default time-sharing policy.
+        case normal
+    }
+
     /// Starts a thread running `body`. The closure is called once, on the new thread, with
     /// this `AudioThread` so it can poll `shouldStop`.
-    public init(name: String, priority: Int32 = 70, body: @escaping @Sendable (AudioThread) -> Void)
-        throws(AudioThreadError)
-    {
+    public init(
+        name: String,
+        scheduling: Scheduling = .realTime(priority: 70),
+        body: @escaping @Sendable (AudioThread) -> Void
+    ) throws(AudioThreadError) {
         self.name = name
-        let context = Unmanaged.passRetained(AudioThreadContext(thread: nil, body: body, priority: priority))
+        let context = Unmanaged.passRetained(AudioThreadContext(thread: nil, body: body, scheduling: scheduling))
         context.takeUnretainedValue().thread = self
         var thread = pthread_t()
         let status = pthread_create(
@@ -41,6 +53,11 @@ public final class AudioThread: Sendable {
             throw AudioThreadError(name: name, errno: status)
         }
         handle.withLock { $0 = thread }
+    }
+
+    /// The thread's POSIX id until `join`, for per-thread measurements; nil after it.
+    public var systemThread: pthread_t? {
+        handle.withLock { $0 }
     }
 
     /// True once the body should return. Lock-free: safe to poll from the audio loop.
@@ -87,19 +104,21 @@ private final class AudioThreadContext: @unchecked Sendable {
     // Set once, before the thread starts, and read only by it.
     var thread: AudioThread?
     let body: @Sendable (AudioThread) -> Void
-    let priority: Int32
+    let scheduling: AudioThread.Scheduling
 
-    init(thread: AudioThread?, body: @escaping @Sendable (AudioThread) -> Void, priority: Int32) {
+    init(thread: AudioThread?, body: @escaping @Sendable (AudioThread) -> Void, scheduling: AudioThread.Scheduling) {
         self.thread = thread
         self.body = body
-        self.priority = priority
+        self.scheduling = scheduling
     }
 
     func run() {
         guard let thread else { return }
-        var parameters = sched_param()
-        parameters.sched_priority = priority
-        thread.markRealTime(pthread_setschedparam(pthread_self(), SCHED_FIFO, &parameters) == 0)
+        if case .realTime(let priority) = scheduling {
+            var parameters = sched_param()
+            parameters.sched_priority = priority
+            thread.markRealTime(pthread_setschedparam(pthread_self(), SCHED_FIFO, &parameters) == 0)
+        }
         self.thread = nil
         body(thread)
     }

@@ -39,7 +39,7 @@ public final class WAVFileOutput: AudioOutput {
     public let sampleFormat: SampleFormat
 
     private let shared: WAVFileOutputState
-    private let threads = Mutex<(device: AudioThread, writer: BackgroundThread)?>(nil)
+    private let threads = Mutex<(device: AudioThread, writer: AudioThread)?>(nil)
 
     public init(
         path: String,
@@ -93,9 +93,9 @@ public final class WAVFileOutput: AudioOutput {
             let shared = self.shared
             do throws(AudioThreadError) {
                 let device = try AudioThread(name: "output \(name)") { _ in shared.playPeriods() }
-                let writer: BackgroundThread
+                let writer: AudioThread
                 do throws(AudioThreadError) {
-                    writer = try BackgroundThread(name: "writer \(name)") { shared.writeToDisk() }
+                    writer = try AudioThread(name: "writer \(name)", scheduling: .normal) { _ in shared.writeToDisk() }
                 } catch {
                     shared.draining.store(true, ordering: .releasing)
                     device.join()
