@@ -37,15 +37,18 @@ public struct EchoCanceller: ~Copyable, @unchecked Sendable {
         }
         let maximumFrame = sampleRate / 10
         guard (1...maximumFrame).contains(frameSize) else {
-            throw .invalidSetting(operation, setting: "frameSize", value: "\(frameSize)", allowed: "1…\(maximumFrame) samples")
+            throw .invalidSetting(
+                operation, setting: "frameSize", value: "\(frameSize)", allowed: "1…\(maximumFrame) samples")
         }
         guard (1...1_000).contains(tailMilliseconds) else {
-            throw .invalidSetting(operation, setting: "tailMilliseconds", value: "\(tailMilliseconds)", allowed: "1…1000 ms")
+            throw .invalidSetting(
+                operation, setting: "tailMilliseconds", value: "\(tailMilliseconds)", allowed: "1…1000 ms")
         }
         let filterLength = max(frameSize, sampleRate * tailMilliseconds / 1_000)
         guard let state = speex_echo_state_init(Int32(frameSize), Int32(filterLength)) else {
             throw CodecError(
-                .allocationFailed, operation: "speex_echo_state_init", message: "speexdsp could not allocate an echo canceller")
+                .allocationFailed, operation: "speex_echo_state_init",
+                message: "speexdsp could not allocate an echo canceller")
         }
         var rate = Int32(sampleRate)
         // Sets the canceller's notion of time (adaptation and its noise estimate); cannot fail.

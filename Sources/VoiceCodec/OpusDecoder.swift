@@ -92,8 +92,10 @@ public struct OpusDecoder: ~Copyable, @unchecked Sendable {
     /// frame's length) into `pcm`. Afterwards decode `nextPacket` itself as usual.
     ///
     /// When `nextPacket` carries no FEC (CELT-only packets, a sender without FEC, a loss hint too
-    /// low for libopus to spend the bits) libopus conceals the frame instead, exactly as
-    /// `conceal` would; `hasInbandFEC(_:)` tells beforehand which will happen.
+    /// low for libopus to spend the bits) libopus conceals the frame instead, with the same
+    /// quality as `conceal` (the samples may differ slightly in hybrid mode, where libopus runs
+    /// SILK's concealment inside the FEC path); `hasInbandFEC(_:)` tells beforehand which will
+    /// happen.
     public mutating func decodeFEC(
         from nextPacket: UnsafeBufferPointer<UInt8>,
         frames: Int,

@@ -71,7 +71,8 @@ public struct OpusEncoder: ~Copyable, @unchecked Sendable {
             "OPUS_SET_MAX_BANDWIDTH")
     }
 
-    private static func applyBitrateMode(_ mode: Configuration.BitrateMode, to state: OpaquePointer) throws(CodecError) {
+    private static func applyBitrateMode(_ mode: Configuration.BitrateMode, to state: OpaquePointer) throws(CodecError)
+    {
         let (vbr, constrained): (Int32, Int32) =
             switch mode {
             case .variable: (1, 0)

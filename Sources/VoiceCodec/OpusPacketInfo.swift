@@ -51,8 +51,9 @@ public struct OpusPacketInfo: Sendable, Hashable {
         try CodecError.checkOpus(samples, "opus_packet_get_nb_samples")
         let bandwidthValue = opus_packet_get_bandwidth(data)
         guard let bandwidth = OpusBandwidth(opusValue: bandwidthValue) else {
-            throw CodecError(opusStatus: bandwidthValue < 0 ? bandwidthValue : OPUS_INVALID_PACKET,
-                             operation: "opus_packet_get_bandwidth")
+            throw CodecError(
+                opusStatus: bandwidthValue < 0 ? bandwidthValue : OPUS_INVALID_PACKET,
+                operation: "opus_packet_get_bandwidth")
         }
 
         let toc = data[0]

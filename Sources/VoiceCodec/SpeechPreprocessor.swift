@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CVoiceSpeexDSP
 import VoiceCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Cleans up captured speech before it is encoded: noise suppression, automatic gain control,
 /// optional dereverberation and, together with an `EchoCanceller`, residual echo suppression.
@@ -62,7 +63,8 @@ public struct SpeechPreprocessor: ~Copyable, @unchecked Sendable {
         /// Throws `.invalidArgument` naming the first setting out of range.
         public func validate(operation: String = "SpeechPreprocessor.Configuration.validate") throws(CodecError) {
             guard (8_000...48_000).contains(sampleRate) else {
-                throw .invalidSetting(operation, setting: "sampleRate", value: "\(sampleRate) Hz", allowed: "8000…48000 Hz")
+                throw .invalidSetting(
+                    operation, setting: "sampleRate", value: "\(sampleRate) Hz", allowed: "8000…48000 Hz")
             }
             // speexdsp sizes its FFT from the frame; beyond 100 ms it is no longer a speech frame.
             let maximumFrame = sampleRate / 10
@@ -71,7 +73,8 @@ public struct SpeechPreprocessor: ~Copyable, @unchecked Sendable {
                     operation, setting: "frameSize", value: "\(frameSize)", allowed: "1…\(maximumFrame) samples")
             }
             guard (0...60).contains(noiseSuppressionDB) else {
-                throw .invalidSetting(operation, setting: "noiseSuppressionDB", value: "\(noiseSuppressionDB)", allowed: "0…60")
+                throw .invalidSetting(
+                    operation, setting: "noiseSuppressionDB", value: "\(noiseSuppressionDB)", allowed: "0…60")
             }
             guard (-40...0).contains(agcTargetDBFS) else {
                 throw .invalidSetting(operation, setting: "agcTargetDBFS", value: "\(agcTargetDBFS)", allowed: "-40…0")
@@ -159,7 +162,8 @@ public struct SpeechPreprocessor: ~Copyable, @unchecked Sendable {
 
     /// Processes one frame in place and also suppresses the echo that `canceller` could not
     /// remove: call it on the canceller's output for the same frame. The canceller is borrowed
-    /// only for this call, so neither object can outlive the other's use of it.
+    /// only for this call, so neither object can outlive the other's use of it. speexdsp applies
+    /// this suppression through the noise suppressor's gains, so `denoise` must be on.
     public mutating func process(
         _ frame: UnsafeMutableBufferPointer<Float>,
         suppressingResidualEchoOf canceller: borrowing EchoCanceller
@@ -171,6 +175,12 @@ public struct SpeechPreprocessor: ~Copyable, @unchecked Sendable {
                 .invalidArgument, operation: operation,
                 message: "the echo canceller works on \(canceller.frameSize)-sample frames, this preprocessor on "
                     + "\(configuration.frameSize); create both with the same frame size")
+        }
+        guard configuration.denoise else {
+            throw CodecError(
+                .invalidArgument, operation: operation,
+                message: "residual echo suppression needs denoise on (speexdsp applies it through the noise "
+                    + "suppressor); reconfigure with denoise: true")
         }
         // speexdsp keeps the echo state pointer it is given; attach it only while it is borrowed.
         _ = speex_preprocess_ctl(state, SPEEX_PREPROCESS_SET_ECHO_STATE, UnsafeMutableRawPointer(canceller.state))
