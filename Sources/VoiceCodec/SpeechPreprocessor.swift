@@ -140,7 +140,8 @@ public struct SpeechPreprocessor: ~Copyable, @unchecked Sendable {
             var value = value
             _ = speex_preprocess_ctl(state, request, &value)
         }
-        set(SPEEX_PREPROCESS_SET_VAD, 0)
+        // SPEEX_PREPROCESS_SET_VAD is never sent: the VAD is off by default, and speexdsp prints a
+        // warning to stderr whenever the request is made, even to turn it off.
         set(SPEEX_PREPROCESS_SET_DENOISE, configuration.denoise ? 1 : 0)
         // speexdsp takes suppression as a negative gain.
         set(SPEEX_PREPROCESS_SET_NOISE_SUPPRESS, Int32(-configuration.noiseSuppressionDB))
