@@ -155,4 +155,48 @@ struct OpusLossRecoveryTests {
         #expect(silentConcealments == 0, "\(silentConcealments) of \(losses.count) concealed frames were silent")
         #expect(jumps == 0, "\(jumps) of \(losses.count) boundaries jumped")
     }
+
+    /// The 16-bit variants of FEC recovery and concealment produce the float variants' audio,
+    /// rounded to 16 bits. (libopus soft-clips the 16-bit output where the float output would
+    /// exceed full scale, so the speech is at half level to keep that out of the comparison.)
+    @Test func int16RecoveryMatchesFloat() throws {
+        let speech = try Fixture.load("speech-male.wav").samples.prefix(3 * 48_000).map { $0 * 0.5 }
+        var encoder = try OpusEncoder()
+        let packets = try encodeAll(speech, with: &encoder)
+        var floatDecoder = try OpusDecoder()
+        var int16Decoder = try OpusDecoder()
+        var floatPCM = [Float](repeating: 0, count: Self.frame)
+        var int16PCM = [Int16](repeating: 0, count: Self.frame)
+        var largestDifference: Float = 0
+        for index in 0..<(packets.count - 1) {
+            try packets[index + 1].withUnsafeBufferPointer { (next) throws(CodecError) in
+                let mode = index % 3
+                let floatFrames = try floatPCM.withUnsafeMutableBufferPointer { (out) throws(CodecError) -> Int in
+                    try packets[index].withUnsafeBufferPointer { (current) throws(CodecError) -> Int in
+                        switch mode {
+                        case 0: try floatDecoder.decode(current, into: out)
+                        case 1: try floatDecoder.decodeFEC(from: next, frames: Self.frame, into: out)
+                        default: try floatDecoder.conceal(frames: Self.frame, into: out)
+                        }
+                    }
+                }
+                let int16Frames = try int16PCM.withUnsafeMutableBufferPointer { (out) throws(CodecError) -> Int in
+                    try packets[index].withUnsafeBufferPointer { (current) throws(CodecError) -> Int in
+                        switch mode {
+                        case 0: try int16Decoder.decode(current, into: out)
+                        case 1: try int16Decoder.decodeFEC(from: next, frames: Self.frame, into: out)
+                        default: try int16Decoder.conceal(frames: Self.frame, into: out)
+                        }
+                    }
+                }
+                #expect(floatFrames == Self.frame && int16Frames == Self.frame)
+            }
+            for sample in 0..<Self.frame {
+                let expected = min(max(floatPCM[sample], -1), 32_767 / 32_768)
+                let difference = abs(Float(int16PCM[sample]) / SampleConversion.int16Scale - expected)
+                largestDifference = max(largestDifference, difference)
+            }
+        }
+        #expect(largestDifference <= 1.01 / 32_768, "largest difference \(largestDifference * 32_768) LSB")
+    }
 }
