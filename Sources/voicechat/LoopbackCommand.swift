@@ -58,7 +58,7 @@ struct LoopbackCommand: ParsableCommand {
         do {
             summary = try runner.run(pipeline: &pipeline, display: display)
         } catch {
-            throw CommandFailure(error.description)
+            throw CommandFailure("\(error)")
         }
         display.finish()
         print(summary.report(input: input.statistics, output: output.statistics))

@@ -23,11 +23,14 @@ struct LoopbackPipeline: ~Copyable {
     let codecDelayFrames: Int
 
     init(configuration: OpusEncoder.Configuration) throws(CodecError) {
-        encoder = try OpusEncoder(configuration)
-        decoder = try OpusDecoder(sampleRate: configuration.sampleRate, channels: configuration.channels)
+        // Both are created before either is stored, so that a failure leaves nothing half-built.
+        let encoder = try OpusEncoder(configuration)
+        let decoder = try OpusDecoder(sampleRate: configuration.sampleRate, channels: configuration.channels)
+        codecDelayFrames = encoder.lookahead
+        self.encoder = encoder
+        self.decoder = decoder
         frameFrames = configuration.frameDuration.engineFrames
         packet = .allocate(capacity: OpusEncoder.maximumPacketBytes)
-        codecDelayFrames = encoder.lookahead
     }
 
     deinit {

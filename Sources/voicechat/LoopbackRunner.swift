@@ -55,7 +55,7 @@ struct LoopbackRunner {
                     if input.pacing == .realTime { Self.pause() }
                 }
             }
-            captured.withUnsafeBufferPointer { source in
+            _ = captured.withUnsafeBufferPointer { source in
                 mono.withUnsafeMutableBufferPointer {
                     SampleConversion.downmix(source, channels: inputChannels, to: $0)
                 }
@@ -63,7 +63,7 @@ struct LoopbackRunner {
             try mono.withUnsafeBufferPointer { frame in
                 try decoded.withUnsafeMutableBufferPointer { try pipeline.process(frame, into: $0) }
             }
-            decoded.withUnsafeBufferPointer { source in
+            _ = decoded.withUnsafeBufferPointer { source in
                 playable.withUnsafeMutableBufferPointer {
                     SampleConversion.upmix(source, channels: outputChannels, to: $0)
                 }

@@ -29,7 +29,8 @@ final class MeterDisplay {
             lastDrawNanoseconds = now
             // \r returns to the start of the line; ESC[K clears what a longer line left behind.
             print("\r\(line)\u{1B}[K", terminator: "")
-            fflush(stdout)
+            // Flush every stream: the line has no newline to flush it.
+            fflush(nil)
             drewLine = true
         } else {
             let second = Int(audioSeconds)
