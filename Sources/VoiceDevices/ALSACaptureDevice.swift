@@ -1,6 +1,10 @@
 import Synchronization
 import VoiceCore
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// A microphone (or any ALSA capture PCM) delivering 48 kHz float audio.
 ///
 /// The device is opened and configured in `init`; `start()` runs its loop on a dedicated
@@ -58,6 +62,11 @@ public final class ALSACaptureDevice: AudioInput {
 
     /// Frames waiting in the ring.
     public var availableToRead: Int { loop.ring.availableToRead }
+
+    /// The POSIX id of the device thread while it runs, for per-thread measurements.
+    public var deviceThread: pthread_t? {
+        thread.withLock { $0?.systemThread }
+    }
 
     public var statistics: AudioDeviceStatistics { loop.counters.snapshot }
 

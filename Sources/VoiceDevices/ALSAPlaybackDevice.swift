@@ -82,6 +82,11 @@ public final class ALSAPlaybackDevice: AudioOutput {
     /// Frames written but not yet taken by the device thread.
     public var queuedFrames: Int { loop.ring.availableToRead }
 
+    /// The POSIX id of the device thread while it runs, for per-thread measurements.
+    public var deviceThread: pthread_t? {
+        thread.withLock { $0?.systemThread }
+    }
+
     public var statistics: AudioDeviceStatistics { loop.counters.snapshot }
 
     /// The error that stopped the device loop (the device went away, its server died), if any.

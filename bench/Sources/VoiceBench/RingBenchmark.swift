@@ -9,7 +9,8 @@ import VoiceDevices
 struct RingBenchmark: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ring",
-        abstract: "Allocations per period on audio threads (ring loop, WAV file devices) and ring throughput.",
+        abstract:
+            "Allocations per period on audio threads (ring loop, WAV file devices, ALSA devices) and ring throughput.",
         discussion: """
             The ring loop runs an AudioThread that writes 10 ms periods into an AudioRing as fast as \
             the engine side drains them (not paced, so thousands of periods take a moment); the naive \
@@ -61,6 +62,14 @@ struct RingBenchmark: ParsableCommand {
             devices.allocationsPerPeriod == 0,
             "the WAV devices' threads allocated \(devices.allocationsPerPeriod) times per period")
         report.require(devices.periods > 0, "the WAV devices played no period")
+
+        let alsa = try alsaLoop()
+        report.add("ALSA devices allocations per period", alsa.allocationsPerPeriod, unit: "allocs/period")
+        report.add("ALSA devices periods moved", Double(alsa.periods), unit: "periods")
+        report.require(
+            alsa.allocationsPerPeriod == 0,
+            "the ALSA devices' threads allocated \(alsa.allocationsPerPeriod) times per period")
+        report.require(alsa.periods > 0, "the ALSA devices moved no period")
 
         let ringRate = median((0..<repetitions).map { _ in ringThroughput() })
         let copyRate = median((0..<repetitions).map { _ in copyThroughput() })
@@ -148,6 +157,41 @@ struct RingBenchmark: ParsableCommand {
         output.stop()
         let periods = (after - before) / 480
         return (Double(allocations) / Double(max(periods, 1)), periods, output.statistics.ringStarvedFrames)
+    }
+
+    /// Runs ALSA capture and playback on the `null` PCM, which every alsa-lib configuration
+    /// defines, for `deviceSeconds`, with this thread moving captured frames to playback, and
+    /// counts allocations on both device threads. `null` is not paced, so the loops run as fast
+    /// as alsa-lib lets them: many periods, each through the same code a sound card drives.
+    private func alsaLoop() throws -> (allocationsPerPeriod: Double, periods: Int) {
+        let configuration = ALSADeviceConfiguration(name: "null", periodFrames: 480, bufferFrames: 1_920)
+        let capture = try ALSACaptureDevice(configuration)
+        let playback = try ALSAPlaybackDevice(configuration)
+        try capture.start()
+        try playback.start()
+        var threads: [pthread_t] = []
+        while threads.count < 2 {
+            threads = [capture.deviceThread, playback.deviceThread].compactMap { $0 }
+            LoopHandshake.pause()
+        }
+        // Let both loops reach their steady state (the playback start threshold) first.
+        usleep(100_000)
+        let before = capture.statistics.deviceFrames + playback.statistics.deviceFrames
+        AllocationCounter.start(threads: threads)
+        let buffer = UnsafeMutableBufferPointer<Float>.allocate(capacity: 4_800)
+        defer { buffer.deallocate() }
+        let end = monotonicNanoseconds() + UInt64(deviceSeconds * 1e9)
+        while monotonicNanoseconds() < end {
+            let frames = capture.read(into: buffer)
+            if frames > 0 { _ = playback.write(UnsafeBufferPointer(rebasing: buffer[0..<frames])) }
+            usleep(1_000)
+        }
+        let allocations = AllocationCounter.stop()
+        let after = capture.statistics.deviceFrames + playback.statistics.deviceFrames
+        capture.stop()
+        playback.stop()
+        let periods = (after - before) / 480
+        return (Double(allocations) / Double(max(periods, 1)), periods)
     }
 
     /// Frames per second through a ring from a producer thread to this thread, 480 at a time.
