@@ -60,6 +60,7 @@ struct BenchmarkReport {
         let places = magnitude >= 100 ? 1 : magnitude >= 1 ? digits - 1 : digits + 2
         var text = String(format: "%.\(places)f", value)
         while text.hasSuffix("0") { text.removeLast() }
+        if text.hasSuffix(".") { text.removeLast() }
         return text
     }
 
