@@ -10,6 +10,8 @@ let package = Package(
         .library(name: "VoiceCore", targets: ["VoiceCore"]),
         .library(name: "VoiceCodec", targets: ["VoiceCodec"]),
         .library(name: "VoiceDevices", targets: ["VoiceDevices"]),
+        .library(name: "VoiceWire", targets: ["VoiceWire"]),
+        .library(name: "VoiceMedia", targets: ["VoiceMedia"]),
         .library(name: "VoiceTesting", targets: ["VoiceTesting"]),
         .executable(name: "voicechat", targets: ["voicechat"]),
     ],
@@ -35,17 +37,22 @@ let package = Package(
         .target(name: "VoiceCore"),
         .target(name: "VoiceCodec", dependencies: ["VoiceCore", "CVoiceOpus", "CVoiceSpeexDSP"]),
         .target(name: "VoiceDevices", dependencies: ["VoiceCore", "VoiceCodec", "CVoiceALSA"]),
-        .target(name: "VoiceTesting", dependencies: ["VoiceCore"]),
+        .target(name: "VoiceWire", dependencies: ["VoiceCore"]),
+        .target(name: "VoiceMedia", dependencies: ["VoiceCore", "VoiceCodec", "VoiceWire"]),
+        .target(name: "VoiceTesting", dependencies: ["VoiceCore", "VoiceCodec", "VoiceWire", "VoiceMedia"]),
         .executableTarget(
             name: "voicechat",
             dependencies: [
-                "VoiceCore", "VoiceCodec", "VoiceDevices",
+                "VoiceCore", "VoiceCodec", "VoiceDevices", "VoiceWire", "VoiceMedia", "VoiceTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(name: "VoiceCoreTests", dependencies: ["VoiceCore", "VoiceTesting"]),
         .testTarget(name: "VoiceCodecTests", dependencies: ["VoiceCodec", "VoiceCore", "VoiceTesting"]),
         .testTarget(name: "VoiceDevicesTests", dependencies: ["VoiceDevices", "VoiceCore", "VoiceTesting"]),
+        .testTarget(name: "VoiceWireTests", dependencies: ["VoiceWire", "VoiceCore", "VoiceTesting"]),
+        .testTarget(name: "VoiceMediaTests", dependencies: ["VoiceMedia", "VoiceWire", "VoiceCodec", "VoiceCore", "VoiceTesting"]),
+        .testTarget(name: "VoiceTestingTests", dependencies: ["VoiceTesting", "VoiceCore"]),
         .testTarget(name: "VoiceChatCLITests", dependencies: ["voicechat", "VoiceCore", "VoiceTesting"]),
     ],
     swiftLanguageModes: [.v6]

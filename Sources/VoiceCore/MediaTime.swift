@@ -1,0 +1,24 @@
+/// A point in time on the media path, in nanoseconds since an arbitrary epoch.
+///
+/// No component of the media path reads a clock itself: the caller passes the time in, from a
+/// monotonic clock in a real call and from a virtual clock in simulations and tests, so the same
+/// code runs minutes of call in milliseconds and gives the same result for the same input.
+public typealias MediaTime = Int64
+
+extension MediaTime {
+    public static let nanosecondsPerMillisecond: Int64 = 1_000_000
+    public static let nanosecondsPerSecond: Int64 = 1_000_000_000
+
+    /// This time in milliseconds, as a Double, for statistics and messages.
+    public var milliseconds: Double { Double(self) / 1e6 }
+
+    /// `milliseconds` as a duration in nanoseconds.
+    public static func milliseconds(_ milliseconds: Double) -> MediaTime {
+        MediaTime((milliseconds * 1e6).rounded())
+    }
+}
+
+extension FrameDuration {
+    /// The frame length in nanoseconds.
+    public var nanoseconds: MediaTime { MediaTime(rawValue) * 100_000 }
+}

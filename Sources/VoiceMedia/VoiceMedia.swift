@@ -1,0 +1,2 @@
+// The media path: send pipeline, receive streams, mixing.
+enum MediaPlaceholder {}
