@@ -22,6 +22,9 @@ let package = Package(
                 .product(name: "VoiceCore", package: "voicechat"),
                 .product(name: "VoiceCodec", package: "voicechat"),
                 .product(name: "VoiceDevices", package: "voicechat"),
+                .product(name: "VoiceWire", package: "voicechat"),
+                .product(name: "VoiceMedia", package: "voicechat"),
+                .product(name: "VoiceTesting", package: "voicechat"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
             ]

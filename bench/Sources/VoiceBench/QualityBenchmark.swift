@@ -1,0 +1,200 @@
+import ArgumentParser
+import Foundation
+import VoiceCore
+import VoiceDevices
+import VoiceMedia
+import VoiceTesting
+
+/// `bench/run quality`: what a listener hears under loss and jitter, the engine's receiver
+/// against the plain speexdsp jitter buffer + Opus PLC, both through the same simulated calls.
+struct QualityBenchmark: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "quality",
+        abstract: "PESQ-WB and added delay vs loss and jitter, engine against the speexdsp + PLC baseline.",
+        discussion: """
+            Every condition runs a one-way call in virtual time on each fixture, once with the engine's \
+            receiver and once with the baseline receiver, then scores what was heard with wideband PESQ \
+            after alignment. The clean engine score is compared with opusenc/opusdec at the same bitrate. \
+            Writes the heard files, results.jsonl and PNG plots to --report-directory.
+            """
+    )
+
+    @Option(parsing: .upToNextOption, help: "Fixture speech files (names in Fixtures/).")
+    var fixtures = ["speech-male.wav", "speech-female.wav"]
+
+    @Option(help: "Where to write the heard WAVs, results.jsonl and the plots.")
+    var reportDirectory: String?
+
+    @Option(help: "Opus bitrate of the calls and of the opusenc reference, in bit/s.")
+    var bitrate = 32_000
+
+    @Option(help: "Seed of the simulated networks.")
+    var seed: UInt64 = 7
+
+    struct Condition: Hashable {
+        var loss: Double
+        var burst: Double
+        var jitter: Double
+
+        var name: String {
+            if loss == 0, jitter == 0 { return "clean" }
+            if jitter > 0 { return "jitter \(Int(jitter)) ms" }
+            return "\(Int((loss * 100).rounded())) % \(burst > 1 ? "bursty" : "random")"
+        }
+        var fileTag: String { "loss\(Int((loss * 100).rounded()))-burst\(Int(burst))-jitter\(Int(jitter))" }
+    }
+
+    static let conditions: [Condition] =
+        [0, 0.05, 0.10, 0.20].map { Condition(loss: $0, burst: 1, jitter: 0) }
+        + [0.05, 0.10, 0.20].map { Condition(loss: $0, burst: 3, jitter: 0) }
+        + [20, 40, 80].map { Condition(loss: 0, burst: 1, jitter: $0) }
+
+    struct Outcome {
+        var pesq: [Double] = []
+        var delays: [Double] = []
+        var p95BufferDelay: [Double] = []
+        var lateFraction: [Double] = []
+        var simulatedSeconds = 0.0
+        var wallSeconds = 0.0
+        var meanPESQ: Double { pesq.reduce(0, +) / Double(max(pesq.count, 1)) }
+        var meanDelay: Double { delays.reduce(0, +) / Double(max(delays.count, 1)) }
+        var maxP95: Double { p95BufferDelay.max() ?? 0 }
+        var maxLate: Double { lateFraction.max() ?? 0 }
+    }
+
+    func run() throws {
+        let scorer = try SpeechScorer()
+        let fixturesDirectory = ProcessInfo.processInfo.environment["VOICECHAT_FIXTURES"] ?? scorer.root + "/Fixtures"
+        let directory = reportDirectory ?? scorer.root + "/bench/reports/quality"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        var outcomes: [String: Outcome] = [:]  // key: receiver + condition name
+        var references: [Double] = []
+        var results: [String] = []
+
+        for fixture in fixtures {
+            let path = fixturesDirectory + "/" + fixture
+            let recording = try loadRecording(path)
+            let stem = (fixture as NSString).deletingPathExtension
+            // opusenc/opusdec at the same bitrate: what the codec alone reaches.
+            let encoded = directory + "/\(stem)-opusenc.opus"
+            let reference = directory + "/\(stem)-opusenc.wav"
+            _ = try scorer.run("/usr/bin/opusenc", ["--quiet", "--bitrate", "\(bitrate / 1000)", "--framesize", "20", path, encoded])
+            _ = try scorer.run("/usr/bin/opusdec", ["--quiet", "--rate", "48000", encoded, reference])
+
+            var degraded: [String] = [reference]
+            var pending: [(key: String, file: String, condition: Condition, receiver: CallSimulation.Receiver, trace: String?)] = []
+            for condition in Self.conditions {
+                for receiver in CallSimulation.Receiver.allCases {
+                    var conditions = NetworkConditions()
+                    conditions.lossRate = condition.loss
+                    conditions.meanBurstLength = condition.burst
+                    conditions.jitterMilliseconds = condition.jitter
+                    let configuration = CallSimulation.Configuration(
+                        conditions: conditions, seed: seed, bitrate: bitrate, receiver: receiver)
+                    let start = monotonicNanoseconds()
+                    let result = try CallSimulation.run(input: recording, configuration: configuration)
+                    let wall = Double(monotonicNanoseconds() - start) / 1e9
+                    let file = directory + "/\(stem)-\(condition.fileTag)-\(receiver.rawValue).wav"
+                    try WAVAudio(format: .engineMono, sampleFormat: .float32, samples: result.heard).write(toFile: file)
+                    var trace: String?
+                    if condition.jitter == 40, stem == (fixtures.first.map { ($0 as NSString).deletingPathExtension }) {
+                        trace = directory + "/\(stem)-\(condition.fileTag)-\(receiver.rawValue)-delay.csv"
+                        try writeTrace(result.bufferDelayTrace, to: trace!)
+                    }
+                    let key = receiver.rawValue + "/" + condition.name
+                    var outcome = outcomes[key] ?? Outcome()
+                    outcome.p95BufferDelay.append(Self.percentile(result.bufferDelayTrace.map(Double.init), 0.95))
+                    let stats = result.receive
+                    outcome.lateFraction.append(
+                        Double(stats.packetsLate) / Double(max(stats.packetsReceived + stats.packetsLost, 1)))
+                    outcome.simulatedSeconds += result.audioSeconds
+                    outcome.wallSeconds += wall
+                    outcomes[key] = outcome
+                    degraded.append(file)
+                    pending.append((key, file, condition, receiver, trace))
+                }
+            }
+            let scores = try scorer.score(reference: path, degraded: degraded)
+            references.append(scores[reference]?.pesq_wb ?? 0)
+            for item in pending {
+                let score = scores[item.file]
+                outcomes[item.key]?.pesq.append(score?.pesq_wb ?? 0)
+                outcomes[item.key]?.delays.append(score?.delay_ms ?? 0)
+                var line = "{\"receiver\": \"\(item.receiver.rawValue)\", \"fixture\": \"\(stem)\", "
+                line += "\"loss\": \(item.condition.loss), \"burst\": \(Int(item.condition.burst)), "
+                line += "\"jitter_ms\": \(item.condition.jitter), \"pesq_wb\": \(score?.pesq_wb ?? 0)"
+                if let trace = item.trace { line += ", \"delay_trace\": \"\(trace)\"" }
+                results.append(line + "}")
+            }
+        }
+        let resultsPath = directory + "/results.jsonl"
+        try (results.joined(separator: "\n") + "\n").write(toFile: resultsPath, atomically: true, encoding: .utf8)
+        try scorer.plot(results: resultsPath, into: directory)
+
+        var report = BenchmarkReport(bench: "quality")
+        let opusenc = references.reduce(0, +) / Double(max(references.count, 1))
+        let clean = outcomes["engine/clean"]?.meanPESQ ?? 0
+        printTable(outcomes)
+        report.add("pesq clean (engine vs opusenc/opusdec)", clean, unit: "PESQ-WB", baseline: opusenc)
+        for condition in Self.conditions {
+            let engine = outcomes["engine/" + condition.name] ?? Outcome()
+            let baseline = outcomes["baseline/" + condition.name] ?? Outcome()
+            report.add("pesq \(condition.name)", engine.meanPESQ, unit: "PESQ-WB", baseline: baseline.meanPESQ)
+            report.add("delay \(condition.name)", engine.meanDelay, unit: "ms", baseline: baseline.meanDelay)
+        }
+        let random10 = outcomes["engine/10 % random"] ?? Outcome()
+        let bursty10 = outcomes["engine/10 % bursty"] ?? Outcome()
+        let jitter40 = outcomes["engine/jitter 40 ms"] ?? Outcome()
+        let baseline10 = outcomes["baseline/10 % random"] ?? Outcome()
+        report.add("p95 buffering delay, jitter 40 ms", jitter40.maxP95, unit: "ms",
+                   baseline: outcomes["baseline/jitter 40 ms"]?.maxP95)
+        report.add("late loss, jitter 40 ms", jitter40.maxLate * 100, unit: "%")
+        let allOutcomes = outcomes.values
+        let simulated = allOutcomes.reduce(0) { $0 + $1.simulatedSeconds }
+        let wall = allOutcomes.reduce(0) { $0 + $1.wallSeconds }
+        report.add("simulation speed (both receivers)", simulated / max(wall, 1e-9), unit: "× real time")
+
+        report.require(abs(clean - opusenc) <= 0.05 || clean > opusenc,
+                       "clean PESQ \(clean) is not within 0.05 of opusenc/opusdec's \(opusenc)")
+        report.require(random10.meanPESQ >= 0.85 * clean, "10 % random loss: \(random10.meanPESQ) < 0.85 × clean \(clean)")
+        report.require(random10.meanPESQ >= baseline10.meanPESQ + 1.0,
+                       "10 % random loss: \(random10.meanPESQ) < baseline \(baseline10.meanPESQ) + 1.0")
+        report.require(bursty10.meanPESQ >= 0.70 * clean, "10 % bursty loss: \(bursty10.meanPESQ) < 0.70 × clean \(clean)")
+        report.require(jitter40.meanPESQ >= 0.95 * clean, "40 ms jitter: \(jitter40.meanPESQ) < 0.95 × clean \(clean)")
+        report.require(jitter40.maxP95 <= 60, "40 ms jitter: p95 buffering delay \(jitter40.maxP95) ms > 60 ms")
+        report.require(jitter40.maxLate <= 0.005, "40 ms jitter: late loss \(jitter40.maxLate * 100) % > 0.5 %")
+        print("report: \(directory) (heard WAVs, results.jsonl, pesq-vs-loss.png, buffer-delay.png)")
+        if !report.finish() { throw ExitCode.failure }
+    }
+
+    private func printTable(_ outcomes: [String: Outcome]) {
+        print("condition          engine PESQ  baseline PESQ  engine delay ms  baseline delay ms")
+        for condition in Self.conditions {
+            let engine = outcomes["engine/" + condition.name] ?? Outcome()
+            let baseline = outcomes["baseline/" + condition.name] ?? Outcome()
+            print(
+                condition.name.padding(toLength: 18, withPad: " ", startingAt: 0)
+                    + String(format: " %11.3f  %13.3f  %15.1f  %17.1f", engine.meanPESQ, baseline.meanPESQ,
+                             engine.meanDelay, baseline.meanDelay))
+        }
+    }
+
+    private func loadRecording(_ path: String) throws -> [Float] {
+        let file = try WAVFileInput(path: path, channels: 1, pacing: .onDemand)
+        var samples = [Float](repeating: 0, count: file.frameCount)
+        let read = samples.withUnsafeMutableBufferPointer { file.read(into: $0) }
+        return Array(samples.prefix(read))
+    }
+
+    private func writeTrace(_ delays: [Float], to path: String) throws {
+        var text = "seconds,buffer_delay_ms\n"
+        for (index, delay) in delays.enumerated() { text += "\(Double(index) * 0.02),\(delay)\n" }
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+    }
+
+    static func percentile(_ values: [Double], _ fraction: Double) -> Double {
+        guard !values.isEmpty else { return 0 }
+        let sorted = values.sorted()
+        return sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * fraction).rounded()))]
+    }
+}

@@ -1,0 +1,60 @@
+import ArgumentParser
+import Foundation
+
+/// Runs the PESQ scorer (bench/scoring/score.py in the project's venv) and reads its JSON lines.
+struct SpeechScorer {
+    struct Score: Decodable {
+        var degraded: String
+        var pesq_wb: Double?
+        var delay_ms: Double?
+        var error: String?
+    }
+
+    let root: String
+
+    init() throws {
+        root = ProcessInfo.processInfo.environment["VOICECHAT_ROOT"] ?? FileManager.default.currentDirectoryPath
+        guard FileManager.default.isExecutableFile(atPath: python) else {
+            throw ValidationError("the scoring venv is missing (\(python)): run scripts/setup.sh first")
+        }
+    }
+
+    var python: String { root + "/.venv/bin/python" }
+
+    /// Scores every file in `degraded` against `reference`, keyed by path.
+    func score(reference: String, degraded: [String]) throws -> [String: Score] {
+        let output = try run(python, [root + "/bench/scoring/score.py", reference] + degraded)
+        var scores: [String: Score] = [:]
+        for line in output.split(separator: "\n") {
+            let score = try JSONDecoder().decode(Score.self, from: Data(line.utf8))
+            if let error = score.error { throw ValidationError("scoring \(score.degraded) failed: \(error)") }
+            scores[score.degraded] = score
+        }
+        return scores
+    }
+
+    /// Draws the plots from a results file into `directory`.
+    func plot(results: String, into directory: String) throws {
+        _ = try run(python, [root + "/bench/scoring/plot.py", results, directory])
+    }
+
+    /// Runs a program to completion and returns its standard output; fails with its stderr.
+    func run(_ program: String, _ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: program)
+        process.arguments = arguments
+        let output = Pipe()
+        let error = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        let errorData = error.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw ValidationError(
+                "\(program) \(arguments.joined(separator: " ")) failed: \(String(decoding: errorData, as: UTF8.self))")
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
