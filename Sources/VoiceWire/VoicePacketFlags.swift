@@ -1,0 +1,20 @@
+/// The flag byte of a voice packet (byte 1).
+///
+/// Bits this version does not define are carried through unchanged and otherwise ignored, so a
+/// later sender can add flags without breaking older receivers.
+public struct VoicePacketFlags: OptionSet, Sendable, Hashable {
+    public let rawValue: UInt8
+
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    /// The sender's speech gate says this frame is speech.
+    public static let speaking = VoicePacketFlags(rawValue: 1 << 0)
+    /// The first packet after silence or DTX: a jitter buffer may re-target its delay here.
+    public static let talkSpurtStart = VoicePacketFlags(rawValue: 1 << 1)
+    /// The last `VoicePacketWriter.authenticationTagBytes` bytes are an authentication tag.
+    public static let sealed = VoicePacketFlags(rawValue: 1 << 2)
+    /// A redundancy count byte and redundant frame descriptors follow the fixed header.
+    ///
+    /// `VoicePacketWriter` sets or clears this bit itself from the redundant frames it is given.
+    public static let redundancy = VoicePacketFlags(rawValue: 1 << 3)
+}

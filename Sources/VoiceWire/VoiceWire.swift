@@ -1,2 +1,0 @@
-// The wire formats of the voice chat engine: voice packets and receiver reports.
-enum WirePlaceholder {}
