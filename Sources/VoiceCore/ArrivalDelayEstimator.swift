@@ -91,6 +91,13 @@ public struct ArrivalDelayEstimator: Sendable {
         return Double(buckets.count) * bucketMilliseconds
     }
 
+    /// Forgets the fastest-path reference (not the histogram), e.g. when the network's delay has
+    /// jumped for good and the old minimum no longer describes it.
+    public mutating func resetReference() {
+        currentWindowMinimum = nil
+        previousWindowMinimum = nil
+    }
+
     public mutating func reset() {
         for bucket in buckets.indices { buckets[bucket] = 0 }
         totalWeight = 0

@@ -64,11 +64,18 @@ public final class VoiceReceiveStream {
     private var targetDelay: Double
     private var currentDelay: Double = 0
     private var underflowFrames = 0
+    /// Set when waiting for a late packet gave up; cleared when a packet plays.
+    private var underflowExhausted = false
     private var pendingUnderflowSamples = 0
     private var recoveredSinceAccounted = 0
     private var lastOutputWasQuiet = true
     private var decoderIsStale = false
     private var absurdInARow = 0
+    private var lateInARow = 0
+    /// Late packets in a row that mean the network's delay jumped up for good (not a spike).
+    private static let lateRunForRestart = 5
+    /// Packets in a row far off the timeline that mean the sender restarted its numbering.
+    private static let farRunForResynchronization = 8
     private var counters = ReceiveStatistics()
     private var bufferingDelayHistogram: [Int]
     private var bufferingDelaySum = 0.0
@@ -168,11 +175,13 @@ public final class VoiceReceiveStream {
         if !synchronized {
             synchronize()
         } else if isFarFromTimeline(packet, arrival: arrival) {
-            counters.malformedPackets += 1
             absurdInARow += 1
             // A run of packets that all disagree with the timeline means the sender started
             // over with new numbering; one stray packet does not.
-            guard absurdInARow >= 8 else { return }
+            guard absurdInARow >= Self.farRunForResynchronization else {
+                counters.malformedPackets += 1
+                return
+            }
             synchronize()
         }
         absurdInARow = 0
@@ -196,6 +205,8 @@ public final class VoiceReceiveStream {
         if timestamp < playoutTimestamp {
             guard !playing else {
                 counters.packetsLate += 1
+                lateInARow += 1
+                if lateInARow >= Self.lateRunForRestart { restartPlayout() }
                 return
             }
             // Reordered ahead of the stream's start: start from the earlier frame.
@@ -203,6 +214,7 @@ public final class VoiceReceiveStream {
             lastAccountedSequence = min(lastAccountedSequence, sequence - 1)
         }
 
+        lateInARow = 0
         if let copy = redundants.slot(forTimestamp: timestamp) { redundants.release(copy) }
         var evicted: Int64?
         _ = primaries.store(
@@ -270,6 +282,16 @@ public final class VoiceReceiveStream {
         recoveredSinceAccounted = 0
         decoderIsStale = true
         targetDelay = clampedTarget(quantile: 0)
+    }
+
+    /// The network's delay rose beyond what the buffer holds and stayed there: every packet now
+    /// comes after its frame. Waiting for the fastest-path reference to age out of its window
+    /// would lose seconds of speech, so start over from the next packets, like a new talk spurt.
+    private func restartPlayout() {
+        estimator.resetReference()
+        playing = false
+        lateInARow = 0
+        underflowFrames = 0
     }
 
     private func clampedTarget(quantile: Double) -> Double {
@@ -360,10 +382,11 @@ public final class VoiceReceiveStream {
             if missing > 0 && nextTimestamp - timestamp <= missing * Int64(frameSamples) {
                 return repairMissingFrame(nextSlot: next, at: now, render: render)
             }
-            return playPause(error: error, band: band, nextTimestamp: nextTimestamp)
+            givePauseBackAfterUnderflow(before: nextTimestamp)
+            return playPause(error: currentDelay - targetDelay, band: band, nextTimestamp: nextTimestamp)
         }
 
-        if newestFlags.contains(.speaking),
+        if newestFlags.contains(.speaking), !underflowExhausted,
             Double(underflowFrames + 1) * frameMilliseconds <= configuration.maximumUnderflowConcealmentMilliseconds
         {
             // The speaker was talking but nothing is here: the packet is late or lost. Conceal
@@ -374,7 +397,25 @@ public final class VoiceReceiveStream {
             lastOutputWasQuiet = false
             return conceal(render: render)
         }
-        return playPause(error: error, band: band, nextTimestamp: nil)
+        if underflowFrames > 0 {
+            underflowExhausted = true
+            givePauseBackAfterUnderflow(before: nil)
+        }
+        return playPause(error: currentDelay - targetDelay, band: band, nextTimestamp: nil)
+    }
+
+    /// Waiting for a packet that turned out to be a pause (nothing came, or the next packet
+    /// follows on in sequence after a jump in time) held the playout position back; the waited
+    /// frames belonged to the pause, so the position moves on by them again instead of the
+    /// delay growing. Whether the concealment counts is settled when the next packet plays.
+    private func givePauseBackAfterUnderflow(before nextTimestamp: Int64?) {
+        guard underflowFrames > 0 else { return }
+        var position = playoutTimestamp + Int64(underflowFrames * frameSamples)
+        if let nextTimestamp { position = min(position, nextTimestamp) }
+        currentDelay -= Double(position - playoutTimestamp) * 1_000 / Double(engineSampleRate)
+        playoutTimestamp = position
+        underflowFrames = 0
+        releasePassedFrames()
     }
 
     private func catchUpIfOverCeiling() {
@@ -429,6 +470,7 @@ public final class VoiceReceiveStream {
             pendingUnderflowSamples = 0
         }
         underflowFrames = 0
+        underflowExhausted = false
         recordBufferingDelay(now - primaries.arrival(at: slot))
         var quiet = !flags.contains(.speaking)
         if render {
@@ -458,6 +500,7 @@ public final class VoiceReceiveStream {
             pendingUnderflowSamples = 0
         }
         underflowFrames = 0
+        underflowExhausted = false
         var repaired = false
         if let copy = redundants.slot(forTimestamp: timestamp) {
             if !render || decode(redundants.payload(at: copy), with: configuration.redundancyDecoding) {
