@@ -20,8 +20,12 @@ public struct ReceiveStatistics: Sendable, Hashable, Codable {
     public var totalSamplesPlayed = 0
     /// RFC 3550 interarrival jitter.
     public var jitterMilliseconds = 0.0
-    /// How long after the fastest possible arrival the current frame plays.
+    /// How long the frame just played (the last one played from a packet) waited between its
+    /// packet's arrival and its playout.
     public var currentDelayMilliseconds = 0.0
+    /// How long after a packet on the network's fastest path would arrive its frame plays: the
+    /// latency the buffer adds, which it steers toward the target.
+    public var playoutDelayMilliseconds = 0.0
     /// The delay the buffer steers toward.
     public var targetDelayMilliseconds = 0.0
     /// Mean time from a packet's arrival to its frame's playout, over frames played from packets.

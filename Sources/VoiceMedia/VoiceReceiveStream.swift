@@ -62,7 +62,10 @@ public final class VoiceReceiveStream {
     private var estimator: ArrivalDelayEstimator
     private var jitter = InterarrivalJitter()
     private var targetDelay: Double
-    private var currentDelay: Double = 0
+    /// Delay of the playout position behind the fastest-path arrival (what the target steers).
+    private var playoutDelay: Double = 0
+    /// Arrival-to-playout time of the last frame played from a packet.
+    private var lastBufferingDelay: Double = 0
     private var underflowFrames = 0
     /// Set when waiting for a late packet gave up; cleared when a packet plays.
     private var underflowExhausted = false
@@ -125,7 +128,8 @@ public final class VoiceReceiveStream {
     public var statistics: ReceiveStatistics {
         var statistics = counters
         statistics.jitterMilliseconds = jitter.milliseconds
-        statistics.currentDelayMilliseconds = currentDelay
+        statistics.currentDelayMilliseconds = lastBufferingDelay
+        statistics.playoutDelayMilliseconds = playoutDelay
         statistics.targetDelayMilliseconds = targetDelay
         if bufferingDelayCount > 0 {
             statistics.meanBufferingDelayMilliseconds = bufferingDelaySum / Double(bufferingDelayCount)
@@ -153,7 +157,7 @@ public final class VoiceReceiveStream {
             fractionLost: min(fraction, 1), meanBurstLength: burst,
             cumulativeLost: UInt32(clamping: cumulativeMissing),
             jitterSamples: UInt32(clamping: Int(jitter.jitter.rounded())),
-            bufferDelayMilliseconds: UInt16(clamping: Int(max(currentDelay, 0).rounded())))
+            bufferDelayMilliseconds: UInt16(clamping: Int(max(playoutDelay, 0).rounded())))
         intervalExpected = 0
         intervalMissing = 0
         intervalBursts = 0
@@ -336,6 +340,14 @@ public final class VoiceReceiveStream {
         if playing { counters.totalSamplesPlayed += frameSamples }
     }
 
+    /// The playout delay is kept between `target + lowerBand` and `target + upperBand`. Steps
+    /// are whole frames, so the band is a frame wide (plus 2 ms so that wobbles of the target
+    /// do not cause a skip and a repeat in turn); it sits mostly below the target because the
+    /// target already holds a frame of margin over the delay percentile, and every millisecond
+    /// above it is latency.
+    private var lowerBand: Double { -0.75 * frameMilliseconds - 1 }
+    private var upperBand: Double { 0.25 * frameMilliseconds + 1 }
+
     private func delay(at now: MediaTime, offset: MediaTime, timestamp: Int64) -> Double {
         Double(now - offset) / 1e6 - Double(timestamp) * 1_000 / Double(engineSampleRate)
     }
@@ -345,32 +357,29 @@ public final class VoiceReceiveStream {
         if !playing {
             guard let first = primaries.earliestSlot(atOrAfter: Int64.min + 1) else { return .silence }
             playoutTimestamp = primaries.timestamp(at: first)
-            currentDelay = delay(at: now, offset: offset, timestamp: playoutTimestamp)
-            guard currentDelay >= targetDelay - frameMilliseconds / 2 else { return .silence }
+            playoutDelay = delay(at: now, offset: offset, timestamp: playoutTimestamp)
+            guard playoutDelay - targetDelay >= lowerBand else { return .silence }
             playing = true
         }
-        currentDelay = delay(at: now, offset: offset, timestamp: playoutTimestamp)
+        playoutDelay = delay(at: now, offset: offset, timestamp: playoutTimestamp)
         catchUpIfOverCeiling()
 
-        let error = currentDelay - targetDelay
-        // A quarter frame of hysteresis keeps small wobbles of the target from causing a skip
-        // and a repeat in turn.
-        let band = frameMilliseconds * 0.75
+        let error = playoutDelay - targetDelay
         let timestamp = playoutTimestamp
 
         if let slot = primaries.slot(forTimestamp: timestamp) {
-            if error < -band && lastOutputWasQuiet {
+            if error < lowerBand && lastOutputWasQuiet {
                 // Too little buffered: play the quiet stretch a frame longer, and this frame next time.
                 counters.framesInserted += 1
                 return repeatQuietFrame(render: render)
             }
             let quiet = playPrimary(slot, at: now, render: render)
             let next = primaries.slot(forTimestamp: timestamp + Int64(frameSamples))
-            if error > band && quiet, let next {
+            if error > upperBand && quiet, let next {
                 // Too much buffered and this frame is quiet: it was decoded (the decoder state
                 // stays continuous) but the next one replaces it.
                 counters.framesDropped += 1
-                currentDelay -= frameMilliseconds
+                playoutDelay -= frameMilliseconds
                 _ = playPrimary(next, at: now, render: render)
             }
             return .audio
@@ -383,7 +392,7 @@ public final class VoiceReceiveStream {
                 return repairMissingFrame(nextSlot: next, at: now, render: render)
             }
             givePauseBackAfterUnderflow(before: nextTimestamp)
-            return playPause(error: currentDelay - targetDelay, band: band, nextTimestamp: nextTimestamp)
+            return playPause(error: playoutDelay - targetDelay, nextTimestamp: nextTimestamp)
         }
 
         if newestFlags.contains(.speaking), !underflowExhausted,
@@ -401,7 +410,7 @@ public final class VoiceReceiveStream {
             underflowExhausted = true
             givePauseBackAfterUnderflow(before: nil)
         }
-        return playPause(error: currentDelay - targetDelay, band: band, nextTimestamp: nil)
+        return playPause(error: playoutDelay - targetDelay, nextTimestamp: nil)
     }
 
     /// Waiting for a packet that turned out to be a pause (nothing came, or the next packet
@@ -412,33 +421,33 @@ public final class VoiceReceiveStream {
         guard underflowFrames > 0 else { return }
         var position = playoutTimestamp + Int64(underflowFrames * frameSamples)
         if let nextTimestamp { position = min(position, nextTimestamp) }
-        currentDelay -= Double(position - playoutTimestamp) * 1_000 / Double(engineSampleRate)
+        playoutDelay -= Double(position - playoutTimestamp) * 1_000 / Double(engineSampleRate)
         playoutTimestamp = position
         underflowFrames = 0
         releasePassedFrames()
     }
 
     private func catchUpIfOverCeiling() {
-        guard currentDelay > configuration.maximumDelayMilliseconds else { return }
-        let frames = Int(((currentDelay - targetDelay) / frameMilliseconds).rounded(.down))
+        guard playoutDelay > configuration.maximumDelayMilliseconds else { return }
+        let frames = Int(((playoutDelay - targetDelay) / frameMilliseconds).rounded(.down))
         guard frames > 0 else { return }
         playoutTimestamp += Int64(frames * frameSamples)
         counters.framesDroppedForCatchUp += frames
-        currentDelay -= Double(frames) * frameMilliseconds
+        playoutDelay -= Double(frames) * frameMilliseconds
         releasePassedFrames()
         underflowFrames = 0
     }
 
     /// A stretch the sender did not send (a pause in DTX), or a stream gone idle: silence, and
     /// the cheapest place to move the delay toward its target.
-    private func playPause(error: Double, band: Double, nextTimestamp: Int64?) -> Outcome {
+    private func playPause(error: Double, nextTimestamp: Int64?) -> Outcome {
         lastOutputWasQuiet = true
         let frame = Int64(frameSamples)
         var advance = frame
-        if error > band && (nextTimestamp.map { $0 - playoutTimestamp >= 2 * frame } ?? true) {
+        if error > upperBand && (nextTimestamp.map { $0 - playoutTimestamp >= 2 * frame } ?? true) {
             advance = 2 * frame
             counters.framesDropped += 1
-        } else if error < -band {
+        } else if error < lowerBand {
             advance = 0
             counters.framesInserted += 1
         }
@@ -622,6 +631,7 @@ public final class VoiceReceiveStream {
 
     private func recordBufferingDelay(_ nanoseconds: MediaTime) {
         let milliseconds = Double(max(nanoseconds, 0)) / 1e6
+        lastBufferingDelay = milliseconds
         bufferingDelaySum += milliseconds
         bufferingDelayCount += 1
         bufferingDelayHistogram[min(Int(milliseconds), bufferingDelayHistogram.count - 1)] += 1
