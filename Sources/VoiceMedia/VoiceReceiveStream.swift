@@ -316,8 +316,11 @@ public final class VoiceReceiveStream {
         let count = min(output.count, frameSamples)
         for index in 0..<count { output[index] = scratch[index] }
         for index in count..<output.count { output[index] = 0 }
-        meter.process(UnsafeBufferPointer(rebasing: scratch[0..<frameSamples]))
-        _ = speakingDetector.update(levelDBFS: meter.rmsDBFS, elapsedSeconds: frameMilliseconds / 1_000)
+        let frame = UnsafeBufferPointer(rebasing: scratch[0..<frameSamples])
+        meter.process(frame)
+        // The frame's own level, not the meter's: the meter's slow release would keep a
+        // speaker "speaking" for seconds into a pause; the detector's hold does the smoothing.
+        _ = speakingDetector.update(levelDBFS: LevelMeter.rmsDBFS(of: frame), elapsedSeconds: frameMilliseconds / 1_000)
     }
 
     /// Advances playout by one frame period without decoding, for a player nobody listens to:
