@@ -1,0 +1,107 @@
+import VoiceCodec
+import VoiceCore
+
+/// How a `VoiceReceiveStream` buffers, times and repairs one remote speaker's packets.
+///
+/// The defaults are for game voice over the internet: the target delay is the 95th percentile
+/// of the measured arrival delays plus one frame (the frame of margin lets the packet after a
+/// lost one arrive in time to repair it from its redundancy or in-band FEC), never above a
+/// 200 ms ceiling, which is about where conversation starts to suffer.
+public struct JitterBufferConfiguration: Sendable, Hashable {
+    /// Which decoder turns a redundant (RED-like) copy of a lost frame back into audio.
+    public enum RedundancyDecoding: String, Sendable, Hashable, CaseIterable {
+        /// The stream's own decoder: its overlap and prediction state continues from the frame
+        /// before, so the repaired frame joins the audio on both sides without a seam.
+        case mainDecoder
+        /// A second decoder that sees only redundant copies: its state never matches the
+        /// frames around the gap.
+        case separateDecoder
+    }
+
+    public var frameDuration: FrameDuration
+    /// The hard ceiling: above it, frames are dropped at once to catch up.
+    public var maximumDelayMilliseconds: Double
+    /// The target delay never goes below this.
+    public var minimumDelayMilliseconds: Double
+    /// The share of packets that should arrive in time (0.5…0.9999).
+    public var targetPercentile: Double
+    /// Margin added to the percentile, in frames.
+    public var targetMarginFrames: Double
+    /// Per-packet forgetting factor of the arrival-delay histogram (0.998 ≈ the last 500
+    /// packets, 10 s at 20 ms).
+    public var histogramForgettingFactor: Double
+    /// How long the stream conceals while its speaker said it was speaking but no packet came,
+    /// before treating the stream as silent.
+    public var maximumUnderflowConcealmentMilliseconds: Double
+    /// Frames quieter than this (or sent without the speaking flag) may be dropped or
+    /// repeated to move the delay toward its target in the middle of a talk spurt.
+    public var lowEnergyDBFS: Float
+    public var redundancyDecoding: RedundancyDecoding
+    /// Packets held at most; each slot holds one Opus frame.
+    public var slotCount: Int
+
+    public init(
+        frameDuration: FrameDuration = .ms20,
+        maximumDelayMilliseconds: Double = 200,
+        minimumDelayMilliseconds: Double = 0,
+        targetPercentile: Double = 0.95,
+        targetMarginFrames: Double = 1,
+        histogramForgettingFactor: Double = 0.998,
+        maximumUnderflowConcealmentMilliseconds: Double = 100,
+        lowEnergyDBFS: Float = -45,
+        redundancyDecoding: RedundancyDecoding = .mainDecoder,
+        slotCount: Int = 128
+    ) {
+        self.frameDuration = frameDuration
+        self.maximumDelayMilliseconds = maximumDelayMilliseconds
+        self.minimumDelayMilliseconds = minimumDelayMilliseconds
+        self.targetPercentile = targetPercentile
+        self.targetMarginFrames = targetMarginFrames
+        self.histogramForgettingFactor = histogramForgettingFactor
+        self.maximumUnderflowConcealmentMilliseconds = maximumUnderflowConcealmentMilliseconds
+        self.lowEnergyDBFS = lowEnergyDBFS
+        self.redundancyDecoding = redundancyDecoding
+        self.slotCount = slotCount
+    }
+
+    /// Throws `.invalidArgument` naming the first setting out of range.
+    public func validate(operation: String = "JitterBufferConfiguration.validate") throws(CodecError) {
+        func reject(_ setting: String, _ value: String, allowed: String) -> CodecError {
+            CodecError(.invalidArgument, operation: operation, message: "\(setting) is \(value); allowed: \(allowed)")
+        }
+        guard maximumDelayMilliseconds.isFinite, maximumDelayMilliseconds >= frameDuration.milliseconds,
+            maximumDelayMilliseconds <= 2_000
+        else {
+            throw reject(
+                "maximumDelayMilliseconds", "\(maximumDelayMilliseconds)",
+                allowed: "one frame (\(frameDuration)) … 2000 ms")
+        }
+        guard minimumDelayMilliseconds.isFinite, minimumDelayMilliseconds >= 0,
+            minimumDelayMilliseconds <= maximumDelayMilliseconds
+        else {
+            throw reject(
+                "minimumDelayMilliseconds", "\(minimumDelayMilliseconds)",
+                allowed: "0 … maximumDelayMilliseconds (\(maximumDelayMilliseconds))")
+        }
+        guard targetPercentile >= 0.5, targetPercentile <= 0.9999 else {
+            throw reject("targetPercentile", "\(targetPercentile)", allowed: "0.5 … 0.9999")
+        }
+        guard targetMarginFrames.isFinite, targetMarginFrames >= 0, targetMarginFrames <= 10 else {
+            throw reject("targetMarginFrames", "\(targetMarginFrames)", allowed: "0 … 10")
+        }
+        guard histogramForgettingFactor >= 0.9, histogramForgettingFactor < 1 else {
+            throw reject("histogramForgettingFactor", "\(histogramForgettingFactor)", allowed: "0.9 … <1")
+        }
+        guard maximumUnderflowConcealmentMilliseconds.isFinite, maximumUnderflowConcealmentMilliseconds >= 0 else {
+            throw reject(
+                "maximumUnderflowConcealmentMilliseconds", "\(maximumUnderflowConcealmentMilliseconds)",
+                allowed: "0 ms or more")
+        }
+        let needed = Int((maximumDelayMilliseconds / frameDuration.milliseconds).rounded(.up)) + 8
+        guard slotCount >= needed, slotCount <= 4_096 else {
+            throw reject(
+                "slotCount", "\(slotCount)",
+                allowed: "\(needed) (the ceiling in frames plus 8) … 4096; raise it or lower maximumDelayMilliseconds")
+        }
+    }
+}

@@ -1,2 +1,0 @@
-// The media path: send pipeline, receive streams, mixing.
-enum MediaPlaceholder {}

@@ -1,0 +1,642 @@
+import VoiceCodec
+import VoiceCore
+import VoiceWire
+
+/// One remote speaker in one channel: an adaptive jitter buffer, the Opus decoder and the
+/// repairs (redundant copies, in-band FEC, concealment), a level meter and speaking detection.
+///
+/// **Timeline.** Sequence numbers and timestamps are unwrapped into Int64 relative to the
+/// stream's first packet. The playout position `playoutTimestamp` is the media time of the
+/// next frame to play; each `pullFrame` normally advances it by one frame. The *current delay*
+/// is how long after a packet on the network's fastest path would have arrived its frame plays:
+/// `now − minimumTransitOffset − playoutTime`. Every packet whose relative delay (see
+/// `ArrivalDelayEstimator`) is below the current delay is in time.
+///
+/// **Target.** The target delay is a high percentile of the relative delays plus a margin,
+/// clamped to the configured range. The buffer moves toward it by whole frames and only where
+/// that is inaudible: in silence (pauses the sender did not send at all, DTX) it skips or
+/// repeats silent frames, which is also how each talk spurt starts at the target; inside a
+/// spurt it skips a quiet frame (decoded anyway, so the decoder state stays continuous) or
+/// repeats a quiet one by concealment. Above the hard ceiling it drops frames at once.
+///
+/// **Clock drift.** A sender whose clock runs fast delivers media time slightly faster than the
+/// listener plays it; the fastest-path reference then moves earlier and the current delay
+/// creeps up by 0.2 ms per second at 200 ppm. Because that shows as an error against the
+/// target like any other, the same control absorbs it: one frame skipped (sender fast) or
+/// repeated (sender slow) every 100 s at 20 ms frames, placed in pauses. Whole-frame steps in
+/// silence are inaudible and cost nothing, where time-stretching would alter speech; at ±200 ppm
+/// the pauses of conversation come far more often than the steps are needed.
+///
+/// **Repair order** for a frame whose packet is missing: a redundant copy from a later packet,
+/// then the next packet's in-band FEC (only when that packet carries FEC), then concealment. A
+/// missing frame is told from a pause by sequence numbers: frames skipped in media time while
+/// the sequence runs on without a gap were never sent (DTX), so they play as silence and count
+/// as nothing.
+///
+/// Thread contract: one thread at a time (the engine's media thread); it owns libopus decoders
+/// through `OpusDecoder`. `insert`, `pullFrame` and `skipFrame` never allocate: every buffer is
+/// taken at creation.
+public final class VoiceReceiveStream {
+    public let sender: UInt32
+    public let channel: UInt16
+    public let configuration: JitterBufferConfiguration
+
+    private let frameSamples: Int
+    private let frameMilliseconds: Double
+    private var decoder: OpusDecoder
+    private var redundancyDecoder: OpusDecoder
+    private var primaries: JitterBufferSlots
+    private var redundants: JitterBufferSlots
+    /// One decoded frame (sized for the longest Opus packet, so decode never fails for room).
+    private let scratch: UnsafeMutableBufferPointer<Float>
+
+    private var sequences = SerialNumberUnwrapper<UInt16>()
+    private var timestamps = SerialNumberUnwrapper<UInt32>()
+    private var synchronized = false
+    private var playing = false
+    private var playoutTimestamp: Int64 = 0
+    private var lastAccountedSequence: Int64 = -1
+    private var newestFlags: VoicePacketFlags = []
+    private static let sequenceRingSize = 512
+    private var receivedSequences: [Int64]
+    private var estimator: ArrivalDelayEstimator
+    private var jitter = InterarrivalJitter()
+    private var targetDelay: Double
+    /// Delay of the playout position behind the fastest-path arrival (what the target steers).
+    private var playoutDelay: Double = 0
+    /// Arrival-to-playout time of the last frame played from a packet.
+    private var lastBufferingDelay: Double = 0
+    private var underflowFrames = 0
+    /// Set when waiting for a late packet gave up; cleared when a packet plays.
+    private var underflowExhausted = false
+    private var pendingUnderflowSamples = 0
+    private var recoveredSinceAccounted = 0
+    private var lastOutputWasQuiet = true
+    private var decoderIsStale = false
+    private var absurdInARow = 0
+    private var lateInARow = 0
+    /// Late packets in a row that mean the network's delay jumped up for good (not a spike).
+    private static let lateRunForRestart = 5
+    /// Packets in a row far off the timeline that mean the sender restarted its numbering.
+    private static let farRunForResynchronization = 8
+    private var counters = ReceiveStatistics()
+    private var bufferingDelayHistogram: [Int]
+    private var bufferingDelaySum = 0.0
+    private var bufferingDelayCount = 0
+
+    private var intervalExpected = 0
+    private var intervalMissing = 0
+    private var intervalBursts = 0
+    private var cumulativeMissing = 0
+
+    /// The level of what this stream played.
+    public private(set) var meter = LevelMeter()
+    private var speakingDetector = SpeakingDetector()
+
+    /// Whether the speaker is heard talking, with hysteresis (see `SpeakingDetector`).
+    public var isSpeaking: Bool { speakingDetector.isSpeaking }
+
+    public init(sender: UInt32, channel: UInt16, configuration: JitterBufferConfiguration) throws(CodecError) {
+        try configuration.validate(operation: "VoiceReceiveStream.init")
+        self.sender = sender
+        self.channel = channel
+        self.configuration = configuration
+        frameSamples = configuration.frameDuration.engineFrames
+        frameMilliseconds = configuration.frameDuration.milliseconds
+        decoder = try OpusDecoder(sampleRate: engineSampleRate, channels: 1)
+        redundancyDecoder = try OpusDecoder(sampleRate: engineSampleRate, channels: 1)
+        let slotBytes = VoicePacketWriter.maximumPacketBytes
+        primaries = JitterBufferSlots(capacity: configuration.slotCount, slotBytes: slotBytes)
+        // Redundant copies are kept only for frames whose own packet has not come (yet).
+        redundants = JitterBufferSlots(capacity: max(configuration.slotCount / 4, 8), slotBytes: slotBytes)
+        scratch = .allocate(capacity: decoder.maximumFrameSamples)
+        scratch.initialize(repeating: 0)
+        receivedSequences = [Int64](repeating: Int64.min, count: Self.sequenceRingSize)
+        estimator = ArrivalDelayEstimator(
+            bucketMilliseconds: 1, bucketCount: 1_000, forgettingFactor: configuration.histogramForgettingFactor)
+        bufferingDelayHistogram = [Int](repeating: 0, count: 1_000)
+        targetDelay = 0
+        targetDelay = clampedTarget(quantile: 0)
+    }
+
+    deinit {
+        scratch.deallocate()
+    }
+
+    // MARK: Statistics and reports
+
+    public var statistics: ReceiveStatistics {
+        var statistics = counters
+        statistics.jitterMilliseconds = jitter.milliseconds
+        statistics.currentDelayMilliseconds = lastBufferingDelay
+        statistics.playoutDelayMilliseconds = playoutDelay
+        statistics.targetDelayMilliseconds = targetDelay
+        if bufferingDelayCount > 0 {
+            statistics.meanBufferingDelayMilliseconds = bufferingDelaySum / Double(bufferingDelayCount)
+            let wanted = (Double(bufferingDelayCount) * 0.95).rounded(.up)
+            var cumulative = 0
+            for (milliseconds, count) in bufferingDelayHistogram.enumerated() {
+                cumulative += count
+                if Double(cumulative) >= wanted {
+                    statistics.p95BufferingDelayMilliseconds = Double(milliseconds + 1)
+                    break
+                }
+            }
+        }
+        return statistics
+    }
+
+    /// A report for the interval since the previous call. The loss it reports is *before*
+    /// repair (frames whose own packet was not there at playout, whether or not redundancy or
+    /// FEC then rebuilt them): that is what the sender's protection has to cover.
+    public func makeReport(reporter: UInt32) -> ReceiverReport {
+        let fraction = intervalExpected > 0 ? Float(intervalMissing) / Float(intervalExpected) : 0
+        let burst = intervalBursts > 0 ? Float(intervalMissing) / Float(intervalBursts) : 0
+        let report = ReceiverReport(
+            reporter: reporter, source: sender, channel: channel, highestSequence: sequences.newestValue,
+            fractionLost: min(fraction, 1), meanBurstLength: burst,
+            cumulativeLost: UInt32(clamping: cumulativeMissing),
+            jitterSamples: UInt32(clamping: Int(jitter.jitter.rounded())),
+            bufferDelayMilliseconds: UInt16(clamping: Int(max(playoutDelay, 0).rounded())))
+        intervalExpected = 0
+        intervalMissing = 0
+        intervalBursts = 0
+        return report
+    }
+
+    // MARK: Packets in
+
+    /// Hands in one parsed packet; its bytes are copied into the stream's own slots.
+    public func insert(_ packet: VoicePacketView, bytes: UnsafeRawBufferPointer, arrival: MediaTime) {
+        guard packet.sender == sender, packet.channel == channel else {
+            counters.foreignPackets += 1
+            return
+        }
+        guard isWellFormed(packet, bytes: bytes) else {
+            counters.malformedPackets += 1
+            return
+        }
+        if !synchronized {
+            synchronize()
+        } else if isFarFromTimeline(packet, arrival: arrival) {
+            absurdInARow += 1
+            // A run of packets that all disagree with the timeline means the sender started
+            // over with new numbering; one stray packet does not.
+            guard absurdInARow >= Self.farRunForResynchronization else {
+                counters.malformedPackets += 1
+                return
+            }
+            synchronize()
+        }
+        absurdInARow = 0
+
+        let newestBefore = sequences.hasValue ? sequences.newest : Int64.min
+        let sequence = sequences.unwrap(packet.sequence)
+        let timestamp = timestamps.unwrap(packet.timestamp)
+        let ring = Int(sequence & Int64(Self.sequenceRingSize - 1))
+        if receivedSequences[ring] == sequence {
+            counters.packetsDuplicated += 1
+            return
+        }
+        receivedSequences[ring] = sequence
+        counters.packetsReceived += 1
+        if sequence >= newestBefore { newestFlags = packet.flags }
+
+        jitter.record(arrival: arrival, timestamp: timestamp)
+        estimator.record(transitOffset: arrival - Self.nanoseconds(ofMediaTime: timestamp), arrival: arrival)
+        targetDelay = clampedTarget(quantile: estimator.quantile(configuration.targetPercentile))
+
+        if timestamp < playoutTimestamp {
+            guard !playing else {
+                counters.packetsLate += 1
+                lateInARow += 1
+                if lateInARow >= Self.lateRunForRestart { restartPlayout() }
+                return
+            }
+            // Reordered ahead of the stream's start: start from the earlier frame.
+            playoutTimestamp = timestamp
+            lastAccountedSequence = min(lastAccountedSequence, sequence - 1)
+        }
+
+        lateInARow = 0
+        if let copy = redundants.slot(forTimestamp: timestamp) { redundants.release(copy) }
+        var evicted: Int64?
+        _ = primaries.store(
+            timestamp: timestamp, sequence: sequence, flags: packet.flags.rawValue, arrival: arrival,
+            payload: UnsafeRawBufferPointer(rebasing: bytes[packet.primary]), evicted: &evicted)
+        if let evicted {
+            counters.framesDroppedForCatchUp += 1
+            account(sequence: evicted)
+        }
+
+        for index in 0..<packet.redundantCount {
+            let frame = packet.redundant(index)
+            let copyTimestamp = timestamp - Int64(frame.timestampOffset)
+            guard copyTimestamp >= playoutTimestamp,
+                primaries.slot(forTimestamp: copyTimestamp) == nil,
+                redundants.slot(forTimestamp: copyTimestamp) == nil
+            else { continue }
+            var ignored: Int64?
+            _ = redundants.store(
+                timestamp: copyTimestamp, sequence: sequence - Int64(index + 1), flags: packet.flags.rawValue,
+                arrival: arrival, payload: UnsafeRawBufferPointer(rebasing: bytes[frame.payload]), evicted: &ignored)
+        }
+    }
+
+    private func isWellFormed(_ packet: VoicePacketView, bytes: UnsafeRawBufferPointer) -> Bool {
+        func fits(_ range: Range<Int>) -> Bool {
+            !range.isEmpty && range.lowerBound >= 0 && range.upperBound <= bytes.count
+                && range.count <= primaries.slotBytes
+        }
+        guard fits(packet.primary), (0...VoicePacketWriter.maximumRedundantFrames).contains(packet.redundantCount)
+        else { return false }
+        for index in 0..<packet.redundantCount {
+            let frame = packet.redundant(index)
+            guard fits(frame.payload), frame.timestampOffset > 0 else { return false }
+        }
+        return true
+    }
+
+    /// True when the packet's timestamp is more than a minute away from where the arrival time
+    /// puts it, or its sequence number is thousands away from the newest: a foreign or broken
+    /// sender, or one that restarted.
+    private func isFarFromTimeline(_ packet: VoicePacketView, arrival: MediaTime) -> Bool {
+        let sequence = sequences.position(of: packet.sequence)
+        if abs(sequence - sequences.newest) > 3_000 { return true }
+        guard let offset = estimator.minimumTransitOffset else { return false }
+        let expected = Double(arrival - offset) * Double(engineSampleRate) / 1e9
+        let timestamp = Double(timestamps.position(of: packet.timestamp))
+        return abs(timestamp - expected) > Double(engineSampleRate) * 60
+    }
+
+    private func synchronize() {
+        sequences.reset()
+        timestamps.reset()
+        estimator.reset()
+        jitter.reset()
+        primaries.removeAll()
+        redundants.removeAll()
+        for index in receivedSequences.indices { receivedSequences[index] = Int64.min }
+        synchronized = true
+        playing = false
+        playoutTimestamp = 0
+        lastAccountedSequence = -1
+        underflowFrames = 0
+        pendingUnderflowSamples = 0
+        recoveredSinceAccounted = 0
+        decoderIsStale = true
+        targetDelay = clampedTarget(quantile: 0)
+    }
+
+    /// The network's delay rose beyond what the buffer holds and stayed there: every packet now
+    /// comes after its frame. Waiting for the fastest-path reference to age out of its window
+    /// would lose seconds of speech, so start over from the next packets, like a new talk spurt.
+    private func restartPlayout() {
+        estimator.resetReference()
+        playing = false
+        lateInARow = 0
+        underflowFrames = 0
+    }
+
+    private func clampedTarget(quantile: Double) -> Double {
+        let wanted = quantile + configuration.targetMarginFrames * frameMilliseconds
+        return min(max(wanted, configuration.minimumDelayMilliseconds), configuration.maximumDelayMilliseconds)
+    }
+
+    private static func nanoseconds(ofMediaTime samples: Int64) -> MediaTime {
+        samples * 62_500 / 3  // 10⁹ / 48 000 = 62 500 / 3
+    }
+
+    // MARK: Frames out
+
+    /// Produces exactly one frame of PCM for playout time `now` into `output` (its first
+    /// `frameDuration` worth of samples; any rest is zeroed).
+    public func pullFrame(into output: UnsafeMutableBufferPointer<Float>, at now: MediaTime) {
+        advance(at: now, render: true)
+        let count = min(output.count, frameSamples)
+        for index in 0..<count { output[index] = scratch[index] }
+        for index in count..<output.count { output[index] = 0 }
+        let frame = UnsafeBufferPointer(rebasing: scratch[0..<frameSamples])
+        meter.process(frame)
+        // The frame's own level, not the meter's: the meter's slow release would keep a
+        // speaker "speaking" for seconds into a pause; the detector's hold does the smoothing.
+        _ = speakingDetector.update(levelDBFS: LevelMeter.rmsDBFS(of: frame), elapsedSeconds: frameMilliseconds / 1_000)
+    }
+
+    /// Advances playout by one frame period without decoding, for a player nobody listens to:
+    /// the buffer stays bounded and the statistics keep counting. The decoder restarts cleanly
+    /// at the next `pullFrame`.
+    public func skipFrame(at now: MediaTime) {
+        advance(at: now, render: false)
+    }
+
+    private enum Outcome {
+        case silence
+        case audio
+    }
+
+    private func advance(at now: MediaTime, render: Bool) {
+        let silent = produce(at: now, render: render) == .silence
+        if silent || !render {
+            for index in 0..<frameSamples { scratch[index] = 0 }
+        }
+        if playing { counters.totalSamplesPlayed += frameSamples }
+    }
+
+    /// The playout delay is kept between `target + lowerBand` and `target + upperBand`. Steps
+    /// are whole frames, so the band is a frame wide (plus 2 ms so that wobbles of the target
+    /// do not cause a skip and a repeat in turn); it sits mostly below the target because the
+    /// target already holds a frame of margin over the delay percentile, and every millisecond
+    /// above it is latency.
+    private var lowerBand: Double { -0.75 * frameMilliseconds - 1 }
+    private var upperBand: Double { 0.25 * frameMilliseconds + 1 }
+
+    private func delay(at now: MediaTime, offset: MediaTime, timestamp: Int64) -> Double {
+        Double(now - offset) / 1e6 - Double(timestamp) * 1_000 / Double(engineSampleRate)
+    }
+
+    private func produce(at now: MediaTime, render: Bool) -> Outcome {
+        guard synchronized, let offset = estimator.minimumTransitOffset else { return .silence }
+        if !playing {
+            guard let first = primaries.earliestSlot(atOrAfter: Int64.min + 1) else { return .silence }
+            playoutTimestamp = primaries.timestamp(at: first)
+            playoutDelay = delay(at: now, offset: offset, timestamp: playoutTimestamp)
+            guard playoutDelay - targetDelay >= lowerBand else { return .silence }
+            playing = true
+        }
+        playoutDelay = delay(at: now, offset: offset, timestamp: playoutTimestamp)
+        catchUpIfOverCeiling()
+
+        let error = playoutDelay - targetDelay
+        let timestamp = playoutTimestamp
+
+        if let slot = primaries.slot(forTimestamp: timestamp) {
+            if error < lowerBand && lastOutputWasQuiet {
+                // Too little buffered: play the quiet stretch a frame longer, and this frame next time.
+                counters.framesInserted += 1
+                return repeatQuietFrame(render: render)
+            }
+            let quiet = playPrimary(slot, at: now, render: render)
+            let next = primaries.slot(forTimestamp: timestamp + Int64(frameSamples))
+            if error > upperBand && quiet, let next {
+                // Too much buffered and this frame is quiet: it was decoded (the decoder state
+                // stays continuous) but the next one replaces it.
+                counters.framesDropped += 1
+                playoutDelay -= frameMilliseconds
+                _ = playPrimary(next, at: now, render: render)
+            }
+            return .audio
+        }
+
+        if let next = primaries.earliestSlot(atOrAfter: timestamp + 1) {
+            let nextTimestamp = primaries.timestamp(at: next)
+            let missing = primaries.sequence(at: next) - lastAccountedSequence - 1
+            if missing > 0 && nextTimestamp - timestamp <= missing * Int64(frameSamples) {
+                return repairMissingFrame(nextSlot: next, at: now, render: render)
+            }
+            givePauseBackAfterUnderflow(before: nextTimestamp)
+            return playPause(error: playoutDelay - targetDelay, nextTimestamp: nextTimestamp)
+        }
+
+        if newestFlags.contains(.speaking), !underflowExhausted,
+            Double(underflowFrames + 1) * frameMilliseconds <= configuration.maximumUnderflowConcealmentMilliseconds
+        {
+            // The speaker was talking but nothing is here: the packet is late or lost. Conceal
+            // and wait for it instead of moving on (the delay grows by a frame, as the network's
+            // did). Whether this was really concealment is known once the next packet comes.
+            underflowFrames += 1
+            pendingUnderflowSamples += frameSamples
+            lastOutputWasQuiet = false
+            return conceal(render: render)
+        }
+        if underflowFrames > 0 {
+            underflowExhausted = true
+            givePauseBackAfterUnderflow(before: nil)
+        }
+        return playPause(error: playoutDelay - targetDelay, nextTimestamp: nil)
+    }
+
+    /// Waiting for a packet that turned out to be a pause (nothing came, or the next packet
+    /// follows on in sequence after a jump in time) held the playout position back; the waited
+    /// frames belonged to the pause, so the position moves on by them again instead of the
+    /// delay growing. Whether the concealment counts is settled when the next packet plays.
+    private func givePauseBackAfterUnderflow(before nextTimestamp: Int64?) {
+        guard underflowFrames > 0 else { return }
+        var position = playoutTimestamp + Int64(underflowFrames * frameSamples)
+        if let nextTimestamp { position = min(position, nextTimestamp) }
+        playoutDelay -= Double(position - playoutTimestamp) * 1_000 / Double(engineSampleRate)
+        playoutTimestamp = position
+        underflowFrames = 0
+        releasePassedFrames()
+    }
+
+    private func catchUpIfOverCeiling() {
+        guard playoutDelay > configuration.maximumDelayMilliseconds else { return }
+        let frames = Int(((playoutDelay - targetDelay) / frameMilliseconds).rounded(.down))
+        guard frames > 0 else { return }
+        playoutTimestamp += Int64(frames * frameSamples)
+        counters.framesDroppedForCatchUp += frames
+        playoutDelay -= Double(frames) * frameMilliseconds
+        releasePassedFrames()
+        underflowFrames = 0
+    }
+
+    /// A stretch the sender did not send (a pause in DTX), or a stream gone idle: silence, and
+    /// the cheapest place to move the delay toward its target.
+    private func playPause(error: Double, nextTimestamp: Int64?) -> Outcome {
+        lastOutputWasQuiet = true
+        let frame = Int64(frameSamples)
+        var advance = frame
+        if error > upperBand && (nextTimestamp.map { $0 - playoutTimestamp >= 2 * frame } ?? true) {
+            advance = 2 * frame
+            counters.framesDropped += 1
+        } else if error < lowerBand {
+            advance = 0
+            counters.framesInserted += 1
+        }
+        var position = playoutTimestamp + advance
+        if let nextTimestamp {
+            let gap = nextTimestamp - position
+            if gap < 0 || (gap > 0 && gap < frame) {
+                // The next talk spurt does not start on this frame grid: line it up with the
+                // grid inside the silence, leaning toward the target.
+                position = error >= 0 ? nextTimestamp : max(nextTimestamp - frame, playoutTimestamp)
+            }
+        }
+        playoutTimestamp = position
+        releasePassedFrames()
+        return .silence
+    }
+
+    /// Plays the primary frame in `slot`; returns whether it was quiet (sent outside speech or
+    /// decoded under the low-energy threshold).
+    private func playPrimary(_ slot: Int, at now: MediaTime, render: Bool) -> Bool {
+        let sequence = primaries.sequence(at: slot)
+        let flags = VoicePacketFlags(rawValue: primaries.flags(at: slot))
+        if pendingUnderflowSamples > 0 {
+            // Frames concealed while waiting were real concealment unless this packet opens a
+            // new talk spurt right after the last one: then the speaker had simply paused.
+            if !(flags.contains(.talkSpurtStart) && sequence == lastAccountedSequence + 1) {
+                counters.concealedSamples += pendingUnderflowSamples
+            }
+            pendingUnderflowSamples = 0
+        }
+        underflowFrames = 0
+        underflowExhausted = false
+        recordBufferingDelay(now - primaries.arrival(at: slot))
+        var quiet = !flags.contains(.speaking)
+        if render {
+            if decode(primaries.payload(at: slot), with: .mainDecoder) {
+                quiet = quiet || Self.isQuiet(scratch, frameSamples, below: configuration.lowEnergyDBFS)
+            } else {
+                counters.malformedPackets += 1
+                _ = conceal(render: true)
+                counters.concealedSamples += frameSamples
+            }
+        } else {
+            decoderIsStale = true
+        }
+        lastOutputWasQuiet = quiet
+        account(sequence: sequence)
+        playoutTimestamp = primaries.timestamp(at: slot) + Int64(frameSamples)
+        primaries.release(slot)
+        releasePassedFrames()
+        return quiet
+    }
+
+    /// The frame at the playout position never came: rebuild it from the best source there is.
+    private func repairMissingFrame(nextSlot: Int, at now: MediaTime, render: Bool) -> Outcome {
+        let timestamp = playoutTimestamp
+        if pendingUnderflowSamples > 0 {
+            counters.concealedSamples += pendingUnderflowSamples
+            pendingUnderflowSamples = 0
+        }
+        underflowFrames = 0
+        underflowExhausted = false
+        var repaired = false
+        if let copy = redundants.slot(forTimestamp: timestamp) {
+            if !render || decode(redundants.payload(at: copy), with: configuration.redundancyDecoding) {
+                repaired = true
+                counters.recoveredByRedundancy += 1
+                recordBufferingDelay(now - redundants.arrival(at: copy))
+            }
+        }
+        if !repaired && primaries.timestamp(at: nextSlot) == timestamp + Int64(frameSamples) {
+            let next = primaries.payload(at: nextSlot)
+            if (try? OpusDecoder.hasInbandFEC(next)) == true {
+                if !render || decodeFEC(from: next) {
+                    repaired = true
+                    counters.recoveredByFEC += 1
+                    recordBufferingDelay(now - primaries.arrival(at: nextSlot))
+                }
+            }
+        }
+        if repaired {
+            recoveredSinceAccounted += 1
+            lastOutputWasQuiet =
+                render ? Self.isQuiet(scratch, frameSamples, below: configuration.lowEnergyDBFS) : false
+        } else {
+            _ = conceal(render: render)
+            counters.concealedSamples += frameSamples
+            lastOutputWasQuiet = false
+        }
+        if !render { decoderIsStale = true }
+        playoutTimestamp = timestamp + Int64(frameSamples)
+        releasePassedFrames()
+        return .audio
+    }
+
+    /// One more frame continuing the quiet audio just played, without moving the playout position.
+    private func repeatQuietFrame(render: Bool) -> Outcome {
+        conceal(render: render)
+    }
+
+    @discardableResult
+    private func conceal(render: Bool) -> Outcome {
+        guard render else {
+            decoderIsStale = true
+            return .audio
+        }
+        if decoderIsStale {
+            // A decoder that has not heard this stream for a while has nothing sensible to continue.
+            return .silence
+        }
+        do {
+            _ = try decoder.conceal(frames: frameSamples, into: scratch)
+            return .audio
+        } catch {
+            return .silence
+        }
+    }
+
+    /// Decodes one frame into `scratch`, padding a short one with silence; false if it did not decode.
+    private func decode(
+        _ payload: UnsafeBufferPointer<UInt8>, with choice: JitterBufferConfiguration.RedundancyDecoding
+    ) -> Bool {
+        if decoderIsStale {
+            decoder.reset()
+            decoderIsStale = false
+        }
+        do {
+            let decoded =
+                switch choice {
+                case .mainDecoder: try decoder.decode(payload, into: scratch)
+                case .separateDecoder: try redundancyDecoder.decode(payload, into: scratch)
+                }
+            for index in min(decoded, frameSamples)..<frameSamples { scratch[index] = 0 }
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    private func decodeFEC(from next: UnsafeBufferPointer<UInt8>) -> Bool {
+        if decoderIsStale {
+            decoder.reset()
+            decoderIsStale = false
+        }
+        do {
+            _ = try decoder.decodeFEC(from: next, frames: frameSamples, into: scratch)
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    private static func isQuiet(_ samples: UnsafeMutableBufferPointer<Float>, _ count: Int, below threshold: Float)
+        -> Bool
+    {
+        LevelMeter.rmsDBFS(of: UnsafeBufferPointer(rebasing: samples[0..<count])) < threshold
+    }
+
+    /// Frees every slot the playout position has passed; frames that arrived but were never
+    /// played (skipped) still count as received, not lost.
+    private func releasePassedFrames() {
+        primaries.releaseAll(before: playoutTimestamp) { sequence in account(sequence: sequence) }
+        redundants.releaseAll(before: playoutTimestamp) { _ in }
+    }
+
+    /// Books the frames between the last accounted sequence number and `sequence`: any number
+    /// skipped was a frame missing at playout (a loss burst), repaired or not.
+    private func account(sequence: Int64) {
+        guard sequence > lastAccountedSequence else { return }
+        let missing = Int(sequence - lastAccountedSequence - 1)
+        if missing > 0 {
+            intervalMissing += missing
+            cumulativeMissing += missing
+            intervalBursts += 1
+            counters.packetsLost += max(0, missing - recoveredSinceAccounted)
+        }
+        recoveredSinceAccounted = 0
+        intervalExpected += missing + 1
+        lastAccountedSequence = sequence
+    }
+
+    private func recordBufferingDelay(_ nanoseconds: MediaTime) {
+        let milliseconds = Double(max(nanoseconds, 0)) / 1e6
+        lastBufferingDelay = milliseconds
+        bufferingDelaySum += milliseconds
+        bufferingDelayCount += 1
+        bufferingDelayHistogram[min(Int(milliseconds), bufferingDelayHistogram.count - 1)] += 1
+    }
+}

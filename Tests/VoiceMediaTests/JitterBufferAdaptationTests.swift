@@ -1,0 +1,123 @@
+import Testing
+import VoiceCodec
+import VoiceCore
+import VoiceMedia
+import VoiceWire
+
+@Suite("Jitter buffer adaptation")
+struct JitterBufferAdaptationTests {
+    static let frame = 960
+    static let period = FrameDuration.ms20.nanoseconds
+
+    /// The speech fixture looped `loops` times with `pauseFrames` of DTX silence (not sent)
+    /// after each pass: speech with pauses, as a conversation has.
+    /// The last frame before each pause is sent without the speaking flag, as a sender's
+    /// speech gate does when it closes.
+    static func speechWithPauses(loops: Int, pauseFrames: Int) throws -> (
+        frames: [EncodedFrame], unsent: Set<Int>, quiet: Set<Int>
+    ) {
+        let once = try encodeFrames(try ReceiveFixture.speech())
+        var frames: [EncodedFrame] = []
+        var unsent = Set<Int>()
+        var quiet = Set<Int>()
+        for _ in 0..<loops {
+            frames.append(contentsOf: once)
+            quiet.insert(frames.count - 1)
+            for _ in 0..<pauseFrames {
+                unsent.insert(frames.count)
+                frames.append(once[0])
+            }
+        }
+        return (frames, unsent, quiet)
+    }
+
+    /// 40 ms of uniform jitter: the target settles above the jitter and below jitter plus two
+    /// frames, almost nothing arrives late, and the buffering delay stays near the target.
+    @Test func targetFollowsUniformJitter() throws {
+        let (frames, unsent, quiet) = try Self.speechWithPauses(loops: 3, pauseFrames: 50)
+        var random = ReceiveRandom(seed: 40)
+        let packets = try makePackets(frames, unsent: unsent, quiet: quiet) { index in
+            MediaTime(index) * Self.period + MediaTime.milliseconds(20)
+                + MediaTime.random(in: 0...MediaTime.milliseconds(40), using: &random)
+        }
+        var harness = try ReceiveHarness()
+        var targets: [Double] = []
+        harness.observe = { tick, stream in
+            if tick > 500 { targets.append(stream.statistics.targetDelayMilliseconds) }
+        }
+        _ = harness.run(packets.map(\.packet), ticks: frames.count + 20)
+        let statistics = harness.stream.statistics
+        let lateShare = Double(statistics.packetsLate) / Double(statistics.packetsReceived)
+        print(
+            "jitter 40 ms: target \(targets.min()!)…\(targets.max()!) ms, late \(statistics.packetsLate)/"
+                + "\(statistics.packetsReceived), lost \(statistics.packetsLost), mean buffering "
+                + "\(statistics.meanBufferingDelayMilliseconds) ms, p95 \(statistics.p95BufferingDelayMilliseconds) ms, "
+                + "RFC 3550 jitter \(statistics.jitterMilliseconds) ms")
+        #expect(targets.min()! >= 40 && targets.max()! <= 70)
+        #expect(lateShare < 0.01)
+        #expect(statistics.p95BufferingDelayMilliseconds <= 80)
+        // Uniform jitter over 40 ms has mean absolute difference 13.3 ms; RFC 3550 smooths it.
+        #expect(statistics.jitterMilliseconds > 8 && statistics.jitterMilliseconds < 20)
+    }
+
+    /// When the network's delay falls by 300 ms at once (a congested queue drains), the buffer
+    /// holds far more than the 200 ms ceiling; it drops frames at once to get back under it.
+    @Test func delayAboveTheCeilingIsCutBack() throws {
+        let frames = try encodeFrames(Array(try ReceiveFixture.speech()[0..<(48_000 * 12)]))
+        let packets = try makePackets(frames) { index in
+            let extra = (100..<350).contains(index) ? 300.0 : 0.0
+            return MediaTime(index) * Self.period + MediaTime.milliseconds(20 + extra)
+        }
+        var harness = try ReceiveHarness()
+        var delays: [Double] = []
+        harness.observe = { _, stream in delays.append(stream.statistics.playoutDelayMilliseconds) }
+        _ = harness.run(packets.map(\.packet), ticks: frames.count + 40)
+        let statistics = harness.stream.statistics
+        print(
+            "delay step: max delay \(delays.max()!) ms, dropped for catch-up \(statistics.framesDroppedForCatchUp), "
+                + "late \(statistics.packetsLate), lost \(statistics.packetsLost)")
+        #expect(statistics.framesDroppedForCatchUp > 0)
+        #expect(delays.max()! <= 200)
+        #expect(delays.last! < 100)
+    }
+
+    /// ±200 ppm of clock drift over ten minutes of speech with pauses: the delay stays within
+    /// its band around the target, and frames are skipped (sender fast) or repeated (sender
+    /// slow) about as often as the drift requires: 600 s × 200 ppm = 120 ms = 6 frames.
+    @Test(arguments: [200.0, -200.0])
+    func clockDriftIsAbsorbed(ppm: Double) throws {
+        let (frames, unsent, quiet) = try Self.speechWithPauses(loops: 43, pauseFrames: 50)  // ≈ 10 min
+        let senderRate = 1 + ppm / 1_000_000
+        var random = ReceiveRandom(seed: 7)
+        let packets = try makePackets(frames, unsent: unsent, quiet: quiet) { index in
+            MediaTime((Double(index) * Double(Self.period) / senderRate).rounded()) + MediaTime.milliseconds(20)
+                + MediaTime.random(in: 0...MediaTime.milliseconds(10), using: &random)
+        }
+        var harness = try ReceiveHarness()
+        var worstAbove = -Double.infinity
+        var worstBelow = Double.infinity
+        harness.observe = { tick, stream in
+            guard tick > 250 else { return }
+            let statistics = stream.statistics
+            let error = statistics.playoutDelayMilliseconds - statistics.targetDelayMilliseconds
+            worstAbove = max(worstAbove, error)
+            worstBelow = min(worstBelow, error)
+        }
+        let ticks = Int(Double(frames.count) / senderRate) + 20
+        _ = harness.run(packets.map(\.packet), ticks: ticks)
+        let statistics = harness.stream.statistics
+        print(
+            "drift \(ppm) ppm over \(ticks / 50) s: dropped \(statistics.framesDropped), inserted "
+                + "\(statistics.framesInserted), delay − target in \(worstBelow)…\(worstAbove) ms, lost "
+                + "\(statistics.packetsLost), late \(statistics.packetsLate), concealed \(statistics.concealedSamples)")
+        #expect(worstAbove <= 8 && worstBelow >= -18)
+        let net = statistics.framesDropped - statistics.framesInserted
+        if ppm > 0 {
+            #expect((4...9).contains(net))
+        } else {
+            #expect((-9 ... -4).contains(net))
+        }
+        #expect(statistics.framesDroppedForCatchUp == 0)
+        #expect(statistics.packetsLost == 0)
+    }
+}

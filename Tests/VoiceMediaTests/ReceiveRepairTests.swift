@@ -1,0 +1,131 @@
+import Testing
+import VoiceCodec
+import VoiceCore
+import VoiceMedia
+import VoiceWire
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+@Suite("Receive stream repairs")
+struct ReceiveRepairTests {
+    static let frame = 960
+    static let period = FrameDuration.ms20.nanoseconds
+
+    static func arrival(_ index: Int) -> MediaTime { MediaTime(index) * period + MediaTime.milliseconds(10) }
+
+    /// Enough buffering that the packets after a burst of three are there when it plays.
+    static let roomy = JitterBufferConfiguration(minimumDelayMilliseconds: 100)
+
+    static func run(
+        _ frames: [EncodedFrame], losing lost: Set<Int>, redundancyDepth: Int,
+        configuration: JitterBufferConfiguration = roomy
+    )
+        throws -> (played: [Float], stream: VoiceReceiveStream)
+    {
+        let packets = try makePackets(frames, redundancyDepth: redundancyDepth, arrival: arrival)
+            .filter { !lost.contains($0.frame) }
+        let harness = try ReceiveHarness(configuration: configuration)
+        let played = harness.run(packets.map(\.packet), ticks: frames.count + 20)
+        return (played, harness.stream)
+    }
+
+    /// Each lost frame whose copy a later packet carries comes back from that copy; a frame
+    /// whose copies were all lost too is concealed. Counts match the losses exactly.
+    @Test func redundantCopiesRepairLosses() throws {
+        let frames = try encodeFrames(Array(try ReceiveFixture.speech()[0..<(48_000 * 5)]), inbandFEC: false)
+        // Three single losses, a burst of two and a burst of three; two copies ride on each packet.
+        let lost: Set<Int> = [40, 80, 120, 160, 161, 200, 201, 202]
+        let (_, stream) = try Self.run(frames, losing: lost, redundancyDepth: 2)
+        let statistics = stream.statistics
+        #expect(statistics.packetsReceived == frames.count - lost.count)
+        #expect(statistics.recoveredByRedundancy == 7)  // all but frame 200, whose copies rode on 201 and 202
+        #expect(statistics.recoveredByFEC == 0)
+        #expect(statistics.packetsLost == 1)
+        #expect(statistics.concealedSamples == Self.frame)
+
+        let report = stream.makeReport(reporter: 2)
+        #expect(report.source == 7 && report.channel == 3 && report.reporter == 2)
+        #expect(abs(report.fractionLost - Float(lost.count) / Float(frames.count)) < 1e-6)
+        #expect(abs(report.meanBurstLength - Float(lost.count) / 5) < 1e-6)
+        #expect(report.cumulativeLost == UInt32(lost.count))
+        #expect(report.highestSequence == UInt16(100 + frames.count - 1))
+        // The next interval starts from zero.
+        #expect(stream.makeReport(reporter: 2).fractionLost == 0)
+    }
+
+    /// Without redundancy, a lost frame comes back from the next packet's in-band FEC exactly
+    /// when that packet carries FEC, and is concealed otherwise.
+    @Test func inbandFECRepairsWhenPresent() throws {
+        let frames = try encodeFrames(Array(try ReceiveFixture.speech()[0..<(48_000 * 8)]), inbandFEC: true)
+        let lost = Set(stride(from: 20, to: frames.count - 5, by: 9))
+        let withFEC = lost.filter { index in
+            frames[index + 1].primary.withUnsafeBufferPointer { (try? OpusDecoder.hasInbandFEC($0)) == true }
+        }
+        #expect(withFEC.count > lost.count / 2, "the fixture's speech should carry FEC in most packets")
+        let (_, stream) = try Self.run(frames, losing: lost, redundancyDepth: 0)
+        let statistics = stream.statistics
+        #expect(statistics.recoveredByFEC == withFEC.count)
+        #expect(statistics.recoveredByRedundancy == 0)
+        #expect(statistics.packetsLost == lost.count - withFEC.count)
+        #expect(statistics.concealedSamples == (lost.count - withFEC.count) * Self.frame)
+    }
+
+    /// With neither redundancy nor FEC, every loss is concealed, and only losses are.
+    @Test func concealmentWhenNothingElseExists() throws {
+        let frames = try encodeFrames(Array(try ReceiveFixture.speech()[0..<(48_000 * 4)]), inbandFEC: false)
+        let lost: Set<Int> = [30, 31, 90, 150]
+        let (played, stream) = try Self.run(frames, losing: lost, redundancyDepth: 0)
+        let statistics = stream.statistics
+        #expect(statistics.packetsLost == lost.count)
+        #expect(statistics.concealedSamples == lost.count * Self.frame)
+        #expect(statistics.recoveredByFEC == 0 && statistics.recoveredByRedundancy == 0)
+        #expect(played.allSatisfy { $0.isFinite && abs($0) <= 1.5 })
+    }
+
+    /// Redundancy comes before FEC: with both present every single loss uses the copy.
+    @Test func redundancyIsPreferredOverFEC() throws {
+        let frames = try encodeFrames(Array(try ReceiveFixture.speech()[0..<(48_000 * 4)]), inbandFEC: true)
+        let lost: Set<Int> = [25, 70, 110, 170]
+        let (_, stream) = try Self.run(frames, losing: lost, redundancyDepth: 1)
+        #expect(stream.statistics.recoveredByRedundancy == lost.count)
+        #expect(stream.statistics.recoveredByFEC == 0)
+        #expect(stream.statistics.packetsLost == 0)
+    }
+
+    /// Decoding redundant copies with the stream's own decoder joins them to the audio around
+    /// them better than a decoder of their own does (measured against the loss-free decode, over
+    /// each repaired frame and the two after it).
+    @Test func mainDecoderGivesBetterContinuityForRedundantCopies() throws {
+        let speech = try ReceiveFixture.speech()
+        let frames = try encodeFrames(Array(speech[0..<(48_000 * 12)]), inbandFEC: false)
+        let reference = try plainDecode(frames)
+        let lost = Set(stride(from: 15, to: frames.count - 5, by: 11))
+        var scores: [JitterBufferConfiguration.RedundancyDecoding: Double] = [:]
+        for choice in JitterBufferConfiguration.RedundancyDecoding.allCases {
+            var configuration = Self.roomy
+            configuration.redundancyDecoding = choice
+            let (played, stream) = try Self.run(frames, losing: lost, redundancyDepth: 1, configuration: configuration)
+            #expect(stream.statistics.recoveredByRedundancy == lost.count)
+            let shift = try #require(
+                exactFrameShift(of: reference, in: played, frameSamples: Self.frame, frames: lost.min()!))
+            var signal = 0.0
+            var error = 0.0
+            for index in lost {
+                let range = (index * Self.frame)..<((index + 3) * Self.frame)
+                for sample in range {
+                    let value = Double(reference[sample])
+                    let difference = value - Double(played[sample + shift * Self.frame])
+                    signal += value * value
+                    error += difference * difference
+                }
+            }
+            scores[choice] = 10 * log10(signal / max(error, 1e-20))
+        }
+        let main = try #require(scores[.mainDecoder])
+        let separate = try #require(scores[.separateDecoder])
+        print("redundant-copy repair, SNR over repaired frame + 2: main decoder \(main) dB, separate \(separate) dB")
+        #expect(main > separate)
+    }
+}
