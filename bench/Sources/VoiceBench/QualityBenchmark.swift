@@ -103,7 +103,7 @@ struct QualityBenchmark: ParsableCommand {
                     }
                     let key = receiver.rawValue + "/" + condition.name
                     var outcome = outcomes[key] ?? Outcome()
-                    outcome.p95BufferDelay.append(Self.percentile(result.bufferDelayTrace.map(Double.init), 0.95))
+                    outcome.p95BufferDelay.append(result.receive.p95BufferingDelayMilliseconds)
                     let stats = result.receive
                     outcome.lateFraction.append(
                         Double(stats.packetsLate) / Double(max(stats.packetsReceived + stats.packetsLost, 1)))
