@@ -95,10 +95,5 @@ public struct SendConfiguration: Sendable, Hashable {
                 message: "keepAliveMilliseconds is \(keepAliveMilliseconds); allowed: 0…10000 ms (0 sends every "
                     + "silent frame)")
         }
-        guard frameDuration.milliseconds <= 60, frameDuration.milliseconds >= 2.5 else {
-            throw CodecError(
-                .invalidArgument, operation: operation,
-                message: "frameDuration is \(frameDuration); allowed: 2.5, 5, 10, 20, 40 or 60 ms")
-        }
     }
 }

@@ -14,8 +14,9 @@ import VoiceWire
 /// which keeps NAT bindings and the listener's stream alive and lets its decoder hear the room's
 /// real background. Both encoders still code every frame while the microphone is live, so their
 /// state is continuous and the first frame of a talk spurt is coded as well as any other (an
-/// encoder that skipped the silence would predict the onset from stale history); that costs
-/// what coding the frame costs, about 0.7 % of a core per speaker at 20 ms frames.
+/// encoder that skipped the silence would predict the onset from stale history). Both
+/// encoders together took about 290 µs per 20 ms frame here (1.5 % of a core), the
+/// redundancy encoder about 60 µs of it.
 ///
 /// **Timeline.** The timestamp advances by one frame for every captured frame, sent or not, so
 /// a silent stretch shows up at the listener as a timestamp jump; the sequence number advances by
