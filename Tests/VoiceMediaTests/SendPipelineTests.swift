@@ -232,6 +232,56 @@ enum SendSignals {
         }
     }
 
+    @Test func theRedundantCopyIsThePreviousFrame() throws {
+        let configuration = SendConfiguration(sender: 5, channel: 2)
+        var driver = try SendDriver(configuration)
+        let speech = try SendSignals.speech()
+        driver.pipeline.apply(SendSignals.report(for: configuration, fractionLost: 0.1, meanBurstLength: 1))
+        let packets = try driver.send(frames: 300) { speech[$0] }
+        let byFrame = Dictionary(uniqueKeysWithValues: packets.map { ($0.frame, $0) })
+
+        // Decode the primaries with one decoder and the copies, in order, with another: the copy
+        // carried by packet k must sound like frame k - 1, not like frame k.
+        var primaryDecoder = try OpusDecoder()
+        var copyDecoder = try OpusDecoder()
+        var primaries: [Int: [Float]] = [:]
+        var copies: [Int: [Float]] = [:]
+        for packet in packets.sorted(by: { $0.frame < $1.frame }) {
+            primaries[packet.frame] = try Self.decode(packet.primary, with: &primaryDecoder)
+            if packet.view.redundantCount == 1 {
+                copies[packet.frame - 1] = try Self.decode(packet.redundant(0), with: &copyDecoder)
+            }
+        }
+        let frames = copies.keys.filter { primaries[$0] != nil && primaries[$0 + 1] != nil && byFrame[$0 + 1] != nil }
+            .sorted()
+        #expect(frames.count > 150)
+        let copySignal = frames.flatMap { copies[$0]! }
+        let sameFrame = Self.correlation(copySignal, frames.flatMap { primaries[$0]! })
+        let nextFrame = Self.correlation(copySignal, frames.flatMap { primaries[$0 + 1]! })
+        #expect(sameFrame > 0.6, "correlation with the same frame \(sameFrame)")
+        #expect(sameFrame > nextFrame + 0.3, "with the next frame \(nextFrame)")
+    }
+
+    private static func decode(_ payload: [UInt8], with decoder: inout OpusDecoder) throws -> [Float] {
+        var pcm = [Float](repeating: 0, count: decoder.maximumFrameSamples)
+        let count = try payload.withUnsafeBufferPointer { input in
+            try pcm.withUnsafeMutableBufferPointer { try decoder.decode(input, into: $0) }
+        }
+        return Array(pcm[..<count])
+    }
+
+    private static func correlation(_ a: [Float], _ b: [Float]) -> Double {
+        var cross = 0.0
+        var energyA = 0.0
+        var energyB = 0.0
+        for (x, y) in zip(a, b) {
+            cross += Double(x) * Double(y)
+            energyA += Double(x) * Double(x)
+            energyB += Double(y) * Double(y)
+        }
+        return energyA > 0 && energyB > 0 ? cross / (energyA * energyB).squareRoot() : 0
+    }
+
     @Test(arguments: [FrameDuration.ms20, .ms10, .ms5])
     func burstyLossCarriesTwoFramesAndTheBytesAreCounted(frameDuration: FrameDuration) throws {
         let configuration = SendConfiguration(sender: 5, channel: 2, frameDuration: frameDuration)
