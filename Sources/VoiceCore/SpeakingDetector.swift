@@ -1,48 +1,83 @@
-/// Decides whether a signal is speech or silence from its level, with hysteresis.
+/// Turns a level (a `LevelMeter`'s RMS in dBFS) into speaking/silent states with hysteresis,
+/// for "player is speaking" indicators.
 ///
-/// A single threshold makes the state flicker on every syllable and every breath near it. Two
-/// thresholds (start above stop) and a hold time after the level falls under the stop threshold
-/// give one transition per utterance: the state turns on as soon as the level rises above
-/// `startThresholdDBFS`, and turns off only after the level has stayed under
-/// `stopThresholdDBFS` for `holdSeconds`. Pure arithmetic: safe on any audio path.
-public struct SpeakingDetector: Sendable, Hashable {
-    public var startThresholdDBFS: Float
-    public var stopThresholdDBFS: Float
-    public var holdSeconds: Double
+/// A single threshold would flicker on every syllable; here speaking starts as soon as the level
+/// reaches `startThresholdDBFS` and stops only after it has stayed below the lower
+/// `stopThresholdDBFS` for `holdSeconds`. Levels between the two thresholds keep the current
+/// state. `update` reports each change once, as a transition.
+public struct SpeakingDetector: Sendable {
+    public struct Configuration: Sendable, Hashable {
+        public var startThresholdDBFS: Float
+        /// Must be below `startThresholdDBFS`.
+        public var stopThresholdDBFS: Float
+        /// How long the level must stay below the stop threshold before speaking stops.
+        public var holdSeconds: Double
 
+        public init(startThresholdDBFS: Float = -40, stopThresholdDBFS: Float = -50, holdSeconds: Double = 0.3) {
+            self.startThresholdDBFS = startThresholdDBFS
+            self.stopThresholdDBFS = stopThresholdDBFS
+            self.holdSeconds = holdSeconds
+        }
+
+        public func validate() throws(DSPSettingError) {
+            try DSPSettingError.check(
+                startThresholdDBFS, in: -120...0, component: "SpeakingDetector", setting: "startThresholdDBFS",
+                unit: " dBFS")
+            try DSPSettingError.check(
+                stopThresholdDBFS, in: -120...0, component: "SpeakingDetector", setting: "stopThresholdDBFS",
+                unit: " dBFS")
+            guard stopThresholdDBFS < startThresholdDBFS else {
+                throw DSPSettingError(
+                    component: "SpeakingDetector", setting: "stopThresholdDBFS", value: "\(stopThresholdDBFS) dBFS",
+                    allowed: "a level below startThresholdDBFS (\(startThresholdDBFS) dBFS)")
+            }
+            try DSPSettingError.check(
+                holdSeconds, in: 0...10, component: "SpeakingDetector", setting: "holdSeconds", unit: " s")
+        }
+    }
+
+    public enum Transition: Sendable, Hashable {
+        case started
+        case stopped
+    }
+
+    public let configuration: Configuration
     public private(set) var isSpeaking = false
     private var quietSeconds: Double = 0
 
-    public init(startThresholdDBFS: Float = -45, stopThresholdDBFS: Float = -55, holdSeconds: Double = 0.3) {
-        self.startThresholdDBFS = startThresholdDBFS
-        self.stopThresholdDBFS = min(stopThresholdDBFS, startThresholdDBFS)
-        self.holdSeconds = holdSeconds
+    public init(_ configuration: Configuration) throws(DSPSettingError) {
+        try configuration.validate()
+        self.configuration = configuration
     }
 
-    /// Folds in a level measured over `elapsedSeconds` (e.g. a meter's RMS after one frame) and
-    /// returns true when `isSpeaking` changed.
-    public mutating func update(levelDBFS: Float, elapsedSeconds: Double) -> Bool {
-        if isSpeaking {
-            if levelDBFS < stopThresholdDBFS {
-                quietSeconds += elapsedSeconds
-                if quietSeconds >= holdSeconds {
-                    isSpeaking = false
-                    return true
-                }
-            } else {
-                quietSeconds = 0
-            }
-            return false
-        }
-        if levelDBFS >= startThresholdDBFS {
+    /// The default thresholds (−40 / −50 dBFS, 300 ms hold), which are valid by construction.
+    public init() {
+        configuration = Configuration()
+    }
+
+    /// Folds in the level measured over the last `elapsedSeconds` and returns the transition it
+    /// caused, if any.
+    public mutating func update(levelDBFS: Float, elapsedSeconds: Double) -> Transition? {
+        if !isSpeaking {
+            guard levelDBFS >= configuration.startThresholdDBFS else { return nil }
             isSpeaking = true
             quietSeconds = 0
-            return true
+            return .started
         }
-        return false
+        guard levelDBFS < configuration.stopThresholdDBFS else {
+            quietSeconds = 0
+            return nil
+        }
+        quietSeconds += elapsedSeconds
+        // The tolerance keeps a hold that is a whole number of frames from needing one frame more
+        // because of rounding in the sum.
+        guard quietSeconds >= configuration.holdSeconds - 1e-9 else { return nil }
+        isSpeaking = false
+        quietSeconds = 0
+        return .stopped
     }
 
-    /// Back to silence, e.g. when a stream restarts.
+    /// Back to silent, without reporting a transition.
     public mutating func reset() {
         isSpeaking = false
         quietSeconds = 0

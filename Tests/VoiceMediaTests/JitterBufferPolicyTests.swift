@@ -72,16 +72,4 @@ struct JitterBufferPolicyTests {
         #expect(abs(alternating.milliseconds - 10) < 0.01)
     }
 
-    @Test func speakingDetectorHasHysteresisAndHold() {
-        var detector = SpeakingDetector(startThresholdDBFS: -40, stopThresholdDBFS: -50, holdSeconds: 0.1)
-        func feed(_ level: Float) -> Bool { detector.update(levelDBFS: level, elapsedSeconds: 0.02) }
-        #expect(feed(-45) == false)  // between the thresholds: stays silent
-        #expect(feed(-30) == true)
-        #expect(detector.isSpeaking)
-        #expect(feed(-45) == false)  // between the thresholds: stays speaking
-        for _ in 0..<4 { #expect(feed(-60) == false) }
-        #expect(detector.isSpeaking)  // 80 ms under the stop threshold: still held
-        #expect(feed(-60) == true)
-        #expect(!detector.isSpeaking)
-    }
 }

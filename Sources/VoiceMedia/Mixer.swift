@@ -1,0 +1,221 @@
+import VoiceCore
+
+/// Identifies one remote speaker's stream in one channel.
+public struct MixerStreamKey: Hashable, Sendable, CustomStringConvertible {
+    public var sender: UInt32
+    public var channel: UInt16
+
+    public init(sender: UInt32, channel: UInt16) {
+        self.sender = sender
+        self.channel = channel
+    }
+
+    public var description: String { "sender \(sender) in channel \(channel)" }
+}
+
+/// Mixes the decoded frames of every remote speaker in every started channel into the output.
+///
+/// Channels have a volume (0…1, 0 silences the channel), can be started and stopped, and mute
+/// players individually, as GameKit's voice chats do. Streams are keyed by sender and channel,
+/// so a player heard in two channels is two streams and is mixed once for each channel they
+/// speak in. Each frame:
+///
+/// ```
+/// for each receive stream:
+///     if !mixer.fill(sender: s, channel: c, { stream.pullFrame(into: $0, at: now) }) {
+///         stream.skipFrame(at: now)   // muted player, stopped or silent channel: not decoded at all
+///     }
+/// try mixer.mix(into: output)         // sum × channel volume, soft limiter, output meter
+/// ```
+///
+/// The sum is taken in Float, stream by stream in the order the streams were added, and then
+/// goes through a `SoftLimiter`, which leaves it bit-identical unless it comes near full scale.
+///
+/// Thread contract: one thread at a time (the engine thread); control changes from the
+/// application reach it through the engine. Adding streams and channels allocates (each stream
+/// gets its frame buffer then); `fill`, `submit` and `mix` neither allocate nor lock.
+public final class VoiceMixer {
+    /// What the mixer knows about a channel.
+    public struct Channel: Sendable, Hashable {
+        public let id: UInt16
+        public var name: String
+        public var isStarted: Bool
+        /// 0…1; 0 silences the channel (and its streams are not decoded).
+        public var volume: Float
+        public var mutedPlayers: Set<UInt32>
+    }
+
+    private struct Stream {
+        let key: MixerStreamKey
+        let frame: UnsafeMutableBufferPointer<Float>
+        /// Channel volume, or 0 when the channel is stopped or the player muted in it.
+        var gain: Float
+        /// Whether `frame` holds this round's audio.
+        var isFilled: Bool
+    }
+
+    public let frameDuration: FrameDuration
+    /// Samples per frame at 48 kHz.
+    public let frameSamples: Int
+    public private(set) var outputMeter = LevelMeter()
+    public private(set) var limiter: SoftLimiter
+    /// How many streams went into the last mixed frame.
+    public private(set) var lastMixedStreamCount = 0
+
+    private var channels: [UInt16: Channel] = [:]
+    private var streams: [Stream] = []
+    private var streamIndex: [MixerStreamKey: Int] = [:]
+
+    public init(frameDuration: FrameDuration = .ms20, limiter: SoftLimiter.Configuration = SoftLimiter.Configuration())
+        throws(MixerError)
+    {
+        self.frameDuration = frameDuration
+        frameSamples = frameDuration.engineFrames
+        do {
+            self.limiter = try SoftLimiter(limiter)
+        } catch {
+            throw .invalidLimiter(error.description)
+        }
+    }
+
+    deinit {
+        for stream in streams { stream.frame.deallocate() }
+    }
+
+    // MARK: Channels
+
+    /// Adds a channel, stopped, at full volume.
+    public func addChannel(_ id: UInt16, name: String = "", volume: Float = 1) throws(MixerError) {
+        guard channels[id] == nil else { throw .duplicateChannel(id) }
+        try Self.checkVolume(volume)
+        channels[id] = Channel(id: id, name: name, isStarted: false, volume: volume, mutedPlayers: [])
+    }
+
+    /// Removes a channel and every stream in it.
+    public func removeChannel(_ id: UInt16) {
+        guard channels.removeValue(forKey: id) != nil else { return }
+        for key in streams.map(\.key) where key.channel == id {
+            removeStream(sender: key.sender, channel: key.channel)
+        }
+    }
+
+    public func channel(_ id: UInt16) -> Channel? { channels[id] }
+    public var channelIDs: [UInt16] { channels.keys.sorted() }
+
+    public func start(channel id: UInt16) throws(MixerError) {
+        try updateChannel(id) { $0.isStarted = true }
+    }
+
+    /// Stops a channel: its streams contribute nothing and are not decoded.
+    public func stop(channel id: UInt16) throws(MixerError) {
+        try updateChannel(id) { $0.isStarted = false }
+    }
+
+    public func setVolume(_ volume: Float, channel id: UInt16) throws(MixerError) {
+        try Self.checkVolume(volume)
+        try updateChannel(id) { $0.volume = volume }
+    }
+
+    /// Mutes or unmutes one player in one channel; they stay audible in their other channels.
+    public func setPlayer(_ sender: UInt32, muted: Bool, channel id: UInt16) throws(MixerError) {
+        try updateChannel(id) { channel in
+            if muted { channel.mutedPlayers.insert(sender) } else { channel.mutedPlayers.remove(sender) }
+        }
+    }
+
+    private func updateChannel(_ id: UInt16, _ change: (inout Channel) -> Void) throws(MixerError) {
+        guard var channel = channels[id] else { throw .unknownChannel(id) }
+        change(&channel)
+        channels[id] = channel
+        for index in streams.indices where streams[index].key.channel == id {
+            streams[index].gain = Self.gain(of: streams[index].key.sender, in: channel)
+        }
+    }
+
+    private static func gain(of sender: UInt32, in channel: Channel) -> Float {
+        channel.isStarted && !channel.mutedPlayers.contains(sender) ? channel.volume : 0
+    }
+
+    private static func checkVolume(_ volume: Float) throws(MixerError) {
+        guard volume.isFinite, (0...1).contains(volume) else { throw .volumeOutOfRange(volume) }
+    }
+
+    // MARK: Streams
+
+    /// Registers a remote speaker's stream in a channel the mixer knows, and makes its frame buffer.
+    public func addStream(sender: UInt32, channel: UInt16) throws(MixerError) {
+        let key = MixerStreamKey(sender: sender, channel: channel)
+        guard let state = channels[channel] else { throw .unknownChannel(channel) }
+        guard streamIndex[key] == nil else { throw .duplicateStream(sender: sender, channel: channel) }
+        let frame = UnsafeMutableBufferPointer<Float>.allocate(capacity: frameSamples)
+        frame.initialize(repeating: 0)
+        streamIndex[key] = streams.count
+        streams.append(Stream(key: key, frame: frame, gain: Self.gain(of: sender, in: state), isFilled: false))
+    }
+
+    public func removeStream(sender: UInt32, channel: UInt16) {
+        let key = MixerStreamKey(sender: sender, channel: channel)
+        guard let index = streamIndex.removeValue(forKey: key) else { return }
+        streams[index].frame.deallocate()
+        streams.remove(at: index)
+        // Later streams move up by one; the mixing order stays the order of addition.
+        for later in index..<streams.count { streamIndex[streams[later].key] = later }
+    }
+
+    public var streamKeys: [MixerStreamKey] { streams.map(\.key) }
+
+    /// Whether this player's audio in this channel is heard at all: the channel is known,
+    /// started and not at volume 0, and the player is not muted in it. When false, the receive
+    /// side should advance the stream without decoding it (`skipFrame`).
+    public func shouldDecode(sender: UInt32, channel: UInt16) -> Bool {
+        guard let state = channels[channel] else { return false }
+        return Self.gain(of: sender, in: state) > 0
+    }
+
+    // MARK: Mixing
+
+    /// Lets `fill` write this round's frame of a stream straight into the mixer's buffer for it
+    /// (all `frameSamples` samples). Returns false without calling `fill` when the stream is not
+    /// registered or not to be decoded; the caller then skips the frame instead.
+    @discardableResult
+    public func fill(
+        sender: UInt32, channel: UInt16, _ fill: (UnsafeMutableBufferPointer<Float>) -> Void
+    ) -> Bool {
+        guard let index = streamIndex[MixerStreamKey(sender: sender, channel: channel)], streams[index].gain > 0
+        else { return false }
+        fill(streams[index].frame)
+        streams[index].isFilled = true
+        return true
+    }
+
+    /// Hands in this round's frame of a stream by copying it. Returns false (and copies nothing)
+    /// when the stream is not registered or not heard.
+    @discardableResult
+    public func submit(_ frame: UnsafeBufferPointer<Float>, sender: UInt32, channel: UInt16) throws(MixerError)
+        -> Bool
+    {
+        guard frame.count == frameSamples else { throw .wrongFrameLength(got: frame.count, expected: frameSamples) }
+        return fill(sender: sender, channel: channel) { buffer in _ = buffer.update(fromContentsOf: frame) }
+    }
+
+    /// Writes the mix of every frame handed in since the last call into `output` (exactly
+    /// `frameSamples` samples): each stream × its channel's volume, summed, then limited and
+    /// metered. Streams without a frame this round contribute nothing.
+    public func mix(into output: UnsafeMutableBufferPointer<Float>) throws(MixerError) {
+        guard output.count == frameSamples else { throw .wrongFrameLength(got: output.count, expected: frameSamples) }
+        output.update(repeating: 0)
+        var mixed = 0
+        for index in streams.indices where streams[index].isFilled {
+            streams[index].isFilled = false
+            let gain = streams[index].gain
+            // A stream muted or stopped after it was filled drops out here.
+            guard gain > 0 else { continue }
+            let frame = streams[index].frame
+            for sample in 0..<frameSamples { output[sample] += frame[sample] * gain }
+            mixed += 1
+        }
+        lastMixedStreamCount = mixed
+        limiter.process(output)
+        outputMeter.process(UnsafeBufferPointer(output))
+    }
+}

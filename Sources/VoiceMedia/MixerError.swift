@@ -1,0 +1,29 @@
+/// A request the mixer cannot carry out, saying what was wrong and what to do instead.
+public enum MixerError: Error, Hashable, Sendable, CustomStringConvertible {
+    case unknownChannel(UInt16)
+    case duplicateChannel(UInt16)
+    case unknownStream(sender: UInt32, channel: UInt16)
+    case duplicateStream(sender: UInt32, channel: UInt16)
+    case volumeOutOfRange(Float)
+    case wrongFrameLength(got: Int, expected: Int)
+    case invalidLimiter(String)
+
+    public var description: String {
+        switch self {
+        case .unknownChannel(let channel):
+            "channel \(channel) is not in the mixer; add it with addChannel first"
+        case .duplicateChannel(let channel):
+            "channel \(channel) is already in the mixer; change it with start, stop and setVolume"
+        case .unknownStream(let sender, let channel):
+            "no stream from sender \(sender) in channel \(channel); register it with addStream first"
+        case .duplicateStream(let sender, let channel):
+            "the stream from sender \(sender) in channel \(channel) is already registered"
+        case .volumeOutOfRange(let volume):
+            "volume \(volume) is out of range; use 0…1 (0 mutes the channel)"
+        case .wrongFrameLength(let got, let expected):
+            "got a frame of \(got) samples; this mixer works on frames of exactly \(expected) samples"
+        case .invalidLimiter(let message):
+            "the limiter settings are invalid: \(message)"
+        }
+    }
+}

@@ -1,0 +1,178 @@
+import Testing
+import VoiceCore
+import VoiceMedia
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+@Suite struct MixerTests {
+    private static let playerA: UInt32 = 10
+    private static let playerB: UInt32 = 20
+    private static let playerC: UInt32 = 30
+    private static let lobby: UInt16 = 1
+    private static let squad: UInt16 = 2
+
+    /// Submits a constant frame for a stream and reports whether the mixer took it.
+    @discardableResult
+    private static func submit(_ mixer: VoiceMixer, _ value: Float, sender: UInt32, channel: UInt16) throws -> Bool {
+        let frame = [Float](repeating: value, count: mixer.frameSamples)
+        return try frame.withUnsafeBufferPointer { try mixer.submit($0, sender: sender, channel: channel) }
+    }
+
+    private static func mix(_ mixer: VoiceMixer) throws -> [Float] {
+        var output = [Float](repeating: .nan, count: mixer.frameSamples)
+        try output.withUnsafeMutableBufferPointer { try mixer.mix(into: $0) }
+        return output
+    }
+
+    /// Lobby at volume 0.5 with players A and B; squad at 0.25 with A (again) and C, C muted there.
+    private static func makeTwoChannelMixer(frameDuration: FrameDuration = .ms20) throws -> VoiceMixer {
+        let mixer = try VoiceMixer(frameDuration: frameDuration)
+        try mixer.addChannel(lobby, name: "lobby", volume: 0.5)
+        try mixer.addChannel(squad, name: "squad", volume: 0.25)
+        try mixer.start(channel: lobby)
+        try mixer.start(channel: squad)
+        try mixer.addStream(sender: playerA, channel: lobby)
+        try mixer.addStream(sender: playerB, channel: lobby)
+        try mixer.addStream(sender: playerA, channel: squad)
+        try mixer.addStream(sender: playerC, channel: squad)
+        try mixer.setPlayer(playerC, muted: true, channel: squad)
+        return mixer
+    }
+
+    @Test(arguments: [FrameDuration.ms20, .ms10, .ms5])
+    func threeSpeakersInTwoChannelsGiveExactlyTheExpectedContributions(frameDuration: FrameDuration) throws {
+        let mixer = try Self.makeTwoChannelMixer(frameDuration: frameDuration)
+        #expect(mixer.shouldDecode(sender: Self.playerA, channel: Self.lobby))
+        #expect(mixer.shouldDecode(sender: Self.playerA, channel: Self.squad))
+        #expect(!mixer.shouldDecode(sender: Self.playerC, channel: Self.squad))
+
+        try Self.submit(mixer, 0.25, sender: Self.playerA, channel: Self.lobby)
+        try Self.submit(mixer, 0.125, sender: Self.playerB, channel: Self.lobby)
+        try Self.submit(mixer, 0.5, sender: Self.playerA, channel: Self.squad)
+        // The muted player is not decoded: the mixer never asks for the frame.
+        var asked = false
+        let taken = mixer.fill(sender: Self.playerC, channel: Self.squad) { _ in asked = true }
+        #expect(!taken && !asked)
+
+        let output = try Self.mix(mixer)
+        // A in the lobby 0.25 × 0.5, B 0.125 × 0.5, A in the squad 0.5 × 0.25; C contributes nothing.
+        let expected: Float = 0.125 + 0.0625 + 0.125
+        #expect(output.count == frameDuration.engineFrames)
+        #expect(output.allSatisfy { $0 == expected })
+        #expect(mixer.lastMixedStreamCount == 3)
+        #expect(mixer.limiter.limitedSamples == 0)
+        #expect(abs(mixer.outputMeter.peakDBFS - 20 * log10f(expected)) < 0.01)
+
+        // Unmuting C in the squad adds exactly its share.
+        try mixer.setPlayer(Self.playerC, muted: false, channel: Self.squad)
+        try Self.submit(mixer, 0.25, sender: Self.playerA, channel: Self.lobby)
+        try Self.submit(mixer, 0.125, sender: Self.playerB, channel: Self.lobby)
+        try Self.submit(mixer, 0.5, sender: Self.playerA, channel: Self.squad)
+        #expect(try Self.submit(mixer, 0.5, sender: Self.playerC, channel: Self.squad))
+        #expect(try Self.mix(mixer).allSatisfy { $0 == expected + 0.125 })
+    }
+
+    @Test func volumeZeroSilencesAChannelAndItsStreamsAreNotDecoded() throws {
+        let mixer = try Self.makeTwoChannelMixer()
+        try mixer.setVolume(0, channel: Self.lobby)
+        #expect(!mixer.shouldDecode(sender: Self.playerA, channel: Self.lobby))
+        #expect(!mixer.shouldDecode(sender: Self.playerB, channel: Self.lobby))
+        #expect(try !Self.submit(mixer, 0.25, sender: Self.playerA, channel: Self.lobby))
+        try Self.submit(mixer, 0.5, sender: Self.playerA, channel: Self.squad)
+        #expect(try Self.mix(mixer).allSatisfy { $0 == 0.125 })
+
+        try mixer.setVolume(0, channel: Self.squad)
+        try Self.submit(mixer, 0.5, sender: Self.playerA, channel: Self.squad)
+        #expect(try Self.mix(mixer).allSatisfy { $0 == 0 })
+        #expect(mixer.lastMixedStreamCount == 0)
+    }
+
+    @Test func aStoppedChannelContributesNothingUntilStartedAgain() throws {
+        let mixer = try Self.makeTwoChannelMixer()
+        try mixer.stop(channel: Self.squad)
+        #expect(mixer.channel(Self.squad)?.isStarted == false)
+        #expect(!mixer.shouldDecode(sender: Self.playerA, channel: Self.squad))
+        try Self.submit(mixer, 0.25, sender: Self.playerA, channel: Self.lobby)
+        #expect(try !Self.submit(mixer, 0.5, sender: Self.playerA, channel: Self.squad))
+        #expect(try Self.mix(mixer).allSatisfy { $0 == 0.125 })
+
+        // Stopping after the frame was handed in still keeps it out of the mix.
+        try mixer.start(channel: Self.squad)
+        try Self.submit(mixer, 0.5, sender: Self.playerA, channel: Self.squad)
+        try mixer.stop(channel: Self.squad)
+        #expect(try Self.mix(mixer).allSatisfy { $0 == 0 })
+
+        try mixer.start(channel: Self.squad)
+        try Self.submit(mixer, 0.5, sender: Self.playerA, channel: Self.squad)
+        #expect(try Self.mix(mixer).allSatisfy { $0 == 0.125 })
+    }
+
+    @Test func aStreamWithoutAFrameThisRoundContributesNothing() throws {
+        let mixer = try Self.makeTwoChannelMixer()
+        try Self.submit(mixer, 0.25, sender: Self.playerA, channel: Self.lobby)
+        _ = try Self.mix(mixer)
+        // Nothing handed in: last round's frame is not mixed again.
+        #expect(try Self.mix(mixer).allSatisfy { $0 == 0 })
+        #expect(mixer.lastMixedStreamCount == 0)
+    }
+
+    @Test func theLimiterEngagesOnlyWhenTheSumNearsFullScale() throws {
+        let mixer = try VoiceMixer()
+        try mixer.addChannel(Self.lobby)
+        try mixer.start(channel: Self.lobby)
+        let speakers = (1...8).map { UInt32($0) }
+        for speaker in speakers { try mixer.addStream(sender: speaker, channel: Self.lobby) }
+
+        // Eight speakers at 0.1 each sum to 0.8 (-1.9 dBFS): below the threshold, untouched.
+        for _ in 0..<10 {
+            for speaker in speakers { try Self.submit(mixer, 0.1, sender: speaker, channel: Self.lobby) }
+            let quiet = try Self.mix(mixer)
+            let exact = quiet.allSatisfy { $0 == Float(0.1) * 1 + 0.1 + 0.1 + 0.1 + 0.1 + 0.1 + 0.1 + 0.1 }
+            #expect(exact)
+        }
+        #expect(mixer.limiter.limitedSamples == 0)
+
+        // Eight at 0.9 would sum to 7.2: the output stays inside (-1, 1).
+        var peak: Float = 0
+        for _ in 0..<50 {
+            for speaker in speakers { try Self.submit(mixer, 0.9, sender: speaker, channel: Self.lobby) }
+            peak = max(peak, try Self.mix(mixer).map(abs).max()!)
+        }
+        #expect(peak < 1)
+        #expect(mixer.limiter.limitedSamples > 0)
+        #expect(mixer.outputMeter.peakDBFS < 0)
+    }
+
+    @Test func streamsCanBeRemovedAndChannelsTakeTheirStreamsWithThem() throws {
+        let mixer = try Self.makeTwoChannelMixer()
+        mixer.removeStream(sender: Self.playerB, channel: Self.lobby)
+        #expect(try !Self.submit(mixer, 0.125, sender: Self.playerB, channel: Self.lobby))
+        try Self.submit(mixer, 0.25, sender: Self.playerA, channel: Self.lobby)
+        try Self.submit(mixer, 0.5, sender: Self.playerA, channel: Self.squad)
+        #expect(try Self.mix(mixer).allSatisfy { $0 == 0.25 })
+
+        mixer.removeChannel(Self.squad)
+        #expect(mixer.streamKeys == [MixerStreamKey(sender: Self.playerA, channel: Self.lobby)])
+        #expect(!mixer.shouldDecode(sender: Self.playerA, channel: Self.squad))
+    }
+
+    @Test func badRequestsGetErrorsThatSayWhatToDo() throws {
+        let mixer = try Self.makeTwoChannelMixer()
+        #expect(throws: MixerError.volumeOutOfRange(1.5)) { try mixer.setVolume(1.5, channel: Self.lobby) }
+        #expect(throws: MixerError.self) { try mixer.setVolume(.nan, channel: Self.lobby) }
+        #expect(throws: MixerError.unknownChannel(9)) { try mixer.start(channel: 9) }
+        #expect(throws: MixerError.unknownChannel(9)) { try mixer.addStream(sender: 1, channel: 9) }
+        #expect(throws: MixerError.duplicateChannel(Self.lobby)) { try mixer.addChannel(Self.lobby) }
+        #expect(throws: MixerError.duplicateStream(sender: Self.playerA, channel: Self.lobby)) {
+            try mixer.addStream(sender: Self.playerA, channel: Self.lobby)
+        }
+        var short = [Float](repeating: 0, count: 10)
+        #expect(throws: MixerError.wrongFrameLength(got: 10, expected: 960)) {
+            try short.withUnsafeMutableBufferPointer { try mixer.mix(into: $0) }
+        }
+        #expect(MixerError.unknownChannel(9).description.contains("addChannel"))
+        #expect(throws: MixerError.self) { try VoiceMixer(limiter: SoftLimiter.Configuration(ceiling: 2)) }
+    }
+}

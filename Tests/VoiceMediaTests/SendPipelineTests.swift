@@ -1,0 +1,395 @@
+import Testing
+import VoiceCodec
+import VoiceCore
+import VoiceMedia
+import VoiceWire
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// One packet the pipeline produced, with the frame it came from.
+struct SentPacket {
+    var frame: Int
+    var bytes: [UInt8]
+    var view: VoicePacketView
+
+    var primary: [UInt8] { Array(bytes[view.primary]) }
+    func redundant(_ index: Int) -> [UInt8] { Array(bytes[view.redundant(index).payload]) }
+}
+
+/// Drives a pipeline frame by frame, as the engine would.
+struct SendDriver {
+    let pipeline: VoiceSendPipeline
+    var packetBuffer = [UInt8](repeating: 0, count: VoicePacketWriter.maximumPacketBytes)
+    var frameNumber = 0
+
+    init(_ configuration: SendConfiguration) throws {
+        pipeline = try VoiceSendPipeline(configuration)
+    }
+
+    var frameSamples: Int { pipeline.configuration.frameSamples }
+
+    /// Sends one frame and returns the packet, if one was written.
+    mutating func send(_ frame: [Float]) throws -> SentPacket? {
+        let now = MediaTime(frameNumber) * pipeline.configuration.frameDuration.nanoseconds
+        let pipeline = self.pipeline
+        let length = try frame.withUnsafeBufferPointer { samples in
+            try packetBuffer.withUnsafeMutableBytes { try pipeline.process(samples, at: now, into: $0) }
+        }
+        defer { frameNumber += 1 }
+        guard length > 0 else { return nil }
+        let bytes = Array(packetBuffer[..<length])
+        let view = try bytes.withUnsafeBytes { try VoicePacketView(parsing: $0) }
+        return SentPacket(frame: frameNumber, bytes: bytes, view: view)
+    }
+
+    /// Sends `count` frames of `signal` (called with the frame's first sample index) and returns the packets.
+    mutating func send(frames count: Int, _ signal: (Int) -> Float) throws -> [SentPacket] {
+        var packets: [SentPacket] = []
+        for _ in 0..<count {
+            let start = frameNumber * frameSamples
+            let frame = (start..<(start + frameSamples)).map(signal)
+            if let packet = try send(frame) { packets.append(packet) }
+        }
+        return packets
+    }
+}
+
+enum SendSignals {
+    /// A loud tone (-13 dBFS RMS): speech to the gate.
+    static func tone(_ index: Int) -> Float { 0.3 * Float(sin(2 * Double.pi * 330 * Double(index) / 48_000)) }
+    static func silence(_ index: Int) -> Float { 0 }
+
+    static func speech(filePath: String = #filePath) throws -> [Float] {
+        var components = filePath.split(separator: "/", omittingEmptySubsequences: false)
+        components.removeLast(3)  // this file, VoiceMediaTests, Tests
+        return try WAVAudio(contentsOfFile: components.joined(separator: "/") + "/Fixtures/speech-male.wav").samples
+    }
+
+    static func report(
+        for configuration: SendConfiguration, fractionLost: Float, meanBurstLength: Float
+    ) -> ReceiverReport {
+        ReceiverReport(
+            reporter: 99, source: configuration.sender, channel: configuration.channel, highestSequence: 0,
+            fractionLost: fractionLost, meanBurstLength: meanBurstLength, cumulativeLost: 0, jitterSamples: 0,
+            bufferDelayMilliseconds: 0)
+    }
+}
+
+@Suite struct SendPipelineTests {
+    @Test(arguments: [FrameDuration.ms20, .ms10, .ms5])
+    func packetsCarryTheTimelineAndTheGateDecisions(frameDuration: FrameDuration) throws {
+        let configuration = SendConfiguration(
+            sender: 0xDEAD_BEEF, channel: 7, frameDuration: frameDuration, initialSequence: 65_530,
+            initialTimestamp: 0xFFFF_F000)
+        var driver = try SendDriver(configuration)
+        let frameSamples = configuration.frameSamples
+        let perSecond = Int(1_000 / frameDuration.milliseconds)
+        let hangoverFrames = Int((configuration.gate.hangoverSeconds * Double(perSecond)).rounded())
+        let keepAliveFrames = Int((configuration.keepAliveMilliseconds / frameDuration.milliseconds).rounded())
+
+        // Silence 1 s, tone 0.5 s, silence 1.5 s, tone 0.3 s, silence 0.2 s.
+        let plan: [(seconds: Double, loud: Bool)] = [(1, false), (0.5, true), (1.5, false), (0.3, true), (0.2, false)]
+        var loudFrames = Set<Int>()
+        var packets: [SentPacket] = []
+        for (seconds, loud) in plan {
+            let count = Int(seconds * Double(perSecond))
+            if loud { loudFrames.formUnion(driver.frameNumber..<(driver.frameNumber + count)) }
+            packets += try driver.send(frames: count, loud ? SendSignals.tone : SendSignals.silence)
+        }
+        let speechFrames = loudFrames.union(
+            loudFrames.flatMap { frame in (frame + 1)...(frame + hangoverFrames) }.filter { !loudFrames.contains($0) })
+
+        var decoder = try OpusDecoder()
+        var pcm = [Float](repeating: 0, count: decoder.maximumFrameSamples)
+        for (index, packet) in packets.enumerated() {
+            let view = packet.view
+            #expect(view.sender == 0xDEAD_BEEF && view.channel == 7)
+            // Sequence counts packets (wrapping); timestamp counts captured frames (wrapping).
+            #expect(view.sequence == 65_530 &+ UInt16(index))
+            #expect(view.timestamp == 0xFFFF_F000 &+ UInt32(packet.frame * frameSamples))
+            let speaking = view.flags.contains(.speaking)
+            #expect(speaking == speechFrames.contains(packet.frame), "frame \(packet.frame)")
+            let previousWasSpeech =
+                index > 0 && packets[index - 1].frame == packet.frame - 1
+                && packets[index - 1].view.flags.contains(.speaking)
+            #expect(view.flags.contains(.talkSpurtStart) == (speaking && !previousWasSpeech), "frame \(packet.frame)")
+            #expect(view.redundantCount == 0)
+            let decoded = try packet.primary.withUnsafeBufferPointer { payload in
+                try pcm.withUnsafeMutableBufferPointer { try decoder.decode(payload, into: $0) }
+            }
+            #expect(decoded == frameSamples)
+        }
+
+        // Every speech frame went out; silence only as keep-alives at the keep-alive cadence.
+        let sentFrames = packets.map(\.frame)
+        #expect(Set(sentFrames).isSuperset(of: speechFrames))
+        let keepAlives = packets.filter { !$0.view.flags.contains(.speaking) }.map(\.frame)
+        #expect(keepAlives.first == 0)
+        let silentStretchStart = speechFrames.filter { $0 < perSecond * 2 }.max()! + 1
+        let keepAlivesInPause = keepAlives.filter { $0 >= silentStretchStart && $0 < perSecond * 3 }
+        #expect(keepAlivesInPause.first == silentStretchStart + keepAliveFrames - 1)
+        #expect(zip(keepAlivesInPause.dropFirst(), keepAlivesInPause).allSatisfy { $0 - $1 == keepAliveFrames })
+        #expect(packets.filter { $0.view.flags.contains(.talkSpurtStart) }.map(\.frame) == [perSecond, 3 * perSecond])
+
+        let statistics = driver.pipeline.statistics
+        #expect(statistics.framesCaptured == driver.frameNumber)
+        #expect(statistics.packetsSent == packets.count)
+        #expect(statistics.framesSuppressed == driver.frameNumber - packets.count)
+        #expect(statistics.talkSpurts == 2)
+        #expect(statistics.bytesSent == packets.reduce(0) { $0 + $1.bytes.count })
+        #expect(statistics.redundancyBytes == 0)
+    }
+
+    @Test func aMutedMicrophoneSendsNothingAndTheTimelineKeepsRunning() throws {
+        let configuration = SendConfiguration(sender: 1, channel: 1)
+        var driver = try SendDriver(configuration)
+        driver.pipeline.isMicrophoneMuted = true
+        // Silence first: the gate takes a tone that is there from the start for the room's noise.
+        #expect(try driver.send(frames: 10, SendSignals.silence).isEmpty)
+        #expect(try driver.send(frames: 40, SendSignals.tone).isEmpty)
+        #expect(driver.pipeline.statistics.bytesSent == 0)
+        #expect(driver.pipeline.statistics.framesMuted == 50)
+        #expect(!driver.pipeline.isSpeaking)
+        #expect(driver.pipeline.isSpeechDetected)
+        #expect(driver.pipeline.inputMeter.rmsDBFS > -20)
+
+        driver.pipeline.isMicrophoneMuted = false
+        let packets = try driver.send(frames: 5, SendSignals.tone)
+        #expect(packets.count == 5)
+        #expect(packets[0].view.sequence == 0)
+        #expect(packets[0].view.timestamp == 50 * 960)
+        #expect(packets[0].view.flags == [.speaking, .talkSpurtStart])
+        #expect(packets[1].view.flags == [.speaking])
+        #expect(driver.pipeline.isSpeaking)
+
+        // Muting in the middle of speech ends the talk spurt; unmuting starts a new one.
+        driver.pipeline.isMicrophoneMuted = true
+        #expect(try driver.send(frames: 3, SendSignals.tone).isEmpty)
+        driver.pipeline.isMicrophoneMuted = false
+        let resumed = try #require(try driver.send(frames: 1, SendSignals.tone).first)
+        #expect(resumed.view.flags == [.speaking, .talkSpurtStart])
+        #expect(resumed.view.sequence == 5)
+        #expect(resumed.view.timestamp == 58 * 960)
+    }
+
+    @Test func pushToTalkSendsOnlyWhileTheKeyIsDown() throws {
+        var driver = try SendDriver(SendConfiguration(sender: 1, channel: 1))
+        driver.pipeline.pushToTalk = true
+        #expect(try driver.send(frames: 5, SendSignals.silence).isEmpty)
+        #expect(try driver.send(frames: 5, SendSignals.tone).isEmpty)
+        driver.pipeline.isTalkKeyDown = true
+        let talking = try driver.send(frames: 10, SendSignals.tone)
+        #expect(talking.map(\.frame) == Array(10..<20))
+        #expect(talking.first?.view.flags.contains(.talkSpurtStart) == true)
+        driver.pipeline.isTalkKeyDown = false
+        #expect(try driver.send(frames: 10, SendSignals.tone).isEmpty)
+        driver.pipeline.pushToTalk = false
+        #expect(try driver.send(frames: 10, SendSignals.tone).count == 10)
+        #expect(driver.pipeline.statistics.framesMuted == 20)
+    }
+
+    @Test func randomLossTurnsOnFECAndOneFrameOfRedundancy() throws {
+        let configuration = SendConfiguration(sender: 5, channel: 2)
+        var driver = try SendDriver(configuration)
+        let speech = try SendSignals.speech()
+        let clean = try driver.send(frames: 100) { speech[$0] }
+        #expect(clean.allSatisfy { $0.view.redundantCount == 0 })
+        #expect(
+            !clean.contains { packet in
+                packet.primary.withUnsafeBufferPointer { (try? OpusPacketInfo(parsing: $0).hasInbandFEC) ?? false }
+            })
+
+        driver.pipeline.apply(SendSignals.report(for: configuration, fractionLost: 0.1, meanBurstLength: 1.1))
+        let statistics = driver.pipeline.statistics
+        #expect(statistics.fecEnabled)
+        #expect(statistics.packetLossHintPercent == 10)
+        #expect(statistics.redundancyDepth == 1)
+
+        let protected = try driver.send(frames: 200) { speech[$0] }
+        let speechPackets = protected.filter { $0.view.flags.contains(.speaking) }
+        let followers = speechPackets.filter { packet in
+            protected.contains { $0.frame == packet.frame - 1 && $0.view.flags.contains(.speaking) }
+        }
+        #expect(followers.count > 100)
+        #expect(followers.allSatisfy { $0.view.redundantCount == 1 && $0.view.redundant0.timestampOffset == 960 })
+        #expect(protected.filter { $0.view.flags.contains(.talkSpurtStart) }.allSatisfy { $0.view.redundantCount == 0 })
+        // libopus really spends bits on in-band FEC in most speech packets.
+        let withFEC = speechPackets.filter { packet in
+            packet.primary.withUnsafeBufferPointer { (try? OpusPacketInfo(parsing: $0).hasInbandFEC) ?? false }
+        }
+        #expect(withFEC.count > speechPackets.count / 2, "\(withFEC.count) of \(speechPackets.count)")
+
+        // A redundant copy is a decodable Opus frame of the previous frame's length.
+        var decoder = try OpusDecoder()
+        var pcm = [Float](repeating: 0, count: decoder.maximumFrameSamples)
+        for packet in followers.prefix(20) {
+            let decoded = try packet.redundant(0).withUnsafeBufferPointer { payload in
+                try pcm.withUnsafeMutableBufferPointer { try decoder.decode(payload, into: $0) }
+            }
+            #expect(decoded == 960)
+        }
+    }
+
+    @Test func theRedundantCopyIsThePreviousFrame() throws {
+        let configuration = SendConfiguration(sender: 5, channel: 2)
+        var driver = try SendDriver(configuration)
+        let speech = try SendSignals.speech()
+        driver.pipeline.apply(SendSignals.report(for: configuration, fractionLost: 0.1, meanBurstLength: 1))
+        let packets = try driver.send(frames: 300) { speech[$0] }
+        let byFrame = Dictionary(uniqueKeysWithValues: packets.map { ($0.frame, $0) })
+
+        // Decode the primaries with one decoder and the copies, in order, with another: the copy
+        // carried by packet k must sound like frame k - 1, not like frame k.
+        var primaryDecoder = try OpusDecoder()
+        var copyDecoder = try OpusDecoder()
+        var primaries: [Int: [Float]] = [:]
+        var copies: [Int: [Float]] = [:]
+        for packet in packets.sorted(by: { $0.frame < $1.frame }) {
+            primaries[packet.frame] = try Self.decode(packet.primary, with: &primaryDecoder)
+            if packet.view.redundantCount == 1 {
+                copies[packet.frame - 1] = try Self.decode(packet.redundant(0), with: &copyDecoder)
+            }
+        }
+        let frames = copies.keys.filter { primaries[$0] != nil && primaries[$0 + 1] != nil && byFrame[$0 + 1] != nil }
+            .sorted()
+        #expect(frames.count > 150)
+        let copySignal = frames.flatMap { copies[$0]! }
+        let sameFrame = Self.correlation(copySignal, frames.flatMap { primaries[$0]! })
+        let nextFrame = Self.correlation(copySignal, frames.flatMap { primaries[$0 + 1]! })
+        #expect(sameFrame > 0.6, "correlation with the same frame \(sameFrame)")
+        #expect(sameFrame > nextFrame + 0.3, "with the next frame \(nextFrame)")
+    }
+
+    private static func decode(_ payload: [UInt8], with decoder: inout OpusDecoder) throws -> [Float] {
+        var pcm = [Float](repeating: 0, count: decoder.maximumFrameSamples)
+        let count = try payload.withUnsafeBufferPointer { input in
+            try pcm.withUnsafeMutableBufferPointer { try decoder.decode(input, into: $0) }
+        }
+        return Array(pcm[..<count])
+    }
+
+    private static func correlation(_ a: [Float], _ b: [Float]) -> Double {
+        var cross = 0.0
+        var energyA = 0.0
+        var energyB = 0.0
+        for (x, y) in zip(a, b) {
+            cross += Double(x) * Double(y)
+            energyA += Double(x) * Double(x)
+            energyB += Double(y) * Double(y)
+        }
+        return energyA > 0 && energyB > 0 ? cross / (energyA * energyB).squareRoot() : 0
+    }
+
+    @Test(arguments: [FrameDuration.ms20, .ms10, .ms5])
+    func burstyLossCarriesTwoFramesAndTheBytesAreCounted(frameDuration: FrameDuration) throws {
+        let configuration = SendConfiguration(sender: 5, channel: 2, frameDuration: frameDuration)
+        let frameSamples = configuration.frameSamples
+        var driver = try SendDriver(configuration)
+        let speech = try SendSignals.speech()
+        driver.pipeline.apply(SendSignals.report(for: configuration, fractionLost: 0.1, meanBurstLength: 3))
+        #expect(driver.pipeline.statistics.redundancyDepth == 2)
+        let packets = try driver.send(frames: 6 * 48_000 / frameSamples) { speech[$0] }
+
+        let deep = packets.filter { $0.view.redundantCount == 2 }
+        #expect(deep.count > packets.count / 2)
+        #expect(
+            deep.allSatisfy {
+                $0.view.redundant0.timestampOffset == frameSamples
+                    && $0.view.redundant1.timestampOffset == 2 * frameSamples
+            })
+        // The copies are of distinct frames: each packet's first copy is the next packet's second.
+        let byFrame = Dictionary(uniqueKeysWithValues: packets.map { ($0.frame, $0) })
+        var chained = 0
+        for packet in deep {
+            guard let next = byFrame[packet.frame + 1], next.view.redundantCount == 2 else { continue }
+            #expect(next.redundant(1) == packet.redundant(0))
+            chained += 1
+        }
+        #expect(chained > deep.count / 2)
+
+        let statistics = driver.pipeline.statistics
+        let added = packets.reduce(0) { total, packet in
+            total + packet.bytes.count - VoicePacketWriter.packetBytes(primaryBytes: packet.view.primary.count)
+        }
+        #expect(statistics.redundancyBytes == added)
+        #expect(statistics.primaryBytes == packets.reduce(0) { $0 + $1.view.primary.count })
+        #expect(statistics.redundantFramesSent == packets.reduce(0) { $0 + $1.view.redundantCount })
+        #expect(statistics.bytesSent == packets.reduce(0) { $0 + $1.bytes.count })
+        if frameDuration == .ms20 {
+            // Two 12 kbit/s copies add between 10 and 30 kbit/s over the 6 s (speech is mostly sent).
+            #expect(statistics.redundancyBitrate > 10_000 && statistics.redundancyBitrate < 30_000)
+            #expect(statistics.primaryBitrate > 20_000)
+        }
+    }
+
+    @Test func cleanReportsDecayTheProtectionWithHysteresis() throws {
+        let configuration = SendConfiguration(sender: 5, channel: 2)
+        let pipeline = try VoiceSendPipeline(configuration)
+        pipeline.apply(SendSignals.report(for: configuration, fractionLost: 0.1, meanBurstLength: 3))
+        #expect(pipeline.statistics.redundancyDepth == 2)
+
+        var depths: [Int] = []
+        var fec: [Bool] = []
+        for _ in 0..<8 {
+            pipeline.apply(SendSignals.report(for: configuration, fractionLost: 0, meanBurstLength: 0))
+            depths.append(pipeline.statistics.redundancyDepth)
+            fec.append(pipeline.statistics.fecEnabled)
+        }
+        // One clean report is not enough to drop anything; a few are.
+        #expect(depths[0] >= 1 && fec[0])
+        #expect(depths.last == 0 && fec.last == false)
+        #expect(pipeline.statistics.packetLossHintPercent == 0)
+        #expect(zip(depths.dropFirst(), depths).allSatisfy { $0 <= $1 })
+        #expect(pipeline.statistics.reportsApplied == 9)
+    }
+
+    @Test func reportsAboutOtherStreamsAreIgnored() throws {
+        let configuration = SendConfiguration(sender: 5, channel: 2)
+        let pipeline = try VoiceSendPipeline(configuration)
+        var other = SendSignals.report(for: configuration, fractionLost: 0.5, meanBurstLength: 4)
+        other.source = 6
+        pipeline.apply(other)
+        other.source = 5
+        other.channel = 3
+        pipeline.apply(other)
+        #expect(pipeline.statistics.reportsIgnored == 2)
+        #expect(!pipeline.statistics.fecEnabled && pipeline.statistics.redundancyDepth == 0)
+    }
+
+    @Test func theLossHintIsHighEnoughForLibopusToEmitFEC() {
+        var adaptation = SendLossAdaptation()
+        adaptation.update(fractionLost: 0.02, meanBurstLength: 1)
+        #expect(adaptation.fecEnabled && adaptation.redundancyDepth == 0)
+        #expect(adaptation.packetLossHintPercent(bitrate: 32_000) == 5)
+        #expect(adaptation.packetLossHintPercent(bitrate: 24_000) == 10)
+        #expect(adaptation.packetLossHintPercent(bitrate: 16_000) == 2)
+        adaptation.update(fractionLost: 0.6, meanBurstLength: 2)
+        #expect(adaptation.packetLossHintPercent(bitrate: 32_000) == 30)
+        adaptation.update(fractionLost: .nan, meanBurstLength: .infinity)
+        #expect(adaptation.fractionLost.isFinite && adaptation.meanBurstLength.isFinite)
+    }
+
+    @Test func badInputGetsAnError() throws {
+        #expect(throws: CodecError.self) { try VoiceSendPipeline(SendConfiguration(sender: 1, channel: 1, bitrate: 1)) }
+        #expect(throws: CodecError.self) {
+            try VoiceSendPipeline(SendConfiguration(sender: 1, channel: 1, keepAliveMilliseconds: -5))
+        }
+        let pipeline = try VoiceSendPipeline(SendConfiguration(sender: 1, channel: 1))
+        var packet = [UInt8](repeating: 0, count: VoicePacketWriter.maximumPacketBytes)
+        let short = [Float](repeating: 0, count: 100)
+        #expect(throws: CodecError.self) {
+            _ = try short.withUnsafeBufferPointer { frame in
+                try packet.withUnsafeMutableBytes { try pipeline.process(frame, at: 0, into: $0) }
+            }
+        }
+        var small = [UInt8](repeating: 0, count: 100)
+        let frame = [Float](repeating: 0, count: 960)
+        #expect(throws: CodecError.self) {
+            _ = try frame.withUnsafeBufferPointer { frame in
+                try small.withUnsafeMutableBytes { try pipeline.process(frame, at: 0, into: $0) }
+            }
+        }
+    }
+}
