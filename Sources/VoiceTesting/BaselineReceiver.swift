@@ -18,9 +18,12 @@ public final class BaselineReceiver: SimulatedListener {
     private var lostSinceReport = 0
     private var playedSinceReport = 0
     private var highestSequence: UInt16 = 0
-    /// The newest timestamp received and the one last played, to estimate the buffer's delay.
+    /// The newest timestamp received, to tell "nothing yet" from a gap.
     private var newestTimestamp: UInt32?
-    private var playedTimestamp: UInt32?
+    /// Arrival times by timestamp for the last `arrivalSlots` frames, so that the delay of each
+    /// played frame (arrival to playout, as the engine's stream measures it) is known.
+    private var arrivals = [(timestamp: UInt32, time: MediaTime)](repeating: (0, -1), count: 256)
+    private var lastDelayMilliseconds = 0.0
     /// Buffer delay of every played frame, in 1 ms buckets (the last holds everything longer),
     /// for the mean and 95th percentile the engine's stream reports too.
     private var delayHistogram = [Int](repeating: 0, count: 1_001)
@@ -54,6 +57,7 @@ public final class BaselineReceiver: SimulatedListener {
         } else {
             newestTimestamp = view.timestamp
         }
+        arrivals[slot(of: view.timestamp)] = (view.timestamp, arrival)
         // Only the primary frame: the baseline knows nothing of redundancy.
         try? buffer.put(
             UnsafeRawBufferPointer(rebasing: bytes[view.primary]), timestamp: view.timestamp,
@@ -61,10 +65,7 @@ public final class BaselineReceiver: SimulatedListener {
     }
 
     public func pullFrame(into output: UnsafeMutableBufferPointer<Float>, at now: MediaTime) {
-        defer {
-            buffer.tick()
-            if playedTimestamp != nil { recordDelay() }
-        }
+        defer { buffer.tick() }
         let result = try? buffer.get(desiredSpan: frameSamples, into: packet)
         counts.totalSamplesPlayed += frameSamples
         playedSinceReport += 1
@@ -73,7 +74,10 @@ public final class BaselineReceiver: SimulatedListener {
                 UnsafeBufferPointer(rebasing: packet.bindMemory(to: UInt8.self)[0..<result.byteCount]), into: output))
                 != nil
         {
-            playedTimestamp = result.timestamp
+            let arrival = arrivals[slot(of: result.timestamp)]
+            if arrival.timestamp == result.timestamp, arrival.time >= 0 {
+                recordDelay(Double(now - arrival.time) / 1e6)
+            }
             return
         }
         if let result, result.status == .missing, newestTimestamp != nil {
@@ -88,7 +92,10 @@ public final class BaselineReceiver: SimulatedListener {
             output.update(repeating: 0)
         }
         counts.concealedSamples += frameSamples
-        if let played = playedTimestamp { playedTimestamp = played &+ UInt32(frameSamples) }
+    }
+
+    private func slot(of timestamp: UInt32) -> Int {
+        Int(timestamp / UInt32(frameSamples)) % arrivals.count
     }
 
     public func makeReport(reporter: UInt32) -> ReceiverReport {
@@ -98,11 +105,11 @@ public final class BaselineReceiver: SimulatedListener {
         return ReceiverReport(
             reporter: reporter, source: sender, channel: channel, highestSequence: highestSequence,
             fractionLost: fraction, meanBurstLength: 1, cumulativeLost: UInt32(clamping: counts.packetsLost),
-            jitterSamples: 0, bufferDelayMilliseconds: UInt16(clamping: Int(currentDelayMilliseconds.rounded())))
+            jitterSamples: 0, bufferDelayMilliseconds: UInt16(clamping: Int(lastDelayMilliseconds.rounded())))
     }
 
-    private func recordDelay() {
-        let delay = currentDelayMilliseconds
+    private func recordDelay(_ delay: Double) {
+        lastDelayMilliseconds = delay
         delayHistogram[min(delayHistogram.count - 1, Int(delay.rounded()))] += 1
         delaySamples += 1
         delaySum += delay
@@ -117,14 +124,9 @@ public final class BaselineReceiver: SimulatedListener {
         return 0
     }
 
-    private var currentDelayMilliseconds: Double {
-        guard let newest = newestTimestamp, let played = playedTimestamp else { return 0 }
-        return max(0, Double(Int32(bitPattern: newest &- played))) * 1_000 / Double(engineSampleRate)
-    }
-
     public var statistics: ReceiveStatistics {
         var statistics = counts
-        statistics.currentDelayMilliseconds = currentDelayMilliseconds
+        statistics.currentDelayMilliseconds = lastDelayMilliseconds
         statistics.meanBufferingDelayMilliseconds = delaySamples > 0 ? delaySum / Double(delaySamples) : 0
         statistics.p95BufferingDelayMilliseconds = p95DelayMilliseconds
         return statistics

@@ -160,7 +160,9 @@ public enum CallSimulation {
                     listener.pullFrame(into: UnsafeMutableBufferPointer(rebasing: heard[start..<start + frameFrames]), at: now)
                     trace.append(Float(listener.statistics.currentDelayMilliseconds))
 
-                    if now >= nextReport {
+                    // The baseline sends no reports: its sender stays unprotected, as a plain
+                    // client's would, instead of spending bits on FEC and redundancy it never uses.
+                    if now >= nextReport, configuration.receiver == .engine {
                         nextReport += reportInterval
                         let byteCount = try listener.makeReport(reporter: listenerID).write(into: report)
                         reverse.send(UnsafeRawBufferPointer(rebasing: report[0..<byteCount]), at: now)
