@@ -7,8 +7,10 @@
 /// Martin's noise estimator): speech always has quiet gaps between syllables and words within a
 /// couple of seconds, so the minimum follows the noise and not the voice; it falls at once when
 /// the room gets quieter and rises within one window when it gets louder, and stationary noise
-/// present from the start is never taken for speech. Until the window has filled once, the floor
-/// is the minimum seen so far.
+/// present for longer than a window is never taken for speech. Until the window has filled once,
+/// the floor is the minimum seen so far but no higher than `absoluteThresholdDBFS`: a talker who
+/// starts the moment the microphone opens has given the estimator no quiet frame yet, and cutting
+/// their first words is worse than sending a steady noise for the first window.
 ///
 /// The noise floor is measured on energies over the last 20 ms whatever the frame length (a 5 ms
 /// frame's energy is averaged with the three before it): shorter frames of steady noise scatter
@@ -37,7 +39,7 @@ public struct SpeechGate: Sendable {
         public init(
             marginDB: Float = 9,
             absoluteThresholdDBFS: Float = -55,
-            hangoverSeconds: Double = 0.2,
+            hangoverSeconds: Double = 0.4,
             floorWindowSeconds: Double = 2
         ) {
             self.marginDB = marginDB
@@ -79,6 +81,8 @@ public struct SpeechGate: Sendable {
     private var currentMinimum = Float.infinity
     private var finishedMinima = InlineArray<7, Float>(repeating: .infinity)
     private var nextFinished = 0
+    /// Whether every sub-window of the floor's window has been filled at least once.
+    private var windowFilled = false
     private let analysisSamples: Int
     private var recentPowers = InlineArray<8, Float>(repeating: 0)
     private var nextRecent = 0
@@ -138,6 +142,7 @@ public struct SpeechGate: Sendable {
         currentMinimum = .infinity
         finishedMinima = InlineArray(repeating: .infinity)
         nextFinished = 0
+        windowFilled = false
         recentPowers = InlineArray(repeating: 0)
         nextRecent = 0
         recentCount = 0
@@ -161,12 +166,13 @@ public struct SpeechGate: Sendable {
         currentMinimum = min(currentMinimum, level)
         var floor = currentMinimum
         for index in finishedMinima.indices { floor = min(floor, finishedMinima[index]) }
-        noiseFloorDBFS = floor
+        noiseFloorDBFS = windowFilled ? floor : min(floor, configuration.absoluteThresholdDBFS)
 
         subWindowFilled += samples
         if subWindowFilled >= subWindowSamples {
             finishedMinima[nextFinished] = currentMinimum
             nextFinished = (nextFinished + 1) % finishedMinima.count
+            if nextFinished == 0 { windowFilled = true }
             currentMinimum = .infinity
             subWindowFilled = 0
         }

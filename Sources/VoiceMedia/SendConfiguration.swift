@@ -21,10 +21,10 @@ public struct SendConfiguration: Sendable, Hashable {
     /// While the gate says silence, one packet (the current frame, not flagged as speech) goes out
     /// this often, so the stream stays alive for the listener and for NAT bindings.
     public var keepAliveMilliseconds: Double
-    /// Bitrate of the low-bitrate copies carried as redundancy, bit/s.
-    public var redundancyBitrate: Int
-    /// Opus complexity of the redundancy encoder: low, its copies only fill gaps.
-    public var redundancyComplexity: Int
+    /// The primary encoder's bitrate while packets carry redundant copies, bit/s (at most
+    /// `bitrate`). The copies are the earlier frames' own bytes, so this is also the copies'
+    /// bitrate: protection costs one or two times this instead of one or two times `bitrate`.
+    public var protectedBitrate: Int
     public var lossAdaptation: SendLossAdaptation.Configuration
     /// The first packet's sequence number; later ones count up from it, wrapping.
     public var initialSequence: UInt16
@@ -41,8 +41,7 @@ public struct SendConfiguration: Sendable, Hashable {
         automaticGainControl: Bool = false,
         gate: SpeechGate.Configuration = SpeechGate.Configuration(),
         keepAliveMilliseconds: Double = 400,
-        redundancyBitrate: Int = 12_000,
-        redundancyComplexity: Int = 1,
+        protectedBitrate: Int = 24_000,
         lossAdaptation: SendLossAdaptation.Configuration = SendLossAdaptation.Configuration(),
         initialSequence: UInt16 = 0,
         initialTimestamp: UInt32 = 0
@@ -56,8 +55,7 @@ public struct SendConfiguration: Sendable, Hashable {
         self.automaticGainControl = automaticGainControl
         self.gate = gate
         self.keepAliveMilliseconds = keepAliveMilliseconds
-        self.redundancyBitrate = redundancyBitrate
-        self.redundancyComplexity = redundancyComplexity
+        self.protectedBitrate = protectedBitrate
         self.lossAdaptation = lossAdaptation
         self.initialSequence = initialSequence
         self.initialTimestamp = initialTimestamp
@@ -73,17 +71,14 @@ public struct SendConfiguration: Sendable, Hashable {
             packetLossPercent: 0)
     }
 
-    /// The redundancy encoder's settings: no FEC of its own, no DTX, a narrower band to match its bitrate.
-    var redundancyEncoder: OpusEncoder.Configuration {
-        OpusEncoder.Configuration(
-            frameDuration: frameDuration, bitrate: redundancyBitrate, complexity: redundancyComplexity, dtx: false,
-            inbandFEC: false, packetLossPercent: 0, maxBandwidth: .wideband)
-    }
-
     /// Throws `.invalidArgument` naming the first setting out of range.
     public func validate(operation: String = "SendConfiguration.validate") throws(CodecError) {
         try primaryEncoder.validate(operation: operation)
-        try redundancyEncoder.validate(operation: operation)
+        guard (6_000...bitrate).contains(protectedBitrate) else {
+            throw CodecError(
+                .invalidArgument, operation: operation,
+                message: "protectedBitrate is \(protectedBitrate) bit/s; allowed: 6000…bitrate (\(bitrate)) bit/s")
+        }
         do {
             try gate.validate()
         } catch {

@@ -7,9 +7,13 @@
 /// than for on, so an estimate hovering near a threshold does not toggle it on every report.
 ///
 /// The thresholds, with the defaults:
-/// * FEC on from 1 % loss, off below 0.5 %.
+/// * FEC on from 1 % loss, off below 0.5 %, and off again while redundancy is on.
 /// * Redundancy of one frame from 3 % loss, off below 1.5 %: a lost packet's frame then arrives
-///   in the next packet even when Opus has no FEC to give (CELT frames, low bitrates).
+///   in the next packet, as exactly the bytes that were lost. The copy decodes bit-exact and
+///   leaves the decoder's state as if nothing had been lost, which Opus's FEC (a coarser
+///   re-encoding) cannot; and FEC's bits and the loss hint that unlocks them are taken from the
+///   primary frame, lowering the quality of every frame that did arrive. So once copies ride
+///   along, FEC is switched off and the hint drops to zero.
 /// * Two frames when losses come in bursts: mean burst length from 1.5 packets, back to one
 ///   below 1.25. Independent loss at 10 % has a mean burst of about 1.1.
 ///
@@ -37,7 +41,9 @@ public struct SendLossAdaptation: Sendable, Hashable {
     public private(set) var fractionLost: Float = 0
     /// Mean loss-burst length in packets (≥ 1), smoothed over reports that saw loss.
     public private(set) var meanBurstLength: Float = 1
-    public private(set) var fecEnabled = false
+    /// Whether the encoder should add in-band FEC: at low loss, before redundancy takes over.
+    public var fecEnabled: Bool { fecWanted && redundancyDepth == 0 }
+    private var fecWanted = false
     /// 0, 1 or 2 earlier frames carried in each packet.
     public private(set) var redundancyDepth = 0
 
@@ -57,10 +63,10 @@ public struct SendLossAdaptation: Sendable, Hashable {
             meanBurstLength = 1 + decay * (meanBurstLength - 1)
         }
 
-        if fecEnabled {
-            if fractionLost < configuration.fecOffFractionLost { fecEnabled = false }
+        if fecWanted {
+            if fractionLost < configuration.fecOffFractionLost { fecWanted = false }
         } else if fractionLost >= configuration.fecOnFractionLost {
-            fecEnabled = true
+            fecWanted = true
         }
 
         let bursty =
@@ -78,15 +84,18 @@ public struct SendLossAdaptation: Sendable, Hashable {
 
     /// The packet-loss hint for Opus at `bitrate`, in percent.
     ///
-    /// libopus 1.3.1 emits in-band FEC only when the hint and the bitrate allow it: from a 5 %
-    /// hint at 32 kbit/s and more, from 10 % at 24 kbit/s, never at 16 kbit/s (measured, see
-    /// PLATFORM.md). While FEC is on, the hint is therefore at least that minimum, so the FEC
-    /// we pay for in encoder effort is actually sent; below 24 kbit/s the hint is the plain
-    /// estimate and the redundancy does the protecting.
+    /// libopus 1.3.1 emits in-band FEC only when the hint and the bitrate allow it: reliably from a
+    /// 10 % hint at 24 kbit/s and more, never at 16 kbit/s. While FEC is on, the hint is therefore
+    /// at least 10 %, so the FEC we pay for is actually sent; below 24 kbit/s the hint is the plain
+    /// estimate and the redundancy does the protecting. While copies ride along the hint is 0.
     public func packetLossHintPercent(bitrate: Int) -> Int {
+        guard redundancyDepth == 0 else { return 0 }
         let measured = Int((fractionLost * 100).rounded())
         guard fecEnabled else { return min(measured, configuration.maximumLossHintPercent) }
-        let minimumForFEC = bitrate >= 32_000 ? 5 : bitrate >= 24_000 ? 10 : 0
+        // libopus decides per frame whether LBRR fits; with a 5 % hint at 32 kbit/s it
+        // often does not for speech at complexity 5 (measured: no FEC in 200 frames), with 10 %
+        // it does in most frames, at 24 kbit/s too.
+        let minimumForFEC = bitrate >= 24_000 ? 10 : 0
         return min(max(measured, minimumForFEC), configuration.maximumLossHintPercent)
     }
 }

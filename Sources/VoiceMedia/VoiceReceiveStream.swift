@@ -62,6 +62,10 @@ public final class VoiceReceiveStream {
     private var estimator: ArrivalDelayEstimator
     private var jitter = InterarrivalJitter()
     private var targetDelay: Double
+    /// Frames of repair the sender's packets carry (see `noteProtection`), and when last seen.
+    private var protectionFrames = 0
+    private var protectionSeen: MediaTime = 0
+    private static let protectionMemory: MediaTime = 2 * MediaTime.nanosecondsPerSecond
     /// Delay of the playout position behind the fastest-path arrival (what the target steers).
     private var playoutDelay: Double = 0
     /// Arrival-to-playout time of the last frame played from a packet.
@@ -204,6 +208,7 @@ public final class VoiceReceiveStream {
 
         jitter.record(arrival: arrival, timestamp: timestamp)
         estimator.record(transitOffset: arrival - Self.nanoseconds(ofMediaTime: timestamp), arrival: arrival)
+        noteProtection(of: packet, bytes: bytes, arrival: arrival)
         targetDelay = clampedTarget(quantile: estimator.quantile(configuration.targetPercentile))
 
         if timestamp < playoutTimestamp {
@@ -298,8 +303,31 @@ public final class VoiceReceiveStream {
         underflowFrames = 0
     }
 
+    /// How many frames later a lost frame can still be rebuilt, from what the sender is putting
+    /// in its packets: a frame lost in packet n comes back in packet n + 1 (a redundant copy, or
+    /// Opus's in-band FEC) or n + 2 (the second copy). The buffer must hold that many frames more
+    /// than the network's jitter needs, or the repair arrives after the frame was concealed, as
+    /// NetEq accounts for FEC. Protection that stops is forgotten after `protectionMemory`.
+    private func noteProtection(of packet: VoicePacketView, bytes: UnsafeRawBufferPointer, arrival: MediaTime) {
+        var frames = packet.redundantCount
+        if frames == 0,
+            (try? OpusDecoder.hasInbandFEC(
+                UnsafeBufferPointer(rebasing: bytes.bindMemory(to: UInt8.self)[packet.primary])))
+                == true
+        {
+            frames = 1
+        }
+        if frames >= protectionFrames {
+            protectionFrames = frames
+            protectionSeen = arrival
+        } else if arrival - protectionSeen > Self.protectionMemory {
+            protectionFrames = frames
+            protectionSeen = arrival
+        }
+    }
+
     private func clampedTarget(quantile: Double) -> Double {
-        let wanted = quantile + configuration.targetMarginFrames * frameMilliseconds
+        let wanted = quantile + (configuration.targetMarginFrames + Double(protectionFrames)) * frameMilliseconds
         return min(max(wanted, configuration.minimumDelayMilliseconds), configuration.maximumDelayMilliseconds)
     }
 

@@ -34,7 +34,8 @@ public final class BaselineReceiver: SimulatedListener {
         self.sender = sender
         self.channel = channel
         frameSamples = frameDuration.engineFrames
-        let buffer = try SpeexJitterBuffer(stepSamples: frameSamples, maximumPacketBytes: VoicePacketWriter.maximumPacketBytes)
+        let buffer = try SpeexJitterBuffer(
+            stepSamples: frameSamples, maximumPacketBytes: VoicePacketWriter.maximumPacketBytes)
         let decoder = try OpusDecoder()
         self.buffer = buffer
         self.decoder = decoder

@@ -95,7 +95,8 @@ public enum CallSimulation {
             listener = try VoiceReceiveStream(
                 sender: senderID, channel: channel, configuration: configuration.jitterBuffer)
         case .baseline:
-            listener = try BaselineReceiver(sender: senderID, channel: channel, frameDuration: configuration.frameDuration)
+            listener = try BaselineReceiver(
+                sender: senderID, channel: channel, frameDuration: configuration.frameDuration)
         }
         let forward = SimulatedNetwork(conditions: configuration.conditions, seed: configuration.seed)
         let reverse = SimulatedNetwork(
@@ -108,7 +109,8 @@ public enum CallSimulation {
         var heard = [Float](repeating: 0, count: ticks * frameFrames)
         var trace = [Float]()
         trace.reserveCapacity(ticks)
-        let packet = UnsafeMutableRawBufferPointer.allocate(byteCount: VoicePacketWriter.maximumPacketBytes, alignment: 8)
+        let packet = UnsafeMutableRawBufferPointer.allocate(
+            byteCount: VoicePacketWriter.maximumPacketBytes, alignment: 8)
         let report = UnsafeMutableRawBufferPointer.allocate(byteCount: ReceiverReport.encodedBytes, alignment: 8)
         let silence = [Float](repeating: 0, count: frameFrames)
         defer {
@@ -157,7 +159,8 @@ public enum CallSimulation {
                         listener.insert(view, bytes: datagram, arrival: arrival)
                     }
                     let start = tick * frameFrames
-                    listener.pullFrame(into: UnsafeMutableBufferPointer(rebasing: heard[start..<start + frameFrames]), at: now)
+                    listener.pullFrame(
+                        into: UnsafeMutableBufferPointer(rebasing: heard[start..<start + frameFrames]), at: now)
                     trace.append(Float(listener.statistics.currentDelayMilliseconds))
 
                     // The baseline sends no reports: its sender stays unprotected, as a plain

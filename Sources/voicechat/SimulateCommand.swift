@@ -38,7 +38,9 @@ struct SimulateCommand: ParsableCommand {
     @Option(name: .customLong("delay-ms"), help: "One-way base delay in ms.")
     var delayMilliseconds = 20.0
 
-    @Option(name: .customLong("jitter-ms"), help: "Extra delay drawn uniformly from [0, J] ms per packet (reorders packets).")
+    @Option(
+        name: .customLong("jitter-ms"),
+        help: "Extra delay drawn uniformly from [0, J] ms per packet (reorders packets).")
     var jitterMilliseconds = 0.0
 
     @Option(help: "Probability that a packet is delivered twice, 0…1.")
@@ -59,7 +61,10 @@ struct SimulateCommand: ParsableCommand {
     @Option(help: "Encoder complexity, 0…10.")
     var complexity = 10
 
-    @Option(help: "Who listens: engine (adaptive jitter buffer, redundancy, FEC) or baseline (speexdsp jitter buffer + Opus PLC).")
+    @Option(
+        help:
+            "Who listens: engine (adaptive jitter buffer, redundancy, FEC) or baseline (speexdsp jitter buffer + Opus PLC)."
+    )
     var receiver: CallSimulation.Receiver = .engine
 
     @Option(help: ArgumentHelp("Also write the listener's buffer delay per frame as CSV.", valueName: "trace.csv"))
@@ -70,11 +75,15 @@ struct SimulateCommand: ParsableCommand {
         guard (0...1).contains(duplicate) else {
             throw ValidationError("--duplicate is a probability in 0…1, not \(duplicate).")
         }
-        guard burst >= 1 else { throw ValidationError("--burst is a mean burst length of at least 1 packet, not \(burst).") }
+        guard burst >= 1 else {
+            throw ValidationError("--burst is a mean burst length of at least 1 packet, not \(burst).")
+        }
         guard delayMilliseconds >= 0, jitterMilliseconds >= 0 else {
             throw ValidationError("--delay-ms and --jitter-ms must not be negative.")
         }
-        guard abs(driftPPM) <= 10_000 else { throw ValidationError("--drift-ppm must be within ±10000, not \(driftPPM).") }
+        guard abs(driftPPM) <= 10_000 else {
+            throw ValidationError("--drift-ppm must be within ±10000, not \(driftPPM).")
+        }
         guard let duration = FrameDuration(milliseconds: frameMilliseconds), duration != .ms2_5 else {
             throw ValidationError("--frame-ms must be one of 5, 10, 20, 40, 60, not \(frameMilliseconds).")
         }

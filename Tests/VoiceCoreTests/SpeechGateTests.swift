@@ -35,7 +35,8 @@ import VoiceCore
     func cleanSpeechIsSpeechAndPausesAreSilence(frameDuration: FrameDuration) throws {
         let speech = try Self.fixture("speech-male.wav")
         let frameSamples = frameDuration.engineFrames
-        var gate = try SpeechGate()
+        // A hangover shorter than the default, so that the fixture's pauses outlast it.
+        var gate = try SpeechGate(SpeechGate.Configuration(hangoverSeconds: 0.2))
         let decided = Self.decisions(speech, frameSamples: frameSamples, gate: &gate)
         let levels = Self.frameLevels(speech, frameSamples: frameSamples)
 
@@ -72,8 +73,10 @@ import VoiceCore
         let speech = try Self.fixture("speech-male.wav")
         let noise = Self.repeated(try Self.fixture("noise-pink.wav"), count: speech.count)
         let noiseLevel = noise.withUnsafeBufferPointer { LevelMeter.rmsDBFS(of: $0) }
-        // Three seconds of noise alone first, so the floor has settled when speech starts.
-        let lead = 3 * 48_000
+        // Four seconds of noise alone first. Until the floor's window (2 s) has filled once, the
+        // gate keeps its floor at or below the absolute threshold so that words at the very start
+        // are not cut, and steady noise passes; after the window and the hangover it must not.
+        let lead = 4 * 48_000
         let noisy = (0..<(lead + speech.count)).map { index in
             (index < lead ? 0 : speech[index - lead]) + noise[index % noise.count]
         }
@@ -83,7 +86,10 @@ import VoiceCore
         let leadFrames = lead / frameSamples
         let levels = Self.frameLevels(speech, frameSamples: frameSamples)
 
-        let leadFalseAlarms = decided[(leadFrames / 2)..<leadFrames].filter { $0 }.count
+        let settled =
+            Int((gate.configuration.floorWindowSeconds + gate.configuration.hangoverSeconds + 0.1) * 48_000)
+            / frameSamples
+        let leadFalseAlarms = decided[settled..<leadFrames].filter { $0 }.count
         #expect(leadFalseAlarms == 0)
 
         // Speech well above the noise must be found.

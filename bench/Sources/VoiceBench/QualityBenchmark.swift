@@ -78,11 +78,14 @@ struct QualityBenchmark: ParsableCommand {
             // opusenc/opusdec at the same bitrate: what the codec alone reaches.
             let encoded = directory + "/\(stem)-opusenc.opus"
             let reference = directory + "/\(stem)-opusenc.wav"
-            _ = try scorer.run("/usr/bin/opusenc", ["--quiet", "--bitrate", "\(bitrate / 1000)", "--framesize", "20", path, encoded])
+            _ = try scorer.run(
+                "/usr/bin/opusenc", ["--quiet", "--bitrate", "\(bitrate / 1000)", "--framesize", "20", path, encoded])
             _ = try scorer.run("/usr/bin/opusdec", ["--quiet", "--rate", "48000", encoded, reference])
 
             var degraded: [String] = [reference]
-            var pending: [(key: String, file: String, condition: Condition, receiver: CallSimulation.Receiver, trace: String?)] = []
+            var pending:
+                [(key: String, file: String, condition: Condition, receiver: CallSimulation.Receiver, trace: String?)] =
+                    []
             for condition in Self.conditions {
                 for receiver in CallSimulation.Receiver.allCases {
                     var conditions = NetworkConditions()
@@ -146,20 +149,25 @@ struct QualityBenchmark: ParsableCommand {
         let bursty10 = outcomes["engine/10 % bursty"] ?? Outcome()
         let jitter40 = outcomes["engine/jitter 40 ms"] ?? Outcome()
         let baseline10 = outcomes["baseline/10 % random"] ?? Outcome()
-        report.add("p95 buffering delay, jitter 40 ms", jitter40.maxP95, unit: "ms",
-                   baseline: outcomes["baseline/jitter 40 ms"]?.maxP95)
+        report.add(
+            "p95 buffering delay, jitter 40 ms", jitter40.maxP95, unit: "ms",
+            baseline: outcomes["baseline/jitter 40 ms"]?.maxP95)
         report.add("late loss, jitter 40 ms", jitter40.maxLate * 100, unit: "%")
         let allOutcomes = outcomes.values
         let simulated = allOutcomes.reduce(0) { $0 + $1.simulatedSeconds }
         let wall = allOutcomes.reduce(0) { $0 + $1.wallSeconds }
         report.add("simulation speed (both receivers)", simulated / max(wall, 1e-9), unit: "× real time")
 
-        report.require(abs(clean - opusenc) <= 0.05 || clean > opusenc,
-                       "clean PESQ \(clean) is not within 0.05 of opusenc/opusdec's \(opusenc)")
-        report.require(random10.meanPESQ >= 0.85 * clean, "10 % random loss: \(random10.meanPESQ) < 0.85 × clean \(clean)")
-        report.require(random10.meanPESQ >= baseline10.meanPESQ + 1.0,
-                       "10 % random loss: \(random10.meanPESQ) < baseline \(baseline10.meanPESQ) + 1.0")
-        report.require(bursty10.meanPESQ >= 0.70 * clean, "10 % bursty loss: \(bursty10.meanPESQ) < 0.70 × clean \(clean)")
+        report.require(
+            abs(clean - opusenc) <= 0.05 || clean > opusenc,
+            "clean PESQ \(clean) is not within 0.05 of opusenc/opusdec's \(opusenc)")
+        report.require(
+            random10.meanPESQ >= 0.85 * clean, "10 % random loss: \(random10.meanPESQ) < 0.85 × clean \(clean)")
+        report.require(
+            random10.meanPESQ >= baseline10.meanPESQ + 1.0,
+            "10 % random loss: \(random10.meanPESQ) < baseline \(baseline10.meanPESQ) + 1.0")
+        report.require(
+            bursty10.meanPESQ >= 0.70 * clean, "10 % bursty loss: \(bursty10.meanPESQ) < 0.70 × clean \(clean)")
         report.require(jitter40.meanPESQ >= 0.95 * clean, "40 ms jitter: \(jitter40.meanPESQ) < 0.95 × clean \(clean)")
         report.require(jitter40.maxP95 <= 60, "40 ms jitter: p95 buffering delay \(jitter40.maxP95) ms > 60 ms")
         report.require(jitter40.maxLate <= 0.005, "40 ms jitter: late loss \(jitter40.maxLate * 100) % > 0.5 %")
@@ -174,8 +182,9 @@ struct QualityBenchmark: ParsableCommand {
             let baseline = outcomes["baseline/" + condition.name] ?? Outcome()
             print(
                 condition.name.padding(toLength: 18, withPad: " ", startingAt: 0)
-                    + String(format: " %11.3f  %13.3f  %15.1f  %17.1f", engine.meanPESQ, baseline.meanPESQ,
-                             engine.meanDelay, baseline.meanDelay))
+                    + String(
+                        format: " %11.3f  %13.3f  %15.1f  %17.1f", engine.meanPESQ, baseline.meanPESQ,
+                        engine.meanDelay, baseline.meanDelay))
         }
     }
 

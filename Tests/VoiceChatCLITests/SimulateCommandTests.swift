@@ -1,0 +1,43 @@
+import Foundation
+import Testing
+import VoiceCore
+
+@Suite struct SimulateCommandTests {
+    @Test(arguments: ["engine", "baseline"])
+    func writesWhatTheListenerHeardAndOneJSONLine(receiver: String) throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let first = directory.appendingPathComponent("first.wav").path
+        let second = directory.appendingPathComponent("second.wav").path
+        let arguments = [
+            "simulate", "--input", CommandRunner.fixture("speech-male.wav"), "--loss", "0.1", "--jitter-ms", "20",
+            "--seed", "3", "--receiver", receiver,
+        ]
+        let run = try CommandRunner.run(arguments + ["--output", first])
+        #expect(run.status == 0, "stderr: \(run.standardError)")
+        let lines = run.standardOutput.split(separator: "\n")
+        #expect(lines.count == 1)
+        let summary = try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any]
+        #expect(summary?["receiver"] as? String == receiver)
+        let statistics = summary?["statistics"] as? [String: Any]
+        #expect((statistics?["packetsReceived"] as? Int ?? 0) > 500)
+        let network = summary?["network"] as? [String: Any]
+        #expect((network?["dropped"] as? Int ?? 0) > 30)
+
+        // 48 kHz mono, as long as the input plus the listener's tail, and the same bytes again
+        // for the same seed.
+        let heard = try WAVAudio(contentsOfFile: first)
+        #expect(heard.format == .engineMono)
+        #expect(heard.durationSeconds > 13.7)
+        _ = try CommandRunner.run(arguments + ["--output", second])
+        #expect(FileManager.default.contents(atPath: first) == FileManager.default.contents(atPath: second))
+    }
+
+    @Test func rejectsConditionsThatMakeNoSense() throws {
+        let result = try CommandRunner.run([
+            "simulate", "--input", CommandRunner.fixture("tone-1k.wav"), "--output", "/dev/null", "--loss", "1.5",
+        ])
+        #expect(result.status != 0)
+        #expect(result.standardError.contains("--loss is a probability in 0…1"))
+    }
+}
