@@ -1,0 +1,78 @@
+import ArgumentParser
+import Foundation
+import VoiceCore
+import VoiceDevices
+import VoiceMedia
+import VoiceTesting
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `bench/run pipeline`: what a whole simulated call costs, sender and listener engines plus the
+/// simulated network in one loop, and whether its steady state allocates.
+struct PipelineBenchmark: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pipeline",
+        abstract: "Cost of a full two-engine simulated call (× real time) and allocations per frame in steady state.",
+        discussion: """
+            Runs a one-way call over looped fixture speech with 10 % loss and 20 ms jitter, with the \
+            engine's listener and, as the baseline, the speexdsp jitter buffer + Opus PLC listener. \
+            Steady-state allocations per frame are the difference between a long and a short call \
+            (setup allocates the same in both), divided by the difference in frames.
+            """
+    )
+
+    @Option(help: "Seconds of speech in the long call (the short one is half of it).")
+    var seconds = 30.0
+
+    @Option(help: "Repetitions of the timed calls; the median is reported.")
+    var repetitions = 5
+
+    func run() throws {
+        let fixtures = ProcessInfo.processInfo.environment["VOICECHAT_FIXTURES"] ?? "Fixtures"
+        let once = try WAVAudio(contentsOfFile: fixtures + "/speech-female.wav").samples
+        let long = (0..<Int(seconds * 48_000)).map { once[$0 % once.count] }
+        let short = Array(long.prefix(long.count / 2))
+        var conditions = NetworkConditions()
+        conditions.lossRate = 0.1
+        conditions.jitterMilliseconds = 20
+        func configuration(_ receiver: CallSimulation.Receiver) -> CallSimulation.Configuration {
+            CallSimulation.Configuration(conditions: conditions, seed: 9, receiver: receiver)
+        }
+
+        var report = BenchmarkReport(bench: "pipeline")
+        var speeds: [CallSimulation.Receiver: [Double]] = [:]
+        for _ in 0..<repetitions {
+            for receiver in CallSimulation.Receiver.allCases {
+                let start = monotonicNanoseconds()
+                let result = try CallSimulation.run(input: long, configuration: configuration(receiver))
+                let wall = Double(monotonicNanoseconds() - start) / 1e9
+                speeds[receiver, default: []].append(result.audioSeconds / wall)
+            }
+        }
+        let engineSpeed = median(speeds[.engine] ?? [0])
+        let baselineSpeed = median(speeds[.baseline] ?? [0])
+        report.add("two-engine call speed", engineSpeed, unit: "× real time", baseline: baselineSpeed)
+        report.require(engineSpeed >= 100, "the simulated call runs at \(engineSpeed)× real time, below 100×")
+
+        let counting = AllocationCounter.isActive()
+        report.require(counting, "allocation counting is inactive: run through bench/run")
+        for receiver in CallSimulation.Receiver.allCases {
+            AllocationCounter.start(threads: [pthread_self()])
+            _ = try CallSimulation.run(input: short, configuration: configuration(receiver))
+            let shortAllocations = AllocationCounter.stop()
+            AllocationCounter.start(threads: [pthread_self()])
+            _ = try CallSimulation.run(input: long, configuration: configuration(receiver))
+            let longAllocations = AllocationCounter.stop()
+            let frames = Double((long.count - short.count) / 960)
+            let perFrame = Double(longAllocations - shortAllocations) / frames
+            report.add("\(receiver.rawValue) allocations per frame, steady state", perFrame, unit: "allocs/frame")
+            report.add("\(receiver.rawValue) allocations, \(Int(seconds / 2)) s call", Double(shortAllocations), unit: "allocs")
+            if receiver == .engine {
+                report.require(perFrame == 0, "the engine's call allocates \(perFrame) times per frame in steady state")
+            }
+        }
+        if !report.finish() { throw ExitCode.failure }
+    }
+}
