@@ -227,3 +227,15 @@ private final class WAVFileInputState: @unchecked Sendable {
         }
     }
 }
+
+extension WAVFileInput {
+    /// The whole file at 48 kHz with `channels` channels, converted as the device converts it:
+    /// for simulations and tools that want the recording rather than a device.
+    public static func recording(path: String, channels: Int = 1) throws(AudioDeviceError) -> [Float] {
+        let file = try WAVFileInput(path: path, channels: channels, pacing: .onDemand)
+        var samples = [Float](repeating: 0, count: file.frameCount * channels)
+        let frames = samples.withUnsafeMutableBufferPointer { file.read(into: $0) }
+        samples.removeLast(samples.count - frames * channels)
+        return samples
+    }
+}

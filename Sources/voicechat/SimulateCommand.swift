@@ -92,7 +92,7 @@ struct SimulateCommand: ParsableCommand {
     func run() throws {
         let recording: [Float]
         do {
-            recording = try Self.load(input)
+            recording = try WAVFileInput.recording(path: input)
         } catch {
             throw CommandFailure(error.description)
         }
@@ -124,15 +124,6 @@ struct SimulateCommand: ParsableCommand {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         print(String(decoding: try encoder.encode(summary), as: UTF8.self))
-    }
-
-    /// The whole recording at 48 kHz mono, converted the way the file devices convert.
-    static func load(_ path: String) throws(AudioDeviceError) -> [Float] {
-        let file = try WAVFileInput(path: path, channels: 1, pacing: .onDemand)
-        var samples = [Float](repeating: 0, count: file.frameCount)
-        let read = samples.withUnsafeMutableBufferPointer { file.read(into: $0) }
-        samples.removeLast(samples.count - read)
-        return samples
     }
 
     private func writeTrace(_ delays: [Float], to path: String) throws {

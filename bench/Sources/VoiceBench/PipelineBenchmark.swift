@@ -68,7 +68,9 @@ struct PipelineBenchmark: ParsableCommand {
             let frames = Double((long.count - short.count) / 960)
             let perFrame = Double(longAllocations - shortAllocations) / frames
             report.add("\(receiver.rawValue) allocations per frame, steady state", perFrame, unit: "allocs/frame")
-            report.add("\(receiver.rawValue) allocations, \(Int(seconds / 2)) s call", Double(shortAllocations), unit: "allocs")
+            report.add(
+                "\(receiver.rawValue) allocations, \(Int(seconds / 2)) s call", Double(shortAllocations), unit: "allocs"
+            )
             if receiver == .engine {
                 report.require(perFrame == 0, "the engine's call allocates \(perFrame) times per frame in steady state")
             }

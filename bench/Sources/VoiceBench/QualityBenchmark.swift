@@ -73,7 +73,7 @@ struct QualityBenchmark: ParsableCommand {
 
         for fixture in fixtures {
             let path = fixturesDirectory + "/" + fixture
-            let recording = try loadRecording(path)
+            let recording = try WAVFileInput.recording(path: path)
             let stem = (fixture as NSString).deletingPathExtension
             // opusenc/opusdec at the same bitrate: what the codec alone reaches.
             let encoded = directory + "/\(stem)-opusenc.opus"
@@ -186,13 +186,6 @@ struct QualityBenchmark: ParsableCommand {
                         format: " %11.3f  %13.3f  %15.1f  %17.1f", engine.meanPESQ, baseline.meanPESQ,
                         engine.meanDelay, baseline.meanDelay))
         }
-    }
-
-    private func loadRecording(_ path: String) throws -> [Float] {
-        let file = try WAVFileInput(path: path, channels: 1, pacing: .onDemand)
-        var samples = [Float](repeating: 0, count: file.frameCount)
-        let read = samples.withUnsafeMutableBufferPointer { file.read(into: $0) }
-        return Array(samples.prefix(read))
     }
 
     private func writeTrace(_ delays: [Float], to path: String) throws {
