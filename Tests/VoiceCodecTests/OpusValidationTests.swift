@@ -1,6 +1,7 @@
 import Testing
 import VoiceCodec
 import VoiceCore
+import VoiceTesting
 
 @Suite("Opus validation")
 struct OpusValidationTests {

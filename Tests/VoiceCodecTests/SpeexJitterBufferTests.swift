@@ -1,5 +1,6 @@
 import Testing
 import VoiceCodec
+import VoiceTesting
 
 /// Drives a `SpeexJitterBuffer` one 20 ms frame per tick, as the baseline receiver does.
 struct SpeexJitterBufferHarness: ~Copyable {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import VoiceCore
 import VoiceDevices
+import VoiceTesting
 
 /// Real-time pacing: ALSA's `jack` plugin on a JACK server with the `dummy` backend, which
 /// consumes and produces audio at 48 kHz by the clock. The speaker's output port is wired
@@ -48,7 +49,7 @@ extension ALSADeviceTests {
             // Float in, float out with no conversion anywhere on the way (plug passes
             // FLOAT_LE through to JACK's native float), so every sample must come back
             // bit for bit. Never zero, so the first played sample is found in the capture.
-            var generator = SplitMix64(seed: seed)
+            var generator = SeededRandom(seed: seed)
             let signal = (0..<frames).map { _ in
                 Float(generator.next() % 16_384 + 1) / 32_768 * (generator.next() % 2 == 0 ? 1 : -1)
             }
@@ -119,18 +120,5 @@ extension ALSADeviceTests {
                 ALSADeviceConfiguration(name: "vc_jackspk", sampleRate: 44_100, sampleFormat: .float32))
             #expect(nearest.granted.sampleRate == 48_000)
         }
-    }
-}
-
-/// A small deterministic generator, so the test signal is the same on every run.
-struct SplitMix64 {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var value = state
-        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-        return value ^ (value >> 31)
     }
 }

@@ -2,6 +2,7 @@ import Testing
 import VoiceCodec
 import VoiceCore
 import VoiceMedia
+import VoiceTesting
 import VoiceWire
 
 @Suite("Jitter buffer adaptation")
@@ -36,7 +37,7 @@ struct JitterBufferAdaptationTests {
     /// frames, almost nothing arrives late, and the buffering delay stays near the target.
     @Test func targetFollowsUniformJitter() throws {
         let (frames, unsent, quiet) = try Self.speechWithPauses(loops: 3, pauseFrames: 50)
-        var random = ReceiveRandom(seed: 40)
+        var random = SeededRandom(seed: 40)
         let packets = try makePackets(frames, unsent: unsent, quiet: quiet) { index in
             MediaTime(index) * Self.period + MediaTime.milliseconds(20)
                 + MediaTime.random(in: 0...MediaTime.milliseconds(40), using: &random)
@@ -89,7 +90,7 @@ struct JitterBufferAdaptationTests {
     func clockDriftIsAbsorbed(ppm: Double) throws {
         let (frames, unsent, quiet) = try Self.speechWithPauses(loops: 43, pauseFrames: 50)  // ≈ 10 min
         let senderRate = 1 + ppm / 1_000_000
-        var random = ReceiveRandom(seed: 7)
+        var random = SeededRandom(seed: 7)
         let packets = try makePackets(frames, unsent: unsent, quiet: quiet) { index in
             MediaTime((Double(index) * Double(Self.period) / senderRate).rounded()) + MediaTime.milliseconds(20)
                 + MediaTime.random(in: 0...MediaTime.milliseconds(10), using: &random)

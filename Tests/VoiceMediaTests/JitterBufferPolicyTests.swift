@@ -1,5 +1,6 @@
 import Testing
 import VoiceCore
+import VoiceTesting
 
 @Suite("Jitter buffer policy pieces")
 struct JitterBufferPolicyTests {
@@ -28,7 +29,7 @@ struct JitterBufferPolicyTests {
     /// calmer network takes over as the old entries fade.
     @Test func delayPercentileFollowsTheNetwork() {
         var estimator = ArrivalDelayEstimator(forgettingFactor: 0.998)
-        var random = ReceiveRandom(seed: 3)
+        var random = SeededRandom(seed: 3)
         for index in 0..<3_000 {
             let arrival = MediaTime(index) * 20_000_000
             let extra = MediaTime.random(in: 0...40_000_000, using: &random)

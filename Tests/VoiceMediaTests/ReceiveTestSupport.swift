@@ -21,19 +21,6 @@ enum ReceiveFixture {
     static func speech() throws -> [Float] { try load("speech-male.wav").samples }
 }
 
-/// Deterministic pseudo-random numbers (SplitMix64), so failures reproduce.
-struct ReceiveRandom: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// One frame as the sender produced it: the primary Opus frame, and a low-bitrate copy of the
 /// same audio from a second encoder for piggybacking on later packets.
 struct EncodedFrame {
