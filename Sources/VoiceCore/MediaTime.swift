@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// A point in time on the media path, in nanoseconds since an arbitrary epoch.
 ///
 /// No component of the media path reads a clock itself: the caller passes the time in, from a
@@ -21,4 +25,15 @@ extension MediaTime {
 extension FrameDuration {
     /// The frame length in nanoseconds.
     public var nanoseconds: MediaTime { MediaTime(rawValue) * 100_000 }
+}
+
+extension MediaTime {
+    /// Now on CLOCK_MONOTONIC: what a real-time caller passes in as the time, and what time-outs
+    /// and cost measurements read. `clock_gettime` neither allocates nor locks, so device threads
+    /// may call it.
+    public static func monotonicNow() -> MediaTime {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return MediaTime(now.tv_sec) * nanosecondsPerSecond + MediaTime(now.tv_nsec)
+    }
 }

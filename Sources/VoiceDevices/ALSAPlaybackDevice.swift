@@ -62,11 +62,11 @@ public final class ALSAPlaybackDevice: AudioOutput {
         let queuedNanoseconds =
             queuedFrames * 1_000_000_000 / engineSampleRate + loop.granted.bufferFrames * 1_000_000_000
             / loop.granted.sampleRate
-        let deadline = monotonicNanoseconds() + 2 * queuedNanoseconds + Self.drainMarginNanoseconds
+        let deadline = Int(MediaTime.monotonicNow()) + 2 * queuedNanoseconds + Self.drainMarginNanoseconds
         loop.drainRequested.store(true, ordering: .releasing)
         var pause = timespec(tv_sec: 0, tv_nsec: 2_000_000)
         while !loop.drained.load(ordering: .acquiring) && loop.counters.failureStatus.load(ordering: .acquiring) == 0
-            && monotonicNanoseconds() < deadline
+            && Int(MediaTime.monotonicNow()) < deadline
         {
             nanosleep(&pause, nil)
         }

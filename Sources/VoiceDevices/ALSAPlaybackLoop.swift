@@ -187,9 +187,9 @@ final class ALSAPlaybackLoop: @unchecked Sendable {
             _ = snd_pcm_start(handle)
         }
         let bufferNanoseconds = granted.bufferFrames * 1_000_000_000 / granted.sampleRate
-        let deadline = monotonicNanoseconds() + 2 * bufferNanoseconds + 200_000_000
+        let deadline = Int(MediaTime.monotonicNow()) + 2 * bufferNanoseconds + 200_000_000
         var pause = timespec(tv_sec: 0, tv_nsec: granted.periodFrames * 1_000_000_000 / granted.sampleRate / 2)
-        while !thread.shouldStop && pcm.isRunning && monotonicNanoseconds() < deadline {
+        while !thread.shouldStop && pcm.isRunning && Int(MediaTime.monotonicNow()) < deadline {
             let available = snd_pcm_avail_update(handle)
             if available < 0 || available >= granted.bufferFrames { break }
             nanosleep(&pause, nil)
@@ -206,11 +206,4 @@ final class ALSAPlaybackLoop: @unchecked Sendable {
     private func fail(_ status: Int32) {
         counters.failureStatus.store(status, ordering: .releasing)
     }
-}
-
-/// CLOCK_MONOTONIC in nanoseconds; `clock_gettime` neither allocates nor locks.
-func monotonicNanoseconds() -> Int {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return now.tv_sec * 1_000_000_000 + now.tv_nsec
 }

@@ -1,3 +1,5 @@
+import VoiceCore
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -22,7 +24,7 @@ struct PeriodClock {
 
     /// Starts counting periods from now.
     mutating func start() {
-        startNanoseconds = Self.now()
+        startNanoseconds = Int(MediaTime.monotonicNow())
         elapsedFrames = 0
     }
 
@@ -34,11 +36,5 @@ struct PeriodClock {
         // clock_nanosleep returns the error number (EINTR after a signal) instead of setting errno;
         // with an absolute deadline, sleeping again is always correct.
         while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &target, nil) == EINTR {}
-    }
-
-    static func now() -> Int {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return time.tv_sec * 1_000_000_000 + time.tv_nsec
     }
 }

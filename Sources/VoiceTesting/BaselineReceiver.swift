@@ -18,8 +18,8 @@ public final class BaselineReceiver: SimulatedListener {
     private var lostSinceReport = 0
     private var playedSinceReport = 0
     private var highestSequence: UInt16 = 0
-    /// The newest timestamp received, to tell "nothing yet" from a gap.
-    private var newestTimestamp: UInt32?
+    /// Whether any packet arrived yet: before the first, a missing frame is no loss.
+    private var hasReceived = false
     /// Arrival times by timestamp for the last `arrivalSlots` frames, so that the delay of each
     /// played frame (arrival to playout, as the engine's stream measures it) is known.
     private var arrivals = [(timestamp: UInt32, time: MediaTime)](repeating: (0, -1), count: 256)
@@ -53,11 +53,7 @@ public final class BaselineReceiver: SimulatedListener {
         }
         counts.packetsReceived += 1
         highestSequence = view.sequence
-        if let newest = newestTimestamp, Int32(bitPattern: view.timestamp &- newest) <= 0 {
-            // Older than the newest: keep the newest.
-        } else {
-            newestTimestamp = view.timestamp
-        }
+        hasReceived = true
         arrivals[slot(of: view.timestamp)] = (view.timestamp, arrival)
         // Only the primary frame: the baseline knows nothing of redundancy.
         try? buffer.put(
@@ -81,11 +77,11 @@ public final class BaselineReceiver: SimulatedListener {
             }
             return
         }
-        if let result, result.status == .missing, newestTimestamp != nil {
+        if let result, result.status == .missing, hasReceived {
             counts.packetsLost += 1
             lostSinceReport += 1
         }
-        if newestTimestamp == nil {
+        if !hasReceived {
             output.update(repeating: 0)
             return
         }

@@ -74,6 +74,16 @@ public enum CallSimulation {
         public var bufferDelayTrace: [Float]
         /// Seconds of audio the call carried.
         public var audioSeconds: Double
+        public var frameDuration: FrameDuration
+
+        /// The buffer delay trace as CSV (`seconds,buffer_delay_ms`), one row per played frame.
+        public var bufferDelayCSV: String {
+            var text = "seconds,buffer_delay_ms\n"
+            for (index, delay) in bufferDelayTrace.enumerated() {
+                text += "\(Double(index) * frameDuration.milliseconds / 1_000),\(delay)\n"
+            }
+            return text
+        }
     }
 
     static let senderID: UInt32 = 1
@@ -179,6 +189,7 @@ public enum CallSimulation {
         }
         return Result(
             heard: heard, receive: listener.statistics, send: sender.statistics, network: forward.statistics,
-            bufferDelayTrace: trace, audioSeconds: Double(senderFrames * frameFrames) / Double(engineSampleRate))
+            bufferDelayTrace: trace, audioSeconds: Double(senderFrames * frameFrames) / Double(engineSampleRate),
+            frameDuration: configuration.frameDuration)
     }
 }

@@ -1,10 +1,6 @@
 import VoiceCodec
 import VoiceCore
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// One mono 48 kHz frame through the codec: meter, encode, decode, meter. Owns the codec
 /// state and its buffers, allocated once.
 struct LoopbackPipeline: ~Copyable {
@@ -17,8 +13,8 @@ struct LoopbackPipeline: ~Copyable {
     private(set) var outputMeter = LevelMeter()
     private(set) var frames = 0
     private(set) var packetBytes = 0
-    private(set) var encodeNanoseconds: UInt64 = 0
-    private(set) var decodeNanoseconds: UInt64 = 0
+    private(set) var encodeNanoseconds: MediaTime = 0
+    private(set) var decodeNanoseconds: MediaTime = 0
     /// Samples of delay the codec adds (the encoder's lookahead).
     let codecDelayFrames: Int
 
@@ -42,11 +38,11 @@ struct LoopbackPipeline: ~Copyable {
         throws(CodecError)
     {
         inputMeter.process(frame)
-        let encodeStart = Self.now()
+        let encodeStart = MediaTime.monotonicNow()
         let byteCount = try encoder.encode(frame, into: packet)
-        let decodeStart = Self.now()
+        let decodeStart = MediaTime.monotonicNow()
         _ = try decoder.decode(UnsafeBufferPointer(rebasing: packet[0..<byteCount]), into: decoded)
-        let decodeEnd = Self.now()
+        let decodeEnd = MediaTime.monotonicNow()
         outputMeter.process(UnsafeBufferPointer(decoded))
         frames += 1
         packetBytes += byteCount
@@ -54,9 +50,4 @@ struct LoopbackPipeline: ~Copyable {
         decodeNanoseconds += decodeEnd - decodeStart
     }
 
-    private static func now() -> UInt64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
-    }
 }

@@ -12,8 +12,8 @@ struct LoopbackSummary {
     var frames: Int
     var frameFrames: Int
     var packetBytes: Int
-    var encodeNanoseconds: UInt64
-    var decodeNanoseconds: UInt64
+    var encodeNanoseconds: MediaTime
+    var decodeNanoseconds: MediaTime
     var codecDelayFrames: Int
     var ending: Ending
 

@@ -9,7 +9,7 @@ import VoiceCore
 /// about 20 times a second; otherwise (a pipe, a log) it prints one line per second of audio.
 final class MeterDisplay {
     private let interactive: Bool
-    private var lastDrawNanoseconds: UInt64 = 0
+    private var lastDrawNanoseconds: MediaTime = 0
     private var lastPrintedSecond = -1
     private var drewLine = false
 
@@ -24,7 +24,7 @@ final class MeterDisplay {
     func update(audioSeconds: Double, input: LevelMeter, output: LevelMeter) {
         let line = "\(Self.clock(audioSeconds))  in \(Self.bar(input))  out \(Self.bar(output))"
         if interactive {
-            let now = Self.nowNanoseconds()
+            let now = MediaTime.monotonicNow()
             guard now - lastDrawNanoseconds >= 50_000_000 else { return }
             lastDrawNanoseconds = now
             // \r returns to the start of the line; ESC[K clears what a longer line left behind.
@@ -60,9 +60,4 @@ final class MeterDisplay {
         String(format: "%2d:%04.1f", Int(seconds) / 60, seconds.truncatingRemainder(dividingBy: 60))
     }
 
-    private static func nowNanoseconds() -> UInt64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
-    }
 }

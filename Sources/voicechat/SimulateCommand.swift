@@ -116,7 +116,7 @@ struct SimulateCommand: ParsableCommand {
             throw CommandFailure(error.description)
         }
         if let trace {
-            try writeTrace(result.bufferDelayTrace, to: trace)
+            try writeTrace(result.bufferDelayCSV, to: trace)
         }
         let summary = SimulationSummary(
             receiver: receiver.rawValue, audioSeconds: result.audioSeconds, simulationSeconds: elapsed,
@@ -126,12 +126,7 @@ struct SimulateCommand: ParsableCommand {
         print(String(decoding: try encoder.encode(summary), as: UTF8.self))
     }
 
-    private func writeTrace(_ delays: [Float], to path: String) throws {
-        let frameSeconds = frameMilliseconds / 1_000
-        var text = "seconds,buffer_delay_ms\n"
-        for (index, delay) in delays.enumerated() {
-            text += "\(Double(index) * frameSeconds),\(delay)\n"
-        }
+    private func writeTrace(_ text: String, to path: String) throws {
         do {
             try text.write(toFile: path, atomically: true, encoding: .utf8)
         } catch {

@@ -102,7 +102,7 @@ struct QualityBenchmark: ParsableCommand {
                     var trace: String?
                     if condition.jitter == 40, stem == (fixtures.first.map { ($0 as NSString).deletingPathExtension }) {
                         trace = directory + "/\(stem)-\(condition.fileTag)-\(receiver.rawValue)-delay.csv"
-                        try writeTrace(result.bufferDelayTrace, to: trace!)
+                        try result.bufferDelayCSV.write(toFile: trace!, atomically: true, encoding: .utf8)
                     }
                     let key = receiver.rawValue + "/" + condition.name
                     var outcome = outcomes[key] ?? Outcome()
@@ -188,15 +188,4 @@ struct QualityBenchmark: ParsableCommand {
         }
     }
 
-    private func writeTrace(_ delays: [Float], to path: String) throws {
-        var text = "seconds,buffer_delay_ms\n"
-        for (index, delay) in delays.enumerated() { text += "\(Double(index) * 0.02),\(delay)\n" }
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
-    }
-
-    static func percentile(_ values: [Double], _ fraction: Double) -> Double {
-        guard !values.isEmpty else { return 0 }
-        let sorted = values.sorted()
-        return sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * fraction).rounded()))]
-    }
 }

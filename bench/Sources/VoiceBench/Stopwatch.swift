@@ -1,13 +1,9 @@
-#if canImport(Glibc)
-    import Glibc
-#endif
+import VoiceCore
 
-/// Monotonic nanoseconds, for timing loops. `clock_gettime` neither allocates nor locks.
+/// Monotonic nanoseconds as an unsigned count, for the timing loops' arithmetic.
 @inline(__always)
 func monotonicNanoseconds() -> UInt64 {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
+    UInt64(MediaTime.monotonicNow())
 }
 
 /// The median of `values` (the mean of the middle two for an even count).
