@@ -12,11 +12,15 @@ let package = Package(
         .library(name: "VoiceDevices", targets: ["VoiceDevices"]),
         .library(name: "VoiceWire", targets: ["VoiceWire"]),
         .library(name: "VoiceMedia", targets: ["VoiceMedia"]),
+        .library(name: "VoiceTransport", targets: ["VoiceTransport"]),
+        .library(name: "VoiceEngine", targets: ["VoiceEngine"]),
         .library(name: "VoiceTesting", targets: ["VoiceTesting"]),
         .executable(name: "voicechat", targets: ["voicechat"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         .systemLibrary(
@@ -37,8 +41,20 @@ let package = Package(
         .target(name: "VoiceCore"),
         .target(name: "VoiceCodec", dependencies: ["VoiceCore", "CVoiceOpus", "CVoiceSpeexDSP"]),
         .target(name: "VoiceDevices", dependencies: ["VoiceCore", "VoiceCodec", "CVoiceALSA"]),
-        .target(name: "VoiceWire", dependencies: ["VoiceCore"]),
+        .target(name: "VoiceWire", dependencies: ["VoiceCore", .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "VoiceMedia", dependencies: ["VoiceCore", "VoiceCodec", "VoiceWire"]),
+        .target(
+            name: "VoiceTransport",
+            dependencies: [
+                "VoiceCore", "VoiceWire",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        .target(
+            name: "VoiceEngine",
+            dependencies: ["VoiceCore", "VoiceCodec", "VoiceWire", "VoiceMedia", "VoiceTransport"]
+        ),
         .target(name: "VoiceTesting", dependencies: ["VoiceCore", "VoiceCodec", "VoiceWire", "VoiceMedia"]),
         .executableTarget(
             name: "voicechat",
@@ -51,7 +67,9 @@ let package = Package(
         .testTarget(name: "VoiceCodecTests", dependencies: ["VoiceCodec", "VoiceCore", "VoiceTesting"]),
         .testTarget(name: "VoiceDevicesTests", dependencies: ["VoiceDevices", "VoiceCore", "VoiceTesting"]),
         .testTarget(name: "VoiceWireTests", dependencies: ["VoiceWire", "VoiceCore", "VoiceTesting"]),
-        .testTarget(name: "VoiceMediaTests", dependencies: ["VoiceMedia", "VoiceWire", "VoiceCodec", "VoiceCore", "VoiceTesting"]),
+        .testTarget(
+            name: "VoiceMediaTests",
+            dependencies: ["VoiceMedia", "VoiceWire", "VoiceCodec", "VoiceCore", "VoiceTesting"]),
         .testTarget(name: "VoiceTestingTests", dependencies: ["VoiceTesting", "VoiceCore"]),
         .testTarget(name: "VoiceChatCLITests", dependencies: ["voicechat", "VoiceCore", "VoiceTesting"]),
     ],

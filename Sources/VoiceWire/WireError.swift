@@ -31,6 +31,10 @@ public enum WireError: Error, Hashable, Sendable, CustomStringConvertible {
     case reportWrongSize(bytes: Int, expected: Int)
     /// The caller's output buffer cannot hold the message being written.
     case bufferTooSmall(needed: Int, available: Int)
+    /// A sealed envelope is shorter than its clear header plus authentication tag.
+    case envelopeTooShort(bytes: Int, needed: Int)
+    /// A sealed envelope names a content type this build does not know.
+    case unknownSealedContent(UInt8)
     /// A second redundant frame was given without a first one (they are given most recent first).
     case redundantFramesOutOfOrder
 
@@ -42,7 +46,8 @@ public enum WireError: Error, Hashable, Sendable, CustomStringConvertible {
             "unsupported wire version \(version) (this build speaks version \(wireVersion)); "
                 + "the peer runs an incompatible release"
         case .unknownMessageType(let type):
-            "unknown message type \(type) in byte 0 (known: 1 = voice, 2 = receiver report)"
+            "unknown message type \(type) in byte 0 (known: "
+                + WireMessageType.allCases.map { "\($0.rawValue) = \($0)" }.joined(separator: ", ") + ")"
         case .wrongMessageType(let expected, let found):
             "expected a \(expected) message but the datagram is a \(found) message"
         case .tooManyRedundantFrames(let count, let maximum):
@@ -69,6 +74,12 @@ public enum WireError: Error, Hashable, Sendable, CustomStringConvertible {
         case .bufferTooSmall(let needed, let available):
             "output buffer has \(available) bytes but the message needs \(needed); "
                 + "allocate VoicePacketWriter.maximumPacketBytes"
+        case .envelopeTooShort(let bytes, let needed):
+            "sealed envelope has \(bytes) bytes, fewer than the \(needed) its clear header and "
+                + "authentication tag need"
+        case .unknownSealedContent(let content):
+            "sealed envelope carries unknown content type \(content) (known: "
+                + SealedContent.allCases.map { "\($0.rawValue) = \($0)" }.joined(separator: ", ") + ")"
         case .redundantFramesOutOfOrder:
             "a second redundant frame was given without a first; give redundant frames most recent first"
         }
@@ -80,6 +91,8 @@ extension WireMessageType: CustomStringConvertible {
         switch self {
         case .voice: "voice"
         case .receiverReport: "receiver report"
+        case .sealed: "sealed"
+        case .relay: "relay"
         }
     }
 }

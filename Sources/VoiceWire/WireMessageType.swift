@@ -7,6 +7,11 @@ public enum WireMessageType: UInt8, Sendable, Hashable, CaseIterable {
     case voice = 1
     /// A `ReceiverReport`: what a listener measured about one sender's stream.
     case receiverReport = 2
+    /// A `SealedEnvelopeHeader` followed by an encrypted message and its authentication tag: how
+    /// every message between engines travels once a call or match has agreed its keys.
+    case sealed = 3
+    /// A message between an engine and a relay server (joining, channel membership, keepalives).
+    case relay = 4
 }
 
 /// The version of the wire format this module reads and writes (the high nibble of byte 0).
