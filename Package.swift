@@ -71,6 +71,10 @@ let package = Package(
             name: "VoiceMediaTests",
             dependencies: ["VoiceMedia", "VoiceWire", "VoiceCodec", "VoiceCore", "VoiceTesting"]),
         .testTarget(name: "VoiceTestingTests", dependencies: ["VoiceTesting", "VoiceCore"]),
+        .testTarget(
+            name: "VoiceEngineTests",
+            dependencies: ["VoiceEngine", "VoiceTransport", "VoiceWire", "VoiceCore", "VoiceTesting"]
+        ),
         .testTarget(name: "VoiceChatCLITests", dependencies: ["voicechat", "VoiceCore", "VoiceTesting"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,48 @@
+import VoiceCore
+import VoiceMedia
+import VoiceTransport
+
+/// How an engine sounds, how long it waits, and which paths it may use.
+public struct EngineConfiguration: Sendable, Hashable {
+    public var frameDuration: FrameDuration
+    /// Opus bitrate of the voice this engine sends, bit/s.
+    public var bitrate: Int
+    /// Opus encoder complexity, 0…10.
+    public var complexity: Int
+    public var jitterBuffer: JitterBufferConfiguration
+    public var paths: PathSelectorConfiguration
+    /// Restricts every peer to one kind of path (the CLI's `--path`); nil chooses automatically.
+    public var forcedPath: RealTimePathKind?
+    /// How long an invitation waits for an answer before the call does not start.
+    public var invitationTimeoutSeconds: Double
+    /// How long an accepted call waits for a real-time path before it does not start.
+    public var pathTimeoutSeconds: Double
+    /// How often a listener tells each sender what it measured.
+    public var reportIntervalMilliseconds: Double
+    /// How long a sender keeps sealing under the old key after distributing a new one, at most.
+    public var rekeyGraceSeconds: Double
+
+    public init(
+        frameDuration: FrameDuration = .ms20,
+        bitrate: Int = 32_000,
+        complexity: Int = 5,
+        jitterBuffer: JitterBufferConfiguration? = nil,
+        paths: PathSelectorConfiguration = PathSelectorConfiguration(),
+        forcedPath: RealTimePathKind? = nil,
+        invitationTimeoutSeconds: Double = 30,
+        pathTimeoutSeconds: Double = 10,
+        reportIntervalMilliseconds: Double = 1000,
+        rekeyGraceSeconds: Double = 2
+    ) {
+        self.frameDuration = frameDuration
+        self.bitrate = bitrate
+        self.complexity = complexity
+        self.jitterBuffer = jitterBuffer ?? JitterBufferConfiguration(frameDuration: frameDuration)
+        self.paths = paths
+        self.forcedPath = forcedPath
+        self.invitationTimeoutSeconds = invitationTimeoutSeconds
+        self.pathTimeoutSeconds = pathTimeoutSeconds
+        self.reportIntervalMilliseconds = reportIntervalMilliseconds
+        self.rekeyGraceSeconds = rekeyGraceSeconds
+    }
+}

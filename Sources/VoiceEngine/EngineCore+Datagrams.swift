@@ -1,0 +1,81 @@
+import VoiceCore
+import VoiceTransport
+import VoiceWire
+
+extension EngineCore {
+    /// Opens and dispatches one datagram that arrived on `route`. Anything that is not a sealed
+    /// envelope from a known peer under a current key is dropped and counted.
+    func receiveDatagram(_ bytes: [UInt8], route: PathRoute, now: MediaTime) {
+        bytes.withUnsafeBytes { raw in
+            let header: SealedEnvelopeHeader
+            do {
+                header = try SealedEnvelopeHeader(parsing: raw)
+            } catch {
+                counters.malformedDatagrams += 1
+                return
+            }
+            guard header.destination == SealedEnvelopeHeader.everyone || header.destination == mediaID.rawValue
+            else {
+                counters.malformedDatagrams += 1
+                return
+            }
+            let sender = MediaID(rawValue: header.sender)
+            var replayed = false
+            for session in sessions.values {
+                guard let name = session.peer(for: sender) else { continue }
+                let opened: (header: SealedEnvelopeHeader, plaintextBytes: Int)
+                do {
+                    opened = try session.opener.open(raw, into: plaintext)
+                } catch {
+                    if (error as? SecurityError)?.isReplay == true { replayed = true }
+                    continue
+                }
+                let content = UnsafeRawBufferPointer(rebasing: plaintext[0..<opened.plaintextBytes])
+                dispatch(content, header: opened.header, from: name, route: route, in: session, now: now)
+                return
+            }
+            if replayed { counters.replayedDatagrams += 1 } else { counters.unopenedDatagrams += 1 }
+        }
+    }
+
+    private func dispatch(
+        _ content: UnsafeRawBufferPointer, header: SealedEnvelopeHeader, from name: ParticipantID, route: PathRoute,
+        in session: Session, now: MediaTime
+    ) {
+        guard var peer = session.peers[name], !peer.isGone else { return }
+        peer.paths?.receivedTraffic(on: route, now: now)
+        session.peers[name] = peer
+        switch header.content {
+        case .voice:
+            receiveVoice(content, header: header, from: name, in: session, now: now)
+        case .receiverReport:
+            receiveReport(content, in: session)
+        case .probe, .probeReply:
+            guard let probe = try? ConnectivityProbe(parsing: content) else {
+                counters.malformedDatagrams += 1
+                return
+            }
+            guard var paths = session.peers[name]?.paths else { return }
+            var actions: [PathAction] = []
+            if header.content == .probe {
+                actions = paths.receivedProbe(probe, on: route, now: now)
+            } else {
+                paths.receivedProbeReply(probe, on: route, now: now)
+            }
+            session.peers[name]?.paths = paths
+            perform(actions, peer: name, in: session, now: now)
+        case .gameData:
+            emit(.data(Array(content), from: name, mode: .unreliable), in: session)
+        }
+    }
+}
+
+extension SecurityError {
+    /// A copy of something already opened, or older than the replay window reaches.
+    var isReplay: Bool {
+        switch self {
+        case .replayed, .tooOld: true
+        default: false
+        }
+    }
+}

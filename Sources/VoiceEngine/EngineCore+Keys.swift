@@ -1,0 +1,115 @@
+import VoiceCore
+import VoiceWire
+
+extension EngineCore {
+    /// Creates this participant's first key for `channel` in `session`.
+    func createOwnKey(channel: UInt16, in session: Session) {
+        guard session.ownKeys[channel] == nil else { return }
+        let key = SenderKey.random(epoch: 0)
+        session.ownKeys[channel] = OwnSenderKey(current: key)
+        session.sealers[channel] = EnvelopeSealer(sender: mediaID, channel: channel, key: key)
+    }
+
+    /// Every key a peer needs to open what this participant sends, wrapped for that peer: the
+    /// current epochs, and the pending ones of a rekey in progress.
+    func wrappedKeys(for peer: RemotePeer, channels: [UInt16]? = nil, in session: Session) -> [WrappedSenderKey] {
+        guard let pairwise = peer.pairwiseKey else { return [] }
+        var wrapped: [WrappedSenderKey] = []
+        for channel in (channels ?? session.ownKeys.keys.sorted()) {
+            guard let own = session.ownKeys[channel] else { continue }
+            for key in [own.current] + (own.pending.map { [$0] } ?? []) {
+                wrapped.append(
+                    WrappedSenderKey(
+                        channel: channel, epoch: key.epoch,
+                        bytes: pairwise.wrap(key, sender: mediaID, channel: channel)))
+            }
+        }
+        return wrapped
+    }
+
+    /// Derives the pairwise key with a peer from its offer.
+    func agreePairwiseKey(with name: ParticipantID, publicKey: [UInt8], in session: Session)
+        throws(SignallingError)
+    {
+        guard var peer = session.peers[name] else { throw .notAParticipant(name) }
+        do {
+            peer.pairwiseKey = try session.keyAgreement.pairwiseKey(
+                peerPublicKey: publicKey, session: session.salt, local: mediaID, remote: peer.mediaID)
+        } catch {
+            throw .badKey("the public key of \"\(name)\" is unusable: \(error)")
+        }
+        peer.publicKey = publicKey
+        session.peers[name] = peer
+    }
+
+    /// Installs a peer's wrapped keys; returns the epochs installed.
+    @discardableResult
+    func installKeys(_ keys: [WrappedSenderKey], from name: ParticipantID, in session: Session)
+        throws(SignallingError) -> [WrappedSenderKey]
+    {
+        guard let peer = session.peers[name] else { throw .notAParticipant(name) }
+        guard let pairwise = peer.pairwiseKey else {
+            throw .badKey("keys from \"\(name)\" arrived before its public key")
+        }
+        var installed: [WrappedSenderKey] = []
+        for wrapped in keys {
+            let key: SenderKey
+            do {
+                key = try pairwise.unwrap(wrapped.bytes, sender: peer.mediaID, channel: wrapped.channel)
+            } catch {
+                throw .badKey("a key from \"\(name)\" for channel \(wrapped.channel) does not open: \(error)")
+            }
+            guard key.epoch == wrapped.epoch else {
+                throw .badKey("a key from \"\(name)\" claims epoch \(wrapped.epoch) but is epoch \(key.epoch)")
+            }
+            session.opener.install(key, sender: peer.mediaID, channel: wrapped.channel)
+            installed.append(WrappedSenderKey(channel: wrapped.channel, epoch: wrapped.epoch, bytes: []))
+        }
+        return installed
+    }
+
+    /// Starts moving every channel of this participant in `session` to a new key. Peers get the
+    /// new epoch at once and keep opening the old one; sealing switches when all of them said they
+    /// have it, or after the grace time: no packet is ever sealed under a key a listener lacks.
+    func rekey(_ session: Session, now: MediaTime) {
+        let present = session.peers.values.filter { !$0.isGone && $0.pairwiseKey != nil }
+        for channel in session.ownKeys.keys {
+            guard var own = session.ownKeys[channel] else { continue }
+            let next = SenderKey.random(epoch: (own.pending ?? own.current).epoch &+ 1)
+            own.pending = next
+            own.awaiting = Set(present.map(\.participant))
+            own.switchDeadline = now + MediaTime.milliseconds(configuration.rekeyGraceSeconds * 1000)
+            session.ownKeys[channel] = own
+        }
+        for peer in present {
+            let pending = session.ownKeys.keys.sorted().compactMap { channel -> WrappedSenderKey? in
+                guard let key = session.ownKeys[channel]?.pending, let pairwise = peer.pairwiseKey else { return nil }
+                return WrappedSenderKey(
+                    channel: channel, epoch: key.epoch, bytes: pairwise.wrap(key, sender: mediaID, channel: channel))
+            }
+            if !pending.isEmpty { sendSignalling(.keys(session.reference, pending), to: peer.participant, in: session) }
+        }
+    }
+
+    /// A peer confirmed epochs of this participant's keys.
+    func keysConfirmed(_ keys: [WrappedSenderKey], by name: ParticipantID, in session: Session) {
+        for key in keys {
+            guard var own = session.ownKeys[key.channel], own.pending?.epoch == key.epoch else { continue }
+            own.awaiting.remove(name)
+            session.ownKeys[key.channel] = own
+        }
+    }
+
+    func tickKeys(_ session: Session, now: MediaTime) {
+        for channel in Array(session.ownKeys.keys) {
+            guard var own = session.ownKeys[channel], let pending = own.pending else { continue }
+            let stillNeeded = own.awaiting.filter { session.peers[$0].map { !$0.isGone } ?? false }
+            guard stillNeeded.isEmpty || now >= own.switchDeadline else { continue }
+            own.current = pending
+            own.pending = nil
+            own.awaiting = []
+            session.ownKeys[channel] = own
+            session.sealers[channel]?.install(pending)
+        }
+    }
+}

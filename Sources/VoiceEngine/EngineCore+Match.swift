@@ -1,0 +1,142 @@
+import VoiceCore
+import VoiceWire
+
+extension EngineCore {
+    func joinMatch(
+        _ match: String, players: [ParticipantID], client: any VoiceChatClient, events: SessionEvents,
+        now: MediaTime
+    ) throws(VoiceChatError) {
+        guard !match.isEmpty, match.utf8.count <= SignallingMessage.maximumIdentifierBytes else {
+            throw .invalidPlayers("a match ID must be 1…256 bytes")
+        }
+        guard sessions[.match(match)] == nil else { throw .invalidPlayers("already in match \"\(match)\"") }
+        let others = Set(players).subtracting([participant])
+        var seen: [MediaID: ParticipantID] = [mediaID: participant]
+        for player in others {
+            let id = MediaID(participant: player)
+            if let clash = seen[id] {
+                throw .invalidPlayers("players \"\(clash)\" and \"\(player)\" have the same media ID; rename one")
+            }
+            seen[id] = player
+        }
+        let session = Session(reference: .match(match), client: client, events: events)
+        for player in others { session.peers[player] = RemotePeer(participant: player) }
+        createOwnKey(channel: 0, in: session)
+        sessions[session.reference] = session
+        for player in others.sorted() { sendSignalling(helloMessage(for: session), to: player, in: session) }
+    }
+
+    func leaveMatch(_ match: String) {
+        guard let session = sessions[.match(match)] else { return }
+        for player in session.peers.keys.sorted() where session.peers[player]?.isGone == false {
+            sendSignalling(.bye(match: match), to: player, in: session)
+        }
+        removeSession(session)
+    }
+
+    func matchSession(_ match: String) throws(VoiceChatError) -> Session {
+        guard let session = sessions[.match(match)] else { throw .matchLeft(match) }
+        return session
+    }
+
+    /// Creates the channel of that name (stopped, at full volume) if it does not exist yet.
+    func openChannel(_ name: String, match: String) throws(VoiceChatError) -> UInt16 {
+        let session = try matchSession(match)
+        guard !name.isEmpty, name.utf8.count <= SignallingMessage.maximumIdentifierBytes else {
+            throw .outOfRange("a channel name must be 1…256 bytes")
+        }
+        let number = ChannelNumber(name: name)
+        if let existing = session.channels[number] {
+            guard existing.name == name else { throw .channelNumberInUse(name: name, by: existing.name) }
+            return number
+        }
+        let mixerChannel = try allocateMixerChannel(name: name)
+        session.channels[number] = LocalChannel(number: number, name: name, mixerChannel: mixerChannel)
+        createOwnKey(channel: number, in: session)
+        for peer in session.peers.values where !peer.isGone && peer.pairwiseKey != nil {
+            let keys = wrappedKeys(for: peer, channels: [number], in: session)
+            sendSignalling(.keys(session.reference, keys), to: peer.participant, in: session)
+        }
+        updatePlayerStates(session)
+        return number
+    }
+
+    func setChannel(_ number: UInt16, started: Bool, match: String) throws(VoiceChatError) {
+        let session = try matchSession(match)
+        guard var channel = session.channels[number] else { throw .outOfRange("unknown channel") }
+        guard channel.isStarted != started else { return }
+        channel.isStarted = started
+        session.channels[number] = channel
+        do {
+            if started {
+                try mixer.start(channel: channel.mixerChannel)
+            } else {
+                try mixer.stop(channel: channel.mixerChannel)
+            }
+        } catch {
+            throw .media(error.description)
+        }
+        if !started { removeStreams(channel: number, in: session) }
+        let announcement = ChannelAnnouncement(number: number, name: channel.name, isStarted: started)
+        for peer in session.peers.values where !peer.isGone {
+            sendSignalling(.channel(match: match, announcement), to: peer.participant, in: session)
+        }
+        updatePlayerStates(session)
+    }
+
+    /// Gives the microphone to `number` (taking it from the channel that had it), or takes it away.
+    func setChannel(_ number: UInt16, active: Bool, match: String) throws(VoiceChatError) {
+        let session = try matchSession(match)
+        guard session.channels[number] != nil else { throw .outOfRange("unknown channel") }
+        if active {
+            guard session.activeChannel != number else { return }
+            session.activeChannel = number
+        } else {
+            guard session.activeChannel == number else { return }
+            session.activeChannel = nil
+        }
+        try rebuildSendPipeline(session)
+    }
+
+    func setChannel(_ number: UInt16, volume: Float, match: String) throws(VoiceChatError) {
+        let session = try matchSession(match)
+        guard let channel = session.channels[number] else { throw .outOfRange("unknown channel") }
+        guard volume.isFinite, (0...1).contains(volume) else {
+            throw .outOfRange("channel volume \(volume) is outside 0…1")
+        }
+        try? mixer.setVolume(volume, channel: channel.mixerChannel)
+    }
+
+    func setPlayer(_ player: ParticipantID, muted: Bool, channel number: UInt16, match: String) throws(VoiceChatError) {
+        let session = try matchSession(match)
+        guard let channel = session.channels[number] else { throw .outOfRange("unknown channel") }
+        guard session.peers[player] != nil else { throw .invalidPlayers("\"\(player)\" is not a player of the match") }
+        try? mixer.setPlayer(MediaID(participant: player).rawValue, muted: muted, channel: channel.mixerChannel)
+    }
+
+    func sendGameData(_ data: [UInt8], to players: [ParticipantID]?, mode: GameDataMode, match: String)
+        throws(VoiceChatError)
+    {
+        let session = try matchSession(match)
+        let targets = players ?? session.peers.keys.sorted()
+        for player in targets where session.peers[player] == nil {
+            throw .invalidPlayers("\"\(player)\" is not a player of match \"\(match)\"")
+        }
+        switch mode {
+        case .reliable:
+            guard data.count <= SignallingMessage.maximumGameDataBytes else {
+                throw .dataTooLarge(bytes: data.count, maximum: SignallingMessage.maximumGameDataBytes, mode: mode)
+            }
+            for player in targets { sendSignalling(.gameData(match: match, data), to: player, in: session) }
+        case .unreliable:
+            guard data.count <= 1000 else { throw .dataTooLarge(bytes: data.count, maximum: 1000, mode: mode) }
+            for player in targets {
+                guard let peer = session.peers[player], let route = peer.activeRoute else { continue }
+                let envelope = data.withUnsafeBytes { bytes in
+                    seal(.gameData, channel: 0, destination: peer.mediaID.rawValue, plaintext: bytes, in: session)
+                }
+                if let envelope { send(envelope, to: peer, route: route, session: session) }
+            }
+        }
+    }
+}

@@ -1,0 +1,202 @@
+import VoiceCore
+import VoiceMedia
+import VoiceWire
+
+extension EngineCore {
+    /// Rebuilds the send pipeline of `session` for its active channel.
+    func rebuildSendPipeline(_ session: Session) throws(VoiceChatError) {
+        guard let channel = session.activeChannel else {
+            session.sendPipeline = nil
+            return
+        }
+        let sendConfiguration = SendConfiguration(
+            sender: mediaID.rawValue, channel: channel, frameDuration: configuration.frameDuration,
+            bitrate: configuration.bitrate, complexity: configuration.complexity,
+            protectedBitrate: min(24_000, configuration.bitrate))
+        do {
+            session.sendPipeline = try VoiceSendPipeline(sendConfiguration)
+        } catch {
+            throw .media(error.description)
+        }
+    }
+
+    /// Encodes the captured frame once per session that sends, seals it once, and sends the same
+    /// envelope to every peer listening to that channel.
+    func sendCaptured(_ frame: UnsafeBufferPointer<Float>, now: MediaTime) {
+        if inputMeteringEnabled { inputMeter.process(frame) }
+        for session in sessions.values {
+            guard let channel = session.activeChannel, let pipeline = session.sendPipeline else { continue }
+            if session.isCall {
+                guard session.phase == .active else { continue }
+            } else {
+                guard session.channels[channel]?.isStarted == true else { continue }
+            }
+            pipeline.isMicrophoneMuted = isMicrophoneMuted
+            pipeline.pushToTalk = pushToTalk
+            pipeline.isTalkKeyDown = isTalkKeyDown
+            let count: Int
+            do {
+                count = try pipeline.process(frame, at: now, into: packet)
+            } catch {
+                continue
+            }
+            guard count > 0 else { continue }
+            let listeners = session.listeners(of: channel)
+            guard !listeners.isEmpty else { continue }
+            let envelope = seal(
+                .voice, channel: channel, destination: SealedEnvelopeHeader.everyone,
+                plaintext: UnsafeRawBufferPointer(rebasing: packet[0..<count]), in: session)
+            guard let envelope else { continue }
+            for peer in listeners {
+                if let route = peer.activeRoute { send(envelope, to: peer, route: route, session: session) }
+            }
+        }
+    }
+
+    /// Hands an opened voice packet to its stream, creating the stream on its first packet.
+    func receiveVoice(
+        _ bytes: UnsafeRawBufferPointer, header: SealedEnvelopeHeader, from name: ParticipantID, in session: Session,
+        now: MediaTime
+    ) {
+        let accepting: Bool
+        if session.isCall {
+            accepting = session.phase == .active && session.channels[header.channel] != nil
+        } else {
+            accepting = session.channels[header.channel]?.isStarted == true
+        }
+        guard accepting, let channel = session.channels[header.channel] else {
+            counters.voiceForStoppedChannels += 1
+            return
+        }
+        let view: VoicePacketView
+        do {
+            view = try VoicePacketView(parsing: bytes)
+        } catch {
+            counters.malformedDatagrams += 1
+            return
+        }
+        guard view.sender == header.sender, view.channel == header.channel else {
+            counters.malformedDatagrams += 1
+            return
+        }
+        let key = StreamKey(sender: MediaID(rawValue: header.sender), channel: header.channel)
+        if session.streams[key] == nil {
+            do {
+                let stream = try VoiceReceiveStream(
+                    sender: header.sender, channel: header.channel, configuration: configuration.jitterBuffer)
+                try mixer.addStream(sender: header.sender, channel: channel.mixerChannel)
+                session.streams[key] = ReceivingStream(
+                    stream: stream, participant: name,
+                    nextReport: now + MediaTime.milliseconds(configuration.reportIntervalMilliseconds))
+            } catch {
+                return
+            }
+        }
+        session.streams[key]?.stream.insert(view, bytes: bytes, arrival: now)
+    }
+
+    func removeStreams(of sender: MediaID, in session: Session) {
+        for key in session.streams.keys where key.sender == sender {
+            if let channel = session.channels[key.channel] {
+                mixer.removeStream(sender: sender.rawValue, channel: channel.mixerChannel)
+            }
+            session.streams[key] = nil
+        }
+    }
+
+    func removeStreams(channel: UInt16, in session: Session) {
+        guard let local = session.channels[channel] else { return }
+        for key in session.streams.keys where key.channel == channel {
+            mixer.removeStream(sender: key.sender.rawValue, channel: local.mixerChannel)
+            session.streams[key] = nil
+        }
+    }
+
+    /// Pulls one frame from every stream that is heard (skipping the rest without decoding) and
+    /// mixes them into `output`.
+    func mix(into output: UnsafeMutableBufferPointer<Float>, now: MediaTime) {
+        for session in sessions.values {
+            var speakingChanged = false
+            for (key, receiving) in session.streams {
+                guard let channel = session.channels[key.channel] else { continue }
+                let stream = receiving.stream
+                let heard = mixer.fill(sender: key.sender.rawValue, channel: channel.mixerChannel) { frame in
+                    stream.pullFrame(into: frame, at: now)
+                }
+                if !heard { stream.skipFrame(at: now) }
+                if stream.isSpeaking != receiving.wasSpeaking {
+                    session.streams[key]?.wasSpeaking = stream.isSpeaking
+                    speakingChanged = true
+                }
+            }
+            if speakingChanged && !session.isCall { updatePlayerStates(session) }
+        }
+        do {
+            try mixer.mix(into: output)
+        } catch {
+            output.update(repeating: 0)
+        }
+    }
+
+    /// Tells each sender, once per report interval, what this participant measured of its stream.
+    func sendReports(now: MediaTime) {
+        for session in sessions.values {
+            for (key, receiving) in session.streams where now >= receiving.nextReport {
+                session.streams[key]?.nextReport =
+                    now + MediaTime.milliseconds(configuration.reportIntervalMilliseconds)
+                guard let peer = session.peers[receiving.participant], let route = peer.activeRoute else { continue }
+                let report = receiving.stream.makeReport(reporter: mediaID.rawValue)
+                guard let count = try? report.write(into: plaintext) else { continue }
+                let envelope = seal(
+                    .receiverReport, channel: 0, destination: key.sender.rawValue,
+                    plaintext: UnsafeRawBufferPointer(rebasing: plaintext[0..<count]), in: session)
+                if let envelope { send(envelope, to: peer, route: route, session: session) }
+            }
+        }
+    }
+
+    func receiveReport(_ bytes: UnsafeRawBufferPointer, in session: Session) {
+        guard let report = try? ReceiverReport(parsing: bytes) else {
+            counters.malformedDatagrams += 1
+            return
+        }
+        guard report.source == mediaID.rawValue, report.channel == session.activeChannel else { return }
+        session.sendPipeline?.apply(report)
+    }
+
+    /// Reports every player's state in every channel of a match that changed since last time.
+    func updatePlayerStates(_ session: Session) {
+        guard !session.isCall else { return }
+        for channel in session.channels.values {
+            for peer in session.peers.values {
+                let state = playerState(peer, channel: channel, in: session)
+                let key = "\(channel.number)/\(peer.participant)"
+                guard session.reportedStates[key] != state else { continue }
+                let previous = session.reportedStates[key]
+                session.reportedStates[key] = state
+                // A player's first state is only news once it is more than "connecting".
+                if previous == nil && state == .connecting { continue }
+                emit(.playerState(channel: channel.name, player: peer.participant, state: state), in: session)
+            }
+        }
+    }
+
+    private func playerState(_ peer: RemotePeer, channel: LocalChannel, in session: Session) -> PlayerState {
+        if peer.isGone { return .disconnected }
+        guard peer.activeRoute != nil else { return .connecting }
+        guard peer.startedChannels.contains(channel.number) else {
+            // A player who was in the channel and left it is disconnected from it; one who
+            // never started it is still on the way.
+            let previous = session.reportedStates["\(channel.number)/\(peer.participant)"]
+            return previous == nil || previous == .connecting ? .connecting : .disconnected
+        }
+        let stream = session.streams[StreamKey(sender: peer.mediaID, channel: channel.number)]
+        guard let stream else {
+            let previous = session.reportedStates["\(channel.number)/\(peer.participant)"]
+            return previous == .speaking || previous == .silent ? .silent : .connected
+        }
+        if stream.stream.isSpeaking { return .speaking }
+        let previous = session.reportedStates["\(channel.number)/\(peer.participant)"]
+        return previous == .speaking || previous == .silent ? .silent : .connected
+    }
+}

@@ -1,0 +1,95 @@
+import VoiceCore
+import VoiceTransport
+import VoiceWire
+
+extension EngineCore {
+    /// A path selector for a peer whose offer arrived, restricted to what both ends can use.
+    func makePaths(for offer: SessionOffer, in session: Session, now: MediaTime) -> PathSelector {
+        var paths = PathSelector(
+            configuration: configuration.paths, localCandidates: network?.localCandidates ?? [],
+            appCarriedAvailable: session.client.offersRealTimeData && offer.offersRealTime, now: now)
+        paths.setPreferred(configuration.forcedPath)
+        paths.addRemoteCandidates(offer.candidates, now: now)
+        return paths
+    }
+
+    func tickPaths(_ session: Session, now: MediaTime) {
+        for name in Array(session.peers.keys) {
+            guard var peer = session.peers[name], !peer.isGone, var paths = peer.paths else { continue }
+            let actions = paths.tick(now: now)
+            peer.paths = paths
+            session.peers[name] = peer
+            perform(actions, peer: name, in: session, now: now)
+        }
+    }
+
+    func perform(_ actions: [PathAction], peer name: ParticipantID, in session: Session, now: MediaTime) {
+        for action in actions {
+            guard let peer = session.peers[name] else { return }
+            switch action {
+            case .sendProbe(let probe, let route):
+                sendProbe(probe, content: .probe, to: peer, route: route, in: session)
+            case .sendProbeReply(let probe, let route):
+                sendProbe(probe, content: .probeReply, to: peer, route: route, in: session)
+            case .routeChanged(let from, let to):
+                routeChanged(from: from, to: to, peer: name, in: session, now: now)
+            case .peerGone:
+                peerGone(name, in: session, now: now)
+            }
+        }
+    }
+
+    private func sendProbe(
+        _ probe: ConnectivityProbe, content: SealedContent, to peer: RemotePeer, route: PathRoute, in session: Session
+    ) {
+        let bytes = probe.bytes
+        let sealed = bytes.withUnsafeBytes { plaintext in
+            seal(content, channel: 0, destination: peer.mediaID.rawValue, plaintext: plaintext, in: session)
+        }
+        guard let sealed else { return }
+        send(sealed, to: peer, route: route, session: session)
+    }
+
+    private func routeChanged(
+        from: PathRoute?, to: PathRoute?, peer name: ParticipantID, in session: Session, now: MediaTime
+    ) {
+        guard var peer = session.peers[name] else { return }
+        if to != nil { peer.wasConnected = true }
+        session.peers[name] = peer
+        if session.isCall {
+            if case .connecting = session.phase, let to {
+                session.phase = .active
+                session.hasStarted = true
+                emit(.started(call: session.identifier, with: name, path: to.kind), in: session)
+            } else if session.phase == .active {
+                emit(.pathChanged(call: session.identifier, with: name, path: to?.kind), in: session)
+            }
+        } else {
+            emit(.pathChanged(player: name, path: to?.kind), in: session)
+            if from == nil, to != nil { emit(.playerConnection(player: name, connected: true), in: session) }
+            updatePlayerStates(session)
+        }
+    }
+
+    func peerGone(_ name: ParticipantID, in session: Session, now: MediaTime) {
+        guard var peer = session.peers[name], !peer.isGone else { return }
+        if session.isCall {
+            if session.hasStarted {
+                emit(.stopped(call: session.identifier, with: name, reason: .connectionLost), in: session)
+            } else {
+                emit(.didNotStart(call: session.identifier, with: name, reason: .noRealTimePath), in: session)
+            }
+            removeSession(session)
+            return
+        }
+        peer.isGone = true
+        peer.startedChannels = []
+        session.peers[name] = peer
+        removeStreams(of: peer.mediaID, in: session)
+        session.opener.remove(sender: peer.mediaID)
+        if peer.wasConnected { emit(.playerConnection(player: name, connected: false), in: session) }
+        updatePlayerStates(session)
+        // A player who left must not be able to read what follows.
+        rekey(session, now: now)
+    }
+}

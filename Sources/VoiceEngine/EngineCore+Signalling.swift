@@ -1,0 +1,169 @@
+import VoiceCore
+import VoiceTransport
+import VoiceWire
+
+extension EngineCore {
+    /// Handles one signalling message from `sender`, carried by the app of `session`'s kind.
+    /// A refused message changes nothing, is counted, and is reported as an event.
+    func receiveSignalling(
+        _ bytes: [UInt8], from sender: ParticipantID, client: any VoiceChatClient, events: SessionEvents,
+        now: MediaTime
+    ) {
+        do {
+            let message = try SignallingMessage(decoding: bytes)
+            try handle(message, from: sender, client: client, events: events, now: now)
+        } catch {
+            counters.signallingRejected += 1
+            switch events {
+            case .call(let sink): outbox.append(.callEvent(.signallingRejected(from: sender, error: error), sink))
+            case .match(let sink): outbox.append(.matchEvent(.signallingRejected(from: sender, error: error), sink))
+            }
+        }
+    }
+
+    private func handle(
+        _ message: SignallingMessage, from sender: ParticipantID, client: any VoiceChatClient, events: SessionEvents,
+        now: MediaTime
+    ) throws(SignallingError) {
+        switch message {
+        case .invite(let call, let offer):
+            try receiveInvitation(call, offer: offer, from: sender, client: client, events: events)
+        case .accept(let call, let offer, let keys):
+            let session = try callSession(call, from: sender)
+            guard case .inviting = session.phase else {
+                throw .wrongState(call: call, state: session.phase?.description ?? "-", message: "accept")
+            }
+            try agreePairwiseKey(with: sender, publicKey: offer.publicKey, in: session)
+            try installKeys(keys, from: sender, in: session)
+            if let peer = session.peers[sender] {
+                sendSignalling(.keys(session.reference, wrappedKeys(for: peer, in: session)), to: sender, in: session)
+            }
+            session.peers[sender]?.paths = makePaths(for: offer, in: session, now: now)
+            session.phase = .connecting(deadline: now + MediaTime.milliseconds(configuration.pathTimeoutSeconds * 1000))
+        case .end(let call, let reason):
+            let session = try callSession(call, from: sender)
+            if session.hasStarted {
+                emit(.stopped(call: call, with: sender, reason: reason), in: session)
+            } else {
+                emit(.didNotStart(call: call, with: sender, reason: reason), in: session)
+            }
+            removeSession(session)
+        case .keys(let reference, let keys):
+            let session = try knownSession(reference, from: sender)
+            let installed = try installKeys(keys, from: sender, in: session)
+            sendSignalling(.keysInstalled(reference, installed), to: sender, in: session)
+        case .keysInstalled(let reference, let keys):
+            let session = try knownSession(reference, from: sender)
+            keysConfirmed(keys, by: sender, in: session)
+        case .hello(let match, let offer, let channels):
+            let session = try knownSession(.match(match), from: sender)
+            try receiveHello(offer, channels: channels, from: sender, in: session, now: now)
+        case .channel(let match, let announcement):
+            let session = try knownSession(.match(match), from: sender)
+            if announcement.isStarted {
+                session.peers[sender]?.startedChannels.insert(announcement.number)
+            } else {
+                session.peers[sender]?.startedChannels.remove(announcement.number)
+                if let peer = session.peers[sender] {
+                    for key in session.streams.keys
+                    where key.sender == peer.mediaID && key.channel == announcement.number {
+                        if let local = session.channels[key.channel] {
+                            mixer.removeStream(sender: key.sender.rawValue, channel: local.mixerChannel)
+                        }
+                        session.streams[key] = nil
+                    }
+                }
+            }
+            updatePlayerStates(session)
+        case .bye(let match):
+            let session = try knownSession(.match(match), from: sender)
+            peerGone(sender, in: session, now: now)
+        case .gameData(let match, let data):
+            let session = try knownSession(.match(match), from: sender)
+            emit(.data(data, from: sender, mode: .reliable), in: session)
+        }
+    }
+
+    private func callSession(_ call: String, from sender: ParticipantID) throws(SignallingError) -> Session {
+        guard let session = sessions[.call(call)] else { throw .unknownCall(call) }
+        guard session.peers[sender] != nil else { throw .notAParticipant(sender) }
+        return session
+    }
+
+    private func knownSession(_ reference: SessionReference, from sender: ParticipantID) throws(SignallingError)
+        -> Session
+    {
+        guard let session = sessions[reference] else {
+            switch reference {
+            case .call(let id): throw .unknownCall(id)
+            case .match(let id): throw .unknownMatch(id)
+            }
+        }
+        guard session.peers[sender] != nil else { throw .notAParticipant(sender) }
+        return session
+    }
+
+    private func receiveInvitation(
+        _ call: String, offer: SessionOffer, from sender: ParticipantID, client: any VoiceChatClient,
+        events: SessionEvents
+    ) throws(SignallingError) {
+        guard sessions[.call(call)] == nil else {
+            throw .wrongState(call: call, state: "known", message: "invite")
+        }
+        guard sender != participant else { throw .notAParticipant(sender) }
+        let busy = sessions.values.contains { $0.isCall && $0.peers[sender] != nil }
+        let session = Session(reference: .call(call), client: client, events: events)
+        var peer = RemotePeer(participant: sender)
+        peer.publicKey = offer.publicKey
+        session.peers[sender] = peer
+        if busy {
+            // Already talking with (or calling) them: the new invitation is refused, the call goes on.
+            sendSignalling(.end(call: call, reason: .denied), to: sender, in: session)
+            throw .wrongState(call: call, state: "already in a call with \(sender)", message: "invite")
+        }
+        session.phase = .invited
+        session.pendingOffer = offer
+        sessions[session.reference] = session
+        emit(.invitation(call: call, from: sender), in: session)
+    }
+
+    private func receiveHello(
+        _ offer: SessionOffer, channels: [ChannelAnnouncement], from sender: ParticipantID, in session: Session,
+        now: MediaTime
+    ) throws(SignallingError) {
+        guard let known = session.peers[sender] else { throw .notAParticipant(sender) }
+        let isNewKey = known.publicKey != offer.publicKey
+        if isNewKey {
+            if known.publicKey != nil {
+                // The player rejoined with a new session key: forget what it had.
+                removeStreams(of: known.mediaID, in: session)
+                session.opener.remove(sender: known.mediaID)
+            }
+            try agreePairwiseKey(with: sender, publicKey: offer.publicKey, in: session)
+            session.peers[sender]?.isGone = false
+            session.peers[sender]?.paths = makePaths(for: offer, in: session, now: now)
+        }
+        session.peers[sender]?.startedChannels = Set(channels.filter(\.isStarted).map(\.number))
+        if isNewKey, let peer = session.peers[sender] {
+            // Answer with our own hello so a player who (re)joined after us learns our key too,
+            // then our keys, which it can open once it has the hello.
+            sendSignalling(helloMessage(for: session), to: sender, in: session)
+            sendSignalling(.keys(session.reference, wrappedKeys(for: peer, in: session)), to: sender, in: session)
+        }
+        updatePlayerStates(session)
+    }
+
+    func offer(for session: Session) -> SessionOffer {
+        SessionOffer(
+            publicKey: session.keyAgreement.publicKeyBytes, candidates: network?.localCandidates ?? [],
+            offersRealTime: session.client.offersRealTimeData)
+    }
+
+    func helloMessage(for session: Session) -> SignallingMessage {
+        .hello(
+            match: session.identifier, offer: offer(for: session),
+            channels: session.channels.values.sorted { $0.number < $1.number }.map {
+                ChannelAnnouncement(number: $0.number, name: $0.name, isStarted: $0.isStarted)
+            })
+    }
+}

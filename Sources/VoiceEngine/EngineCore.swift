@@ -1,0 +1,167 @@
+import VoiceCore
+import VoiceMedia
+import VoiceTransport
+import VoiceWire
+
+/// Counters of everything the engine refused, for statistics and tests.
+public struct EngineCounters: Sendable, Hashable, Codable {
+    /// Signalling messages refused (malformed, unknown call, wrong state, …).
+    public var signallingRejected = 0
+    /// Datagrams that were not a sealed envelope of the current format.
+    public var malformedDatagrams = 0
+    /// Envelopes that failed to open: forged, tampered, truncated, or under an unknown key.
+    public var unopenedDatagrams = 0
+    /// Envelopes refused as replays.
+    public var replayedDatagrams = 0
+    /// Voice for a channel this participant has not started.
+    public var voiceForStoppedChannels = 0
+    /// Datagrams sent, by path kind.
+    public var datagramsSent: [String: Int] = [:]
+
+    public init() {}
+}
+
+/// The engine's whole state and logic, without threads, locks or clocks: every input comes in
+/// with the time, so the same code runs on the engine thread in a real call and on a virtual
+/// clock in simulations and tests. One thread at a time; `VoiceEngine` serialises access.
+final class EngineCore {
+    let participant: ParticipantID
+    let mediaID: MediaID
+    let configuration: EngineConfiguration
+    let network: (any DatagramNetwork)?
+    let frameSamples: Int
+
+    var sessions: [SessionReference: Session] = [:]
+    let mixer: VoiceMixer
+    private var nextMixerChannel: UInt16 = 1
+    var outbox = EngineOutbox()
+    var counters = EngineCounters()
+
+    // Controls and meters (GameKit's service-wide ones).
+    var isMicrophoneMuted = false
+    var pushToTalk = false
+    var isTalkKeyDown = false
+    var remoteParticipantVolume: Float = 1
+    var inputMeteringEnabled = false
+    var outputMeteringEnabled = false
+    var inputMeter = LevelMeter()
+
+    // Working buffers, allocated once.
+    let captureFrame: UnsafeMutableBufferPointer<Float>
+    let packet: UnsafeMutableRawBufferPointer
+    let envelope: UnsafeMutableRawBufferPointer
+    let plaintext: UnsafeMutableRawBufferPointer
+    static let datagramCapacity = 1500
+
+    init(participant: ParticipantID, configuration: EngineConfiguration, network: (any DatagramNetwork)?)
+        throws(VoiceChatError)
+    {
+        self.participant = participant
+        self.mediaID = MediaID(participant: participant)
+        self.configuration = configuration
+        self.network = network
+        frameSamples = configuration.frameDuration.engineFrames
+        do {
+            mixer = try VoiceMixer(frameDuration: configuration.frameDuration)
+        } catch {
+            throw .media(error.description)
+        }
+        captureFrame = .allocate(capacity: frameSamples)
+        captureFrame.initialize(repeating: 0)
+        packet = .allocate(byteCount: Self.datagramCapacity, alignment: 8)
+        envelope = .allocate(byteCount: Self.datagramCapacity, alignment: 8)
+        plaintext = .allocate(byteCount: Self.datagramCapacity, alignment: 8)
+    }
+
+    deinit {
+        captureFrame.deallocate()
+        packet.deallocate()
+        envelope.deallocate()
+        plaintext.deallocate()
+    }
+
+    func allocateMixerChannel(name: String) throws(VoiceChatError) -> UInt16 {
+        let id = nextMixerChannel
+        nextMixerChannel &+= 1
+        do {
+            try mixer.addChannel(id, name: name)
+        } catch {
+            throw .media(error.description)
+        }
+        return id
+    }
+
+    // MARK: Time
+
+    /// Advances everything by one frame: sends the captured frame (if any), mixes what every
+    /// stream has for `output`, and runs paths, timeouts and key switches.
+    func tick(now: MediaTime, captured: UnsafeBufferPointer<Float>?, output: UnsafeMutableBufferPointer<Float>) {
+        for session in Array(sessions.values) {
+            tickPaths(session, now: now)
+            tickCall(session, now: now)
+            tickKeys(session, now: now)
+        }
+        if let captured {
+            sendCaptured(captured, now: now)
+        }
+        mix(into: output, now: now)
+        sendReports(now: now)
+    }
+
+    // MARK: Sending datagrams
+
+    func send(_ bytes: [UInt8], to peer: RemotePeer, route: PathRoute, session: Session) {
+        counters.datagramsSent[route.kind.rawValue, default: 0] += 1
+        switch route {
+        case .direct(let address):
+            outbox.append(.datagram(bytes, to: address))
+        case .appCarried:
+            outbox.append(.realTime(bytes, to: peer.participant, client: session.client))
+        case .relayUDP, .relayTCP:
+            // Relay routes are only offered to a selector once a relay is configured.
+            break
+        }
+    }
+
+    func sendSignalling(_ message: SignallingMessage, to participant: ParticipantID, in session: Session) {
+        outbox.append(.signalling(message.encoded(), to: participant, client: session.client))
+    }
+
+    /// Seals `plaintext` for `peer` (or everyone in the channel) under this participant's key for
+    /// `channel` and returns the envelope, or nil when there is no key for it.
+    func seal(
+        _ content: SealedContent, channel: UInt16, destination: UInt32, plaintext: UnsafeRawBufferPointer,
+        in session: Session
+    ) -> [UInt8]? {
+        guard var sealer = session.sealers[channel] else { return nil }
+        defer { session.sealers[channel] = sealer }
+        do {
+            let count = try sealer.seal(content, destination: destination, plaintext: plaintext, into: envelope)
+            return Array(UnsafeRawBufferPointer(rebasing: envelope[0..<count]))
+        } catch {
+            // Only counter exhaustion can fail here; a rekey gives a fresh counter.
+            return nil
+        }
+    }
+
+    // MARK: Events
+
+    func emit(_ event: VoiceChatEvent, in session: Session) {
+        if case .call(let sink) = session.events { outbox.append(.callEvent(event, sink)) }
+    }
+
+    func emit(_ event: MatchEvent, in session: Session) {
+        if case .match(let sink) = session.events { outbox.append(.matchEvent(event, sink)) }
+    }
+
+    func removeSession(_ session: Session) {
+        for (key, _) in session.streams {
+            if let channel = session.channels[key.channel] {
+                mixer.removeStream(sender: key.sender.rawValue, channel: channel.mixerChannel)
+            }
+        }
+        for channel in session.channels.values { mixer.removeChannel(channel.mixerChannel) }
+        session.streams.removeAll()
+        sessions[session.reference] = nil
+    }
+}

@@ -1,0 +1,30 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A plain mutex around a critical section, for state that is not `Sendable` itself.
+///
+/// `Synchronization.Mutex` hands its value to the closure as `inout sending`, which the engine's
+/// state (a class full of codec handles) cannot be; this lock guards a section instead of a
+/// value and leaves the type checker out of it. The engine thread takes it once per frame and
+/// control calls take it briefly; audio device threads never do.
+final class EngineLock: @unchecked Sendable {
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+
+    init() {
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(mutex, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    func withLock<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure) -> Result {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body()
+    }
+}

@@ -1,0 +1,30 @@
+import VoiceTransport
+
+/// Where the engine's datagrams go when they leave by a direct path.
+public protocol DatagramNetwork: AnyObject, Sendable {
+    /// Sends one datagram; never blocks; drops (and counts) what cannot be sent.
+    func send(_ datagram: [UInt8], to address: PeerAddress)
+    /// The addresses at which this network receives, to offer to peers as candidates.
+    var localCandidates: [PeerAddress] { get }
+}
+
+/// What the engine core decided to send while it held its lock; sent after the lock is released,
+/// so that an app's client (which may call straight back into an engine) never runs under it.
+enum OutgoingItem {
+    case signalling([UInt8], to: ParticipantID, client: any VoiceChatClient)
+    case realTime([UInt8], to: ParticipantID, client: any VoiceChatClient)
+    case datagram([UInt8], to: PeerAddress)
+    case callEvent(VoiceChatEvent, EventSink<VoiceChatEvent>)
+    case matchEvent(MatchEvent, EventSink<MatchEvent>)
+}
+
+struct EngineOutbox {
+    private(set) var items: [OutgoingItem] = []
+
+    mutating func append(_ item: OutgoingItem) { items.append(item) }
+
+    mutating func take() -> [OutgoingItem] {
+        defer { items.removeAll(keepingCapacity: true) }
+        return items
+    }
+}

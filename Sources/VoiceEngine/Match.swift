@@ -1,0 +1,155 @@
+import Synchronization
+import VoiceCore
+import VoiceTransport
+
+/// A group of players who talk in named channels and exchange game data (GameKit's `GKMatch`).
+///
+/// Every player's app creates a `Match` with the same match ID and player list; the engines find
+/// each other through the app's `client` (signalling) and then talk over the best real-time path
+/// to each player (a full mesh). Every method may be called from any thread.
+public final class Match: Sendable {
+    public let matchID: String
+    public let engine: VoiceEngine
+    public let client: any VoiceChatClient
+    /// Player states per channel, connections, path changes and game data, in order.
+    public let events: AsyncStream<MatchEvent>
+    private let sink: EventSink<MatchEvent>
+
+    /// Joins the match: introduces this engine to every other player in `players`.
+    ///
+    /// - Parameter onEvent: called with every event as well, right after it happens (never under
+    ///   the engine's lock, never on an audio thread).
+    public init(
+        engine: VoiceEngine, client: any VoiceChatClient, matchID: String, players: [ParticipantID],
+        onEvent: (@Sendable (MatchEvent) -> Void)? = nil
+    ) throws(VoiceChatError) {
+        self.matchID = matchID
+        self.engine = engine
+        self.client = client
+        let (events, continuation) = AsyncStream.makeStream(of: MatchEvent.self)
+        self.events = events
+        let sink = EventSink(continuation: continuation, handler: onEvent)
+        self.sink = sink
+        let now = engine.now
+        try engine.withCore { core throws(VoiceChatError) in
+            try core.joinMatch(matchID, players: players, client: client, events: .match(sink), now: now)
+        }
+    }
+
+    deinit { sink.continuation.finish() }
+
+    /// Signalling that the app received for this match.
+    public func received(_ data: [UInt8], from player: ParticipantID) {
+        let now = engine.now
+        engine.withCore { core in
+            core.receiveSignalling(data, from: player, client: client, events: .match(sink), now: now)
+        }
+    }
+
+    /// Real-time data that the app received on its own channel (the app-carried path).
+    public func receivedRealTime(_ data: [UInt8], from player: ParticipantID) {
+        engine.receiveDatagram(data, route: .appCarried)
+    }
+
+    /// The voice channel of that name; players who start the same name hear each other.
+    public func voiceChat(named name: String) throws(VoiceChatError) -> VoiceChannel {
+        let number = try engine.withCore { core throws(VoiceChatError) in try core.openChannel(name, match: matchID) }
+        return VoiceChannel(name: name, number: number, match: self)
+    }
+
+    /// Sends the game's own data to `players` (nil: everyone). Reliable data goes through the
+    /// app's client in order, up to 87 KB; unreliable data goes on the real-time path, up to 1000
+    /// bytes, and is dropped for players without a path.
+    public func send(_ data: [UInt8], to players: [ParticipantID]? = nil, mode: GameDataMode) throws(VoiceChatError) {
+        try engine.withCore { core throws(VoiceChatError) in
+            try core.sendGameData(data, to: players, mode: mode, match: matchID)
+        }
+    }
+
+    /// The path voice to `player` takes now, if any.
+    public func path(to player: ParticipantID) -> RealTimePathKind? {
+        engine.withCore { core in core.sessions[.match(matchID)]?.peers[player]?.activeRoute?.kind }
+    }
+
+    /// Leaves the match, telling every player.
+    public func disconnect() {
+        engine.withCore { core in core.leaveMatch(matchID) }
+        sink.continuation.finish()
+    }
+}
+
+/// One named voice channel of a match (GameKit's `GKVoiceChat`).
+public final class VoiceChannel: Sendable {
+    public let name: String
+    /// The number its voice packets carry.
+    public let number: UInt16
+    public let match: Match
+
+    init(name: String, number: UInt16, match: Match) {
+        self.name = name
+        self.number = number
+        self.match = match
+    }
+
+    private var engine: VoiceEngine { match.engine }
+    private var matchID: String { match.matchID }
+
+    /// Starts hearing the channel, and lets the others send to it.
+    public func start() throws(VoiceChatError) {
+        try engine.withCore { core throws(VoiceChatError) in try core.setChannel(number, started: true, match: matchID)
+        }
+    }
+
+    /// Stops the channel: it receives nothing and the others stop sending to it.
+    public func stop() throws(VoiceChatError) {
+        try engine.withCore { core throws(VoiceChatError) in try core.setChannel(number, started: false, match: matchID)
+        }
+    }
+
+    public var isStarted: Bool {
+        engine.withCore { core in core.sessions[.match(matchID)]?.channels[number]?.isStarted ?? false }
+    }
+
+    /// Whether this channel owns the microphone. Activating it takes the microphone from the
+    /// channel that had it.
+    public var isActive: Bool {
+        engine.withCore { core in core.sessions[.match(matchID)]?.activeChannel == number }
+    }
+
+    public func setActive(_ active: Bool) throws(VoiceChatError) {
+        try engine.withCore { core throws(VoiceChatError) in try core.setChannel(number, active: active, match: matchID)
+        }
+    }
+
+    /// 0…1; 0 silences the channel.
+    public func setVolume(_ volume: Float) throws(VoiceChatError) {
+        try engine.withCore { core throws(VoiceChatError) in try core.setChannel(number, volume: volume, match: matchID)
+        }
+    }
+
+    public var volume: Float {
+        engine.withCore { core in
+            guard let channel = core.sessions[.match(matchID)]?.channels[number] else { return 0 }
+            return core.mixer.channel(channel.mixerChannel)?.volume ?? 0
+        }
+    }
+
+    /// Mutes or unmutes one player in this channel only; a muted player is not even decoded.
+    public func setPlayer(_ player: ParticipantID, muted: Bool) throws(VoiceChatError) {
+        try engine.withCore { core throws(VoiceChatError) in
+            try core.setPlayer(player, muted: muted, channel: number, match: matchID)
+        }
+    }
+
+    /// Every other player's last reported state in this channel.
+    public var playerStates: [ParticipantID: PlayerState] {
+        engine.withCore { core in
+            guard let session = core.sessions[.match(matchID)] else { return [:] }
+            var states: [ParticipantID: PlayerState] = [:]
+            for player in session.peers.keys {
+                states[player] = session.reportedStates["\(number)/\(player)"] ?? .connecting
+            }
+            return states
+        }
+    }
+}

@@ -1,0 +1,68 @@
+import VoiceCore
+import VoiceTransport
+import VoiceWire
+
+/// Everything a session knows about one other participant.
+struct RemotePeer {
+    let participant: ParticipantID
+    let mediaID: MediaID
+    /// The peer's X25519 public key for this session, once its offer arrived.
+    var publicKey: [UInt8]?
+    var pairwiseKey: PairwiseKey?
+    /// Paths to this peer; nil until its candidates arrive.
+    var paths: PathSelector?
+    /// Channels the peer has started (matches); calls use `callChannel` implicitly.
+    var startedChannels: Set<UInt16> = []
+    /// Whether the peer ever had a working path (to tell "connecting" from "disconnected").
+    var wasConnected = false
+    /// Whether the peer left or was unreachable past the timeout.
+    var isGone = false
+
+    init(participant: ParticipantID) {
+        self.participant = participant
+        self.mediaID = MediaID(participant: participant)
+    }
+
+    var activeRoute: PathRoute? { isGone ? nil : paths?.activeRoute }
+}
+
+/// One of this participant's voice channels in a session.
+struct LocalChannel {
+    let number: UInt16
+    let name: String
+    /// The mixer's ID for it (unique across sessions).
+    let mixerChannel: UInt16
+    var isStarted = false
+}
+
+/// The sender-key state of one of this participant's channels.
+struct OwnSenderKey {
+    var current: SenderKey
+    /// A new epoch distributed but not yet used for sealing.
+    var pending: SenderKey?
+    /// Who has not confirmed the pending epoch yet.
+    var awaiting: Set<ParticipantID> = []
+    /// When the sender switches to the pending epoch even without every confirmation.
+    var switchDeadline: MediaTime = 0
+}
+
+/// A 1:1 call's place in its life cycle.
+enum CallPhase: Equatable, CustomStringConvertible {
+    /// We invited and wait for the answer until the deadline.
+    case inviting(deadline: MediaTime)
+    /// We were invited; the app has not answered yet.
+    case invited
+    /// Accepted; looking for a real-time path until the deadline.
+    case connecting(deadline: MediaTime)
+    /// Voice flows.
+    case active
+
+    var description: String {
+        switch self {
+        case .inviting: "inviting"
+        case .invited: "invited"
+        case .connecting: "connecting"
+        case .active: "active"
+        }
+    }
+}

@@ -1,0 +1,98 @@
+import VoiceCore
+import VoiceMedia
+import VoiceTransport
+import VoiceWire
+
+/// A stream's identity inside a session: whose voice, in which channel.
+struct StreamKey: Hashable {
+    var sender: MediaID
+    var channel: UInt16
+}
+
+/// What a listener keeps per remote stream besides the stream itself.
+struct ReceivingStream {
+    let stream: VoiceReceiveStream
+    let participant: ParticipantID
+    var wasSpeaking = false
+    var nextReport: MediaTime
+}
+
+/// A 1:1 call or a match: the scope of one key agreement, one set of peers and their paths,
+/// this participant's channels and sender keys, and the streams it hears.
+///
+/// Owned by `EngineCore`; one thread at a time.
+final class Session {
+    let reference: SessionReference
+    /// The app's channel to the other participants of this session.
+    let client: any VoiceChatClient
+    /// Salt for pairwise keys: binds them to this session.
+    let salt: [UInt8]
+    let keyAgreement = KeyAgreement()
+    var peers: [ParticipantID: RemotePeer] = [:] {
+        didSet { if peers.count != mediaIndex.count { reindex() } }
+    }
+    /// Peers by the media ID their datagrams carry.
+    private(set) var mediaIndex: [MediaID: ParticipantID] = [:]
+    var opener = EnvelopeOpener()
+    /// This participant's sender keys and sealers, by channel (0 = the session's own traffic).
+    var ownKeys: [UInt16: OwnSenderKey] = [:]
+    var sealers: [UInt16: EnvelopeSealer] = [:]
+    var channels: [UInt16: LocalChannel] = [:]
+    /// The channel that owns the microphone, if any.
+    var activeChannel: UInt16?
+    /// Encodes the microphone for `activeChannel`; rebuilt when it changes.
+    var sendPipeline: VoiceSendPipeline?
+    var streams: [StreamKey: ReceivingStream] = [:]
+    /// Last player state reported per (channel, player), so only changes become events.
+    var reportedStates: [String: PlayerState] = [:]
+    /// Calls only.
+    var phase: CallPhase?
+    /// Calls only: the caller's offer, kept until the app answers the invitation.
+    var pendingOffer: SessionOffer?
+    var hasStarted = false
+    /// Events of a call go to the service; of a match, to the match.
+    let events: SessionEvents
+
+    init(reference: SessionReference, client: any VoiceChatClient, events: SessionEvents) {
+        self.reference = reference
+        self.client = client
+        self.events = events
+        switch reference {
+        case .call(let id): salt = Array("voicechat call \(id)".utf8)
+        case .match(let id): salt = Array("voicechat match \(id)".utf8)
+        }
+    }
+
+    private func reindex() {
+        mediaIndex = Dictionary(
+            peers.values.map { ($0.mediaID, $0.participant) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    func peer(for mediaID: MediaID) -> ParticipantID? { mediaIndex[mediaID] }
+
+    var isCall: Bool {
+        if case .call = reference { return true }
+        return false
+    }
+
+    var identifier: String {
+        switch reference {
+        case .call(let id), .match(let id): id
+        }
+    }
+
+    /// Peers that hear `channel` now: reachable, present, and (in a match) started it.
+    func listeners(of channel: UInt16) -> [RemotePeer] {
+        peers.values.filter { peer in
+            guard peer.activeRoute != nil else { return false }
+            if case .call = reference { return true }
+            return peer.startedChannels.contains(channel)
+        }
+    }
+}
+
+/// Where a session's events go.
+enum SessionEvents {
+    case call(EventSink<VoiceChatEvent>)
+    case match(EventSink<MatchEvent>)
+}

@@ -1,0 +1,56 @@
+/// Why a control request was refused. The engine's state is unchanged.
+public enum VoiceChatError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// There is already a call with this participant.
+    case alreadyInCall(with: ParticipantID)
+    /// No call has this ID (it ended, or never existed).
+    case unknownCall(CallID)
+    /// The call is not waiting for this participant's answer.
+    case notAnInvitation(CallID)
+    /// There is no call with this participant.
+    case noCall(with: ParticipantID)
+    /// A participant cannot call itself.
+    case callingSelf
+    /// The value is outside what the control accepts.
+    case outOfRange(String)
+    /// The match is already left; create a new one to rejoin.
+    case matchLeft(String)
+    /// A player list or ID the match cannot use.
+    case invalidPlayers(String)
+    /// Two channel names of one match map to the same channel number.
+    case channelNumberInUse(name: String, by: String)
+    /// The data is larger than the mode allows.
+    case dataTooLarge(bytes: Int, maximum: Int, mode: GameDataMode)
+    /// The engine has been shut down.
+    case engineShutDown
+    /// Setting up the codec or the mixer failed.
+    case media(String)
+
+    public var description: String {
+        switch self {
+        case .alreadyInCall(let participant):
+            "already in a call with \"\(participant)\"; stop it first"
+        case .unknownCall(let call):
+            "no call \(call); it has ended or never existed"
+        case .notAnInvitation(let call):
+            "call \(call) is not an invitation waiting for an answer"
+        case .noCall(let participant):
+            "no call with \"\(participant)\""
+        case .callingSelf:
+            "a participant cannot call itself"
+        case .outOfRange(let reason):
+            reason
+        case .matchLeft(let match):
+            "match \"\(match)\" was left; create a new Match to rejoin"
+        case .invalidPlayers(let reason):
+            reason
+        case .channelNumberInUse(let name, let other):
+            "channel \"\(name)\" maps to the same channel number as \"\(other)\"; choose another name"
+        case .dataTooLarge(let bytes, let maximum, let mode):
+            "\(bytes) bytes of \(mode.rawValue) game data exceed the maximum of \(maximum)"
+        case .engineShutDown:
+            "the voice engine has been shut down"
+        case .media(let reason):
+            "could not set up audio: \(reason)"
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import VoiceTransport
+
+/// A 1:1 call's identifier: 32 lowercase hexadecimal digits, chosen by the caller.
+public typealias CallID = String
+
+/// What happens to 1:1 calls, as `VoiceChatService.events` reports it.
+public enum VoiceChatEvent: Sendable, Hashable {
+    /// Someone would like to talk: answer with `accept(_:)` or `deny(_:)`.
+    case invitation(call: CallID, from: ParticipantID)
+    /// The call is up: voice flows on `path`.
+    case started(call: CallID, with: ParticipantID, path: RealTimePathKind)
+    /// The call never started.
+    case didNotStart(call: CallID, with: ParticipantID, reason: CallEndReason)
+    /// The call was up and has stopped.
+    case stopped(call: CallID, with: ParticipantID, reason: CallEndReason)
+    /// Voice to this participant now takes another path (failover, or back to a better one).
+    case pathChanged(call: CallID, with: ParticipantID, path: RealTimePathKind?)
+    /// A signalling message was refused; nothing it said was used.
+    case signallingRejected(from: ParticipantID, error: SignallingError)
+}
+
+/// A player's state in one voice channel (GameKit's `GKVoiceChat.PlayerState`).
+public enum PlayerState: String, Sendable, Hashable, Codable {
+    /// Known to the match, no real-time path yet, or has not started this channel.
+    case connecting
+    /// Reachable, and has started this channel.
+    case connected
+    /// Gone: left the match, stopped the channel, or unreachable past the timeout.
+    case disconnected
+    /// Speech is arriving from the player in this channel.
+    case speaking
+    /// The player stopped speaking.
+    case silent
+}
+
+/// How game data travels between players.
+public enum GameDataMode: String, Sendable, Hashable, Codable {
+    /// Ordered and delivered, through the app's reliable channel; up to 87 KB.
+    case reliable
+    /// Best-effort on the real-time path; up to 1000 bytes.
+    case unreliable
+}
+
+/// What happens in a match, as `Match.events` reports it.
+public enum MatchEvent: Sendable, Hashable {
+    /// A player's state in a channel changed.
+    case playerState(channel: String, player: ParticipantID, state: PlayerState)
+    /// A player's connection to this participant changed (any channel).
+    case playerConnection(player: ParticipantID, connected: Bool)
+    /// Voice to this player now takes another path.
+    case pathChanged(player: ParticipantID, path: RealTimePathKind?)
+    /// The game's own data arrived.
+    case data([UInt8], from: ParticipantID, mode: GameDataMode)
+    /// A signalling message was refused; nothing it said was used.
+    case signallingRejected(from: ParticipantID, error: SignallingError)
+}

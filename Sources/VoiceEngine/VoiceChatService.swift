@@ -1,0 +1,124 @@
+import Synchronization
+import VoiceCore
+import VoiceTransport
+
+/// 1:1 voice calls between participant IDs (GameKit's `GKVoiceChatService`).
+///
+/// The app's `client` carries the signalling; the app hands what arrives for the service back
+/// through `received(_:from:)` and, if it offers a real-time channel, `receivedRealTime(_:from:)`.
+/// Every method may be called from any thread.
+public final class VoiceChatService: Sendable {
+    public let engine: VoiceEngine
+    public let client: any VoiceChatClient
+    /// Invitations, starts, failures, stops and path changes, in order.
+    public let events: AsyncStream<VoiceChatEvent>
+    private let sink: EventSink<VoiceChatEvent>
+
+    /// - Parameter onEvent: called with every event as well, right after it happens, on the
+    ///   thread that caused it (never under the engine's lock, never on an audio thread).
+    public init(
+        engine: VoiceEngine, client: any VoiceChatClient, onEvent: (@Sendable (VoiceChatEvent) -> Void)? = nil
+    ) {
+        self.engine = engine
+        self.client = client
+        let (events, continuation) = AsyncStream.makeStream(of: VoiceChatEvent.self)
+        self.events = events
+        sink = EventSink(continuation: continuation, handler: onEvent)
+    }
+
+    deinit { sink.continuation.finish() }
+
+    // MARK: From the app's client
+
+    /// Signalling that the app received for this service.
+    public func received(_ data: [UInt8], from participant: ParticipantID) {
+        let now = engine.now
+        engine.withCore { core in
+            core.receiveSignalling(data, from: participant, client: client, events: .call(sink), now: now)
+        }
+    }
+
+    /// Real-time data that the app received on its own channel (the app-carried path).
+    public func receivedRealTime(_ data: [UInt8], from participant: ParticipantID) {
+        engine.receiveDatagram(data, route: .appCarried)
+    }
+
+    // MARK: Calls
+
+    /// Invites `participant`; `events` later says whether the call started. Returns the call ID.
+    @discardableResult
+    public func startVoiceChat(with participant: ParticipantID) throws(VoiceChatError) -> CallID {
+        let now = engine.now
+        var random = SystemRandomNumberGenerator()
+        return try engine.withCore { core throws(VoiceChatError) in
+            try core.startCall(with: participant, client: client, events: .call(sink), now: now, random: &random)
+        }
+    }
+
+    public func accept(_ call: CallID) throws(VoiceChatError) {
+        let now = engine.now
+        try engine.withCore { core throws(VoiceChatError) in try core.acceptCall(call, now: now) }
+    }
+
+    public func deny(_ call: CallID) throws(VoiceChatError) {
+        try engine.withCore { core throws(VoiceChatError) in try core.denyCall(call) }
+    }
+
+    /// Ends the call with `participant`, or withdraws the invitation.
+    public func stopVoiceChat(with participant: ParticipantID) throws(VoiceChatError) {
+        try engine.withCore { core throws(VoiceChatError) in try core.stopCall(with: participant) }
+    }
+
+    // MARK: Controls and meters (engine-wide, as GameKit's are service-wide)
+
+    public var isMicrophoneMuted: Bool {
+        get { engine.withCore { $0.isMicrophoneMuted } }
+        set { engine.withCore { $0.isMicrophoneMuted = newValue } }
+    }
+
+    /// When on, the microphone sends only while `isTalkKeyDown`.
+    public var pushToTalk: Bool {
+        get { engine.withCore { $0.pushToTalk } }
+        set { engine.withCore { $0.pushToTalk = newValue } }
+    }
+
+    public var isTalkKeyDown: Bool {
+        get { engine.withCore { $0.isTalkKeyDown } }
+        set { engine.withCore { $0.isTalkKeyDown = newValue } }
+    }
+
+    /// Volume of every remote participant of every call, 0…1.
+    public var remoteParticipantVolume: Float { engine.withCore { $0.remoteParticipantVolume } }
+
+    public func setRemoteParticipantVolume(_ volume: Float) throws(VoiceChatError) {
+        try engine.withCore { core throws(VoiceChatError) in try core.setRemoteParticipantVolume(volume) }
+    }
+
+    public var isInputMeteringEnabled: Bool {
+        get { engine.withCore { $0.inputMeteringEnabled } }
+        set { engine.withCore { $0.inputMeteringEnabled = newValue } }
+    }
+
+    public var isOutputMeteringEnabled: Bool {
+        get { engine.withCore { $0.outputMeteringEnabled } }
+        set { engine.withCore { $0.outputMeteringEnabled = newValue } }
+    }
+
+    /// The microphone's level in dBFS (RMS with meter ballistics) while input metering is enabled.
+    public var inputMeterLevel: Float {
+        engine.withCore { $0.inputMeteringEnabled ? $0.inputMeter.rmsDBFS : -.infinity }
+    }
+
+    /// The mix's level in dBFS while output metering is enabled.
+    public var outputMeterLevel: Float {
+        engine.withCore { $0.outputMeteringEnabled ? $0.mixer.outputMeter.rmsDBFS : -.infinity }
+    }
+
+    /// The path voice to `participant` takes now, if a call with them is up.
+    public func path(to participant: ParticipantID) -> RealTimePathKind? {
+        engine.withCore { core in
+            core.sessions.values.first { $0.isCall && $0.peers[participant] != nil }?
+                .peers[participant]?.activeRoute?.kind
+        }
+    }
+}
