@@ -149,7 +149,8 @@ import VoiceWire
 
         var otherChannel = EnvelopeSealer(sender: alice, channel: 3, key: key)
         #expect(
-            openError(&opener, try sealEnvelope(&otherChannel, [1])) == .unknownChannel(sender: alice.rawValue, channel: 3))
+            openError(&opener, try sealEnvelope(&otherChannel, [1]))
+                == .unknownChannel(sender: alice.rawValue, channel: 3))
 
         sealer.install(.random(epoch: 6))
         #expect(openError(&opener, try sealEnvelope(&sealer, [1])) == .unknownEpoch(6))

@@ -1,5 +1,6 @@
-@testable import VoiceWire
 import Testing
+
+@testable import VoiceWire
 
 @Suite struct KeyAgreementTests {
     let session: [UInt8] = Array("match-42".utf8)
@@ -44,9 +45,11 @@ import Testing
                 try a.pairwiseKey(peerPublicKey: bytes, session: session, local: alice, remote: bob)
             }
         }
-        // The all-zero point has small order: the shared secret would be zero whatever our key.
-        #expect(throws: SecurityError.invalidPublicKey) {
-            try a.pairwiseKey(peerPublicKey: [UInt8](repeating: 0, count: 32), session: session, local: alice, remote: bob)
+        // Points of small order (u = 0 and u = 1): the shared secret would be zero whatever our key.
+        for point in [[UInt8](repeating: 0, count: 32), [1] + [UInt8](repeating: 0, count: 31)] {
+            #expect(throws: SecurityError.invalidPublicKey) {
+                try a.pairwiseKey(peerPublicKey: point, session: session, local: alice, remote: bob)
+            }
         }
         #expect(throws: SecurityError.emptySession) {
             try a.pairwiseKey(peerPublicKey: KeyAgreement().publicKeyBytes, session: [], local: alice, remote: bob)
@@ -73,7 +76,9 @@ import Testing
         }
         #expect(throws: SecurityError.invalidWrappedKey) { try ba.unwrap(wrapped, sender: carol, channel: 4) }
         #expect(throws: SecurityError.invalidWrappedKey) { try ba.unwrap(wrapped, sender: alice, channel: 5) }
-        #expect(throws: SecurityError.invalidWrappedKey) { try ba.unwrap(Array(wrapped.dropLast()), sender: alice, channel: 4) }
+        #expect(throws: SecurityError.invalidWrappedKey) {
+            try ba.unwrap(Array(wrapped.dropLast()), sender: alice, channel: 4)
+        }
         #expect(throws: SecurityError.invalidWrappedKey) { try ba.unwrap(wrapped + [0], sender: alice, channel: 4) }
         #expect(try ba.unwrap(wrapped, sender: alice, channel: 4) == key)
     }
@@ -84,7 +89,8 @@ import Testing
         #expect(key == (try SenderKey(epoch: 1, bytes: bytes)))
         #expect(key != (try SenderKey(epoch: 2, bytes: bytes)))
         #expect(key.material.bytes == bytes)
-        #expect(!key.description.contains("66") && !key.description.contains("42") && key.description.contains("epoch: 1"))
+        #expect(
+            !key.description.contains("66") && !key.description.contains("42") && key.description.contains("epoch: 1"))
         #expect(SenderKey.random(epoch: 1) != SenderKey.random(epoch: 1))
         #expect(throws: SecurityError.invalidKeyLength(31)) { try SenderKey(epoch: 0, bytes: bytes.dropLast()) }
     }

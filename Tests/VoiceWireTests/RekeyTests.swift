@@ -1,5 +1,6 @@
-@testable import VoiceWire
 import Testing
+
+@testable import VoiceWire
 
 @Suite struct RekeyTests {
     let channel: UInt16 = 1

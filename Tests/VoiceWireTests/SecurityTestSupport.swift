@@ -20,13 +20,15 @@ func sealEnvelope(
 func openEnvelope(_ opener: inout EnvelopeOpener, _ datagram: [UInt8]) throws(SecurityError) -> (
     header: SealedEnvelopeHeader, plaintext: [UInt8]
 ) {
-    var plaintext = [UInt8](repeating: 0, count: max(datagram.count, 1))
-    let result = try datagram.withUnsafeBytes { (input) throws(SecurityError) in
-        try plaintext.withUnsafeMutableBytes { (output) throws(SecurityError) in
-            try opener.open(input, into: output)
-        }
+    let input = UnsafeMutableRawBufferPointer.allocate(byteCount: datagram.count, alignment: 8)
+    let output = UnsafeMutableRawBufferPointer.allocate(byteCount: max(datagram.count, 1), alignment: 8)
+    defer {
+        input.deallocate()
+        output.deallocate()
     }
-    return (result.header, Array(plaintext[0..<result.plaintextBytes]))
+    input.copyBytes(from: datagram)
+    let result = try opener.open(UnsafeRawBufferPointer(input), into: output)
+    return (result.header, Array(output[0..<result.plaintextBytes]))
 }
 
 /// The error opening `datagram` throws, or nil when it opens.

@@ -49,7 +49,8 @@ import VoiceWire
     /// Bit 2 once marked a trailing authentication tag; it is reserved now and, like any unknown
     /// bit, ignored: the last 16 bytes stay part of the primary frame.
     @Test func reservedBitTwoIsIgnored() throws {
-        let bytes = try writePacket(flags: VoicePacketFlags(rawValue: 1 << 2), primary: primary, redundant0: (480, older))
+        let bytes = try writePacket(
+            flags: VoicePacketFlags(rawValue: 1 << 2), primary: primary, redundant0: (480, older))
         #expect(bytes.count == VoicePacketWriter.packetBytes(primaryBytes: 40, redundantBytes: (20, 0)))
         let view = try parsePacket(bytes)
         #expect(view.flags.rawValue == 1 << 2 | VoicePacketFlags.redundancy.rawValue)

@@ -33,11 +33,14 @@ public struct KeyAgreement: Sendable {
         let secret: SharedSecret
         do {
             let peer = try Curve25519.KeyAgreement.PublicKey(rawRepresentation: peerPublicKey)
-            // Fails when the result is all zeros, i.e. the peer sent a low-order point.
             secret = try privateKey.key.sharedSecretFromKeyAgreement(with: peer)
         } catch {
             throw .invalidPublicKey
         }
+        // A low-order point gives the all-zero secret whatever our key is, so an attacker would
+        // know the pairwise key (RFC 7748, section 6.1). swift-crypto does not refuse it; we do.
+        let accumulated = secret.withUnsafeBytes { bytes in bytes.reduce(UInt8(0)) { $0 | $1 } }
+        guard accumulated != 0 else { throw .invalidPublicKey }
         let low = min(local, remote).rawValue
         let high = max(local, remote).rawValue
         var info = Array(Self.pairwiseLabel.utf8)
