@@ -11,8 +11,9 @@ public struct VoicePacketFlags: OptionSet, Sendable, Hashable {
     public static let speaking = VoicePacketFlags(rawValue: 1 << 0)
     /// The first packet after silence or DTX: a jitter buffer may re-target its delay here.
     public static let talkSpurtStart = VoicePacketFlags(rawValue: 1 << 1)
-    /// The last `VoicePacketWriter.authenticationTagBytes` bytes are an authentication tag.
-    public static let sealed = VoicePacketFlags(rawValue: 1 << 2)
+    // Bit 2 is reserved. It once marked a packet carrying its own authentication tag; sealed
+    // envelopes (`SealedEnvelopeHeader`) replaced that, so no sender sets it and a receiver
+    // ignores it like any other unknown bit.
     /// A redundancy count byte and redundant frame descriptors follow the fixed header.
     ///
     /// `VoicePacketWriter` sets or clears this bit itself from the redundant frames it is given.

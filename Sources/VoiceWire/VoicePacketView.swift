@@ -22,14 +22,15 @@
 ///       +-----------------------+-----------------------+
 ///       | primary payload (everything left, at least 1 byte) … |
 ///       +-------------------------------------------------------+
-///       | authentication tag (16 bytes) | only with the sealed flag
-///       +-------------------------------+
 /// ```
 ///
 /// `ver|type` is `wireVersion << 4 | WireMessageType.voice`. A packet without redundancy costs 14
 /// bytes of header; each redundant frame adds 4 bytes of descriptor (plus 1 count byte for the first).
 /// Offsets count 48 kHz samples back from `timestamp`; they must be positive and strictly grow from
 /// frame 0 to frame 1, so the frames are distinct and in order.
+///
+/// A voice packet carries no authentication of its own: between engines it travels inside a
+/// sealed envelope (`SealedEnvelopeHeader`, `EnvelopeSealer`).
 public struct VoicePacketView: Sendable, Hashable {
     public var flags: VoicePacketFlags
     public var channel: UInt16
@@ -44,14 +45,11 @@ public struct VoicePacketView: Sendable, Hashable {
     public var redundant0: RedundantFrame
     /// Valid when `redundantCount == 2`: the frame before `redundant0`.
     public var redundant1: RedundantFrame
-    /// The authentication tag's byte range when the packet is sealed; empty otherwise.
-    /// The tag covers every byte before it.
-    public var authenticationTag: Range<Int>
 
     public init(
         flags: VoicePacketFlags, channel: UInt16, sender: UInt32, sequence: UInt16, timestamp: UInt32,
         primary: Range<Int>, redundantCount: Int = 0, redundant0: RedundantFrame = .none,
-        redundant1: RedundantFrame = .none, authenticationTag: Range<Int> = 0..<0
+        redundant1: RedundantFrame = .none
     ) {
         self.flags = flags
         self.channel = channel
@@ -62,7 +60,6 @@ public struct VoicePacketView: Sendable, Hashable {
         self.redundantCount = redundantCount
         self.redundant0 = redundant0
         self.redundant1 = redundant1
-        self.authenticationTag = authenticationTag
     }
 
     /// Redundant frame `index` (0 = most recent); `.none` outside `0..<redundantCount`.
@@ -86,18 +83,14 @@ public struct VoicePacketView: Sendable, Hashable {
         }
         guard size >= fixed else { throw .truncatedHeader(needed: fixed, available: size) }
 
+        // Unknown flag bits, the reserved bit 2 included, are kept but change nothing here.
         let flags = VoicePacketFlags(rawValue: bytes[1])
-        let tagBytes = flags.contains(.sealed) ? VoicePacketWriter.authenticationTagBytes : 0
-        if tagBytes > 0 {
-            guard size >= fixed + tagBytes else { throw .sealedPacketTooShort(bytes: size, needed: fixed + tagBytes) }
-        }
-        let end = size - tagBytes
 
         var cursor = fixed
         var count = 0
         var frames = (RedundantFrame.none, RedundantFrame.none)
         if flags.contains(.redundancy) {
-            guard cursor + 1 <= end else { throw .truncatedHeader(needed: cursor + 1 + tagBytes, available: size) }
+            guard cursor + 1 <= size else { throw .truncatedHeader(needed: cursor + 1, available: size) }
             count = Int(bytes[cursor])
             cursor += 1
             guard count != 0 else { throw .redundancyFlagWithoutFrames }
@@ -106,7 +99,7 @@ public struct VoicePacketView: Sendable, Hashable {
             }
             let descriptors = cursor
             cursor += count * VoicePacketWriter.redundantDescriptorBytes
-            guard cursor <= end else { throw .truncatedHeader(needed: cursor + tagBytes, available: size) }
+            guard cursor <= size else { throw .truncatedHeader(needed: cursor, available: size) }
 
             var previousOffset: UInt16 = 0
             for index in 0..<count {
@@ -115,8 +108,8 @@ public struct VoicePacketView: Sendable, Hashable {
                 let length = Int(bytes.bigEndianUInt16(at: descriptor + 2))
                 guard offset > previousOffset else { throw .invalidRedundantOffset(index: index, offset: offset) }
                 guard length > 0 else { throw .emptyRedundantFrame(index: index) }
-                guard length <= end - cursor else {
-                    throw .redundantFrameOverrunsPacket(index: index, length: length, available: end - cursor)
+                guard length <= size - cursor else {
+                    throw .redundantFrameOverrunsPacket(index: index, length: length, available: size - cursor)
                 }
                 let frame = RedundantFrame(timestampOffset: offset, payload: cursor..<(cursor + length))
                 if index == 0 { frames.0 = frame } else { frames.1 = frame }
@@ -124,12 +117,11 @@ public struct VoicePacketView: Sendable, Hashable {
                 cursor += length
             }
         }
-        guard cursor < end else { throw .emptyPrimary }
+        guard cursor < size else { throw .emptyPrimary }
 
         self.init(
             flags: flags, channel: bytes.bigEndianUInt16(at: 2), sender: bytes.bigEndianUInt32(at: 4),
             sequence: bytes.bigEndianUInt16(at: 8), timestamp: bytes.bigEndianUInt32(at: 10),
-            primary: cursor..<end, redundantCount: count, redundant0: frames.0, redundant1: frames.1,
-            authenticationTag: end..<size)
+            primary: cursor..<size, redundantCount: count, redundant0: frames.0, redundant1: frames.1)
     }
 }

@@ -1,30 +1,26 @@
 /// Writes voice packets (layout: see `VoicePacketView`) into the caller's buffer, without allocating.
 public enum VoicePacketWriter {
     /// The largest packet written or accepted: fits any Internet path's MTU with room for UDP/IP
-    /// headers and a tag, so packets are never fragmented.
+    /// headers, so packets are never fragmented.
     public static let maximumPacketBytes = 1200
     public static let maximumRedundantFrames = 2
-    /// Bytes at the end of a sealed packet reserved for its authentication tag.
-    public static let authenticationTagBytes = 16
     /// Version/type, flags, channel, sender, sequence, timestamp.
     public static let fixedHeaderBytes = 14
     /// Timestamp offset and length of one redundant frame.
     public static let redundantDescriptorBytes = 4
 
     /// The size of a packet with these payload sizes (`redundantBytes` are 0 for absent frames).
-    public static func packetBytes(primaryBytes: Int, redundantBytes: (Int, Int) = (0, 0), sealed: Bool = false)
-        -> Int
-    {
+    public static func packetBytes(primaryBytes: Int, redundantBytes: (Int, Int) = (0, 0)) -> Int {
         let count = (redundantBytes.0 > 0 ? 1 : 0) + (redundantBytes.1 > 0 ? 1 : 0)
         let redundancy = count == 0 ? 0 : 1 + count * redundantDescriptorBytes + redundantBytes.0 + redundantBytes.1
-        return fixedHeaderBytes + redundancy + primaryBytes + (sealed ? authenticationTagBytes : 0)
+        return fixedHeaderBytes + redundancy + primaryBytes
     }
 
     /// Writes one packet into `buffer` and returns the bytes written.
     ///
     /// `redundant0` is the most recent earlier frame, `redundant1` the one before it; offsets are
     /// 48 kHz samples before `timestamp`. The `.redundancy` flag is set from them, whatever `flags`
-    /// says. With `.sealed`, the last `authenticationTagBytes` bytes are zeroed for the sealer to fill.
+    /// says. Other flag bits are written as given.
     public static func write(
         flags: VoicePacketFlags, channel: UInt16, sender: UInt32, sequence: UInt16, timestamp: UInt32,
         primary: UnsafeRawBufferPointer,
@@ -41,10 +37,9 @@ public enum VoicePacketWriter {
 
         var flags = flags
         if redundant0 != nil { flags.insert(.redundancy) } else { flags.remove(.redundancy) }
-        let sealed = flags.contains(.sealed)
         let total = packetBytes(
             primaryBytes: primary.count,
-            redundantBytes: (redundant0?.payload.count ?? 0, redundant1?.payload.count ?? 0), sealed: sealed)
+            redundantBytes: (redundant0?.payload.count ?? 0, redundant1?.payload.count ?? 0))
         guard total <= maximumPacketBytes else { throw .oversizePacket(bytes: total, maximum: maximumPacketBytes) }
         guard total <= buffer.count else { throw .bufferTooSmall(needed: total, available: buffer.count) }
 
@@ -76,11 +71,6 @@ public enum VoicePacketWriter {
         }
         buffer.copy(primary, to: cursor)
         cursor += primary.count
-        if sealed {
-            UnsafeMutableRawBufferPointer(rebasing: buffer[cursor..<(cursor + authenticationTagBytes)])
-                .initializeMemory(as: UInt8.self, repeating: 0)
-            cursor += authenticationTagBytes
-        }
         assert(cursor == total)
         return total
     }

@@ -25,8 +25,6 @@ public enum WireError: Error, Hashable, Sendable, CustomStringConvertible {
     case emptyPrimary
     /// The datagram or the packet to write is larger than `VoicePacketWriter.maximumPacketBytes`.
     case oversizePacket(bytes: Int, maximum: Int)
-    /// The sealed flag is set but the datagram is too short to hold its header and tag.
-    case sealedPacketTooShort(bytes: Int, needed: Int)
     /// A receiver report does not have exactly `ReceiverReport.encodedBytes` bytes.
     case reportWrongSize(bytes: Int, expected: Int)
     /// The caller's output buffer cannot hold the message being written.
@@ -66,9 +64,6 @@ public enum WireError: Error, Hashable, Sendable, CustomStringConvertible {
         case .oversizePacket(let bytes, let maximum):
             "voice packet of \(bytes) bytes exceeds the maximum of \(maximum); lower the bitrate or "
                 + "the redundancy depth"
-        case .sealedPacketTooShort(let bytes, let needed):
-            "sealed voice packet has \(bytes) bytes, fewer than the \(needed) its header and "
-                + "authentication tag need"
         case .reportWrongSize(let bytes, let expected):
             "receiver report has \(bytes) bytes; a version \(wireVersion) report has exactly \(expected)"
         case .bufferTooSmall(let needed, let available):

@@ -4,7 +4,6 @@ import VoiceWire
 /// One test per way a datagram can be malformed, each asserting the exact error.
 @Suite struct VoicePacketMalformationTests {
     let redundancy = VoicePacketFlags.redundancy.rawValue
-    let sealed = VoicePacketFlags.sealed.rawValue
 
     @Test func emptyDatagram() {
         #expect(voiceParseError([]) == .truncatedHeader(needed: 1, available: 0))
@@ -99,22 +98,6 @@ import VoiceWire
         #expect(voiceParseError(bytes) == .oversizePacket(bytes: bytes.count, maximum: 1200))
     }
 
-    @Test func sealedPacketTooShortForItsTag() {
-        let bytes = header(flags: sealed) + [UInt8](repeating: 1, count: 15)
-        #expect(voiceParseError(bytes) == .sealedPacketTooShort(bytes: 29, needed: 30))
-    }
-
-    @Test func sealedTagLeavesNoPrimary() {
-        let bytes = header(flags: sealed) + [UInt8](repeating: 1, count: 16)
-        #expect(voiceParseError(bytes) == .emptyPrimary)
-    }
-
-    @Test func sealedRedundantFrameMayNotRunIntoTheTag() {
-        // 20 bytes follow the descriptor, but 16 of them are the tag.
-        let bytes = header(flags: sealed | redundancy) + [1, 0x03, 0xC0, 0, 10] + [UInt8](repeating: 7, count: 20)
-        #expect(voiceParseError(bytes) == .redundantFrameOverrunsPacket(index: 0, length: 10, available: 4))
-    }
-
     @Test(arguments: [0, 1, 25, 27, 100])
     func reportWrongSize(size: Int) {
         var bytes = [UInt8](repeating: 0, count: size)
@@ -183,7 +166,6 @@ import VoiceWire
         #expect(WireError.unsupportedVersion(4).description.contains("version 4"))
         #expect(WireError.tooManyRedundantFrames(count: 5, maximum: 2).description.contains("5 redundant"))
         #expect(WireError.emptyPrimary.description.contains("primary"))
-        #expect(WireError.sealedPacketTooShort(bytes: 20, needed: 30).description.contains("tag"))
         #expect(WireError.reportWrongSize(bytes: 3, expected: 26).description.contains("exactly 26"))
     }
 }

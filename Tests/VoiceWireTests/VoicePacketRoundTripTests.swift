@@ -19,7 +19,6 @@ import VoiceWire
         #expect(view.redundantCount == 0)
         #expect(Array(bytes[view.primary]) == primary)
         #expect(view.redundant(0) == .none)
-        #expect(view.authenticationTag.isEmpty)
     }
 
     @Test func withOneRedundantFrame() throws {
@@ -47,14 +46,20 @@ import VoiceWire
         #expect(Array(bytes[view.primary]) == primary)
     }
 
-    @Test func sealedPacketReservesTheTagAfterThePrimary() throws {
-        let bytes = try writePacket(flags: [.sealed], primary: primary, redundant0: (480, older))
-        #expect(bytes.count == VoicePacketWriter.packetBytes(primaryBytes: 40, redundantBytes: (20, 0), sealed: true))
+    /// Bit 2 once marked a trailing authentication tag; it is reserved now and, like any unknown
+    /// bit, ignored: the last 16 bytes stay part of the primary frame.
+    @Test func reservedBitTwoIsIgnored() throws {
+        let bytes = try writePacket(
+            flags: VoicePacketFlags(rawValue: 1 << 2), primary: primary, redundant0: (480, older))
+        #expect(bytes.count == VoicePacketWriter.packetBytes(primaryBytes: 40, redundantBytes: (20, 0)))
         let view = try parsePacket(bytes)
-        #expect(view.flags.contains(.sealed))
+        #expect(view.flags.rawValue == 1 << 2 | VoicePacketFlags.redundancy.rawValue)
         #expect(Array(bytes[view.primary]) == primary)
-        #expect(view.authenticationTag == (bytes.count - 16)..<bytes.count)
-        #expect(bytes[view.authenticationTag].allSatisfy { $0 == 0 })
+        #expect(view.primary.upperBound == bytes.count)
+        #expect(Array(bytes[view.redundant0.payload]) == older)
+        // A hand-built header with only bit 2 and a 1-byte primary parses too.
+        let minimal = try parsePacket(header(flags: 1 << 2) + [9])
+        #expect(minimal.primary == 14..<15)
     }
 
     @Test func redundancyFlagFollowsTheFramesGiven() throws {

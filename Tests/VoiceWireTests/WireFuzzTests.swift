@@ -16,8 +16,7 @@ import VoiceWire
             end = range.upperBound
         }
         #expect(view.redundantCount >= 0 && view.redundantCount <= 2)
-        #expect(view.authenticationTag.upperBound == bytes.count || view.authenticationTag.isEmpty)
-        #expect(view.authenticationTag.isEmpty || view.authenticationTag.lowerBound == view.primary.upperBound)
+        #expect(view.primary.upperBound == bytes.count)
         return true
     }
 

@@ -1,0 +1,148 @@
+import Crypto
+
+/// Opens the envelopes of every sender this participant hears, on every channel.
+///
+/// Holds, per (sender, channel), the sender's current key and the one before it, each with its own
+/// replay window: while a sender rekeys, envelopes under both epochs open, so nothing is lost in
+/// the switch; an epoch older than those two is refused. A value type mutated by one thread at a
+/// time (the one that receives datagrams).
+public struct EnvelopeOpener: Sendable {
+    private struct Slot: Sendable {
+        var key: SenderKey
+        var window = ReplayWindow()
+    }
+
+    private struct Keys: Sendable {
+        var current: Slot
+        var previous: Slot?
+    }
+
+    private struct Stream: Hashable, Sendable {
+        var sender: UInt32
+        var channel: UInt16
+    }
+
+    private var streams: [Stream: Keys] = [:]
+    /// How many channels each sender has keys on, to tell an unknown sender from an unknown channel.
+    private var senders: [UInt32: Int] = [:]
+    public private(set) var statistics = OpenStatistics()
+
+    public init() {}
+
+    /// Installs a key of `sender` on `channel`; keeps it and the sender's previous key.
+    ///
+    /// A key with the epoch of one already held replaces that one in place (a repeated delivery of
+    /// the same key changes nothing, and keeps its replay window). Any other epoch becomes current
+    /// and the current one becomes previous; the one before is forgotten.
+    public mutating func install(_ key: SenderKey, sender: MediaID, channel: UInt16) {
+        let stream = Stream(sender: sender.rawValue, channel: channel)
+        guard var keys = streams[stream] else {
+            streams[stream] = Keys(current: Slot(key: key))
+            senders[sender.rawValue, default: 0] += 1
+            return
+        }
+        if keys.current.key.epoch == key.epoch {
+            if keys.current.key != key { keys.current = Slot(key: key) }
+        } else if let previous = keys.previous, previous.key.epoch == key.epoch {
+            if previous.key != key { keys.previous = Slot(key: key) }
+        } else {
+            keys.previous = keys.current
+            keys.current = Slot(key: key)
+        }
+        streams[stream] = keys
+    }
+
+    /// Forgets every key of `sender` (a member left).
+    public mutating func remove(sender: MediaID) {
+        guard senders.removeValue(forKey: sender.rawValue) != nil else { return }
+        streams = streams.filter { $0.key.sender != sender.rawValue }
+    }
+
+    /// Forgets `sender`'s keys on one channel (it stopped talking there, or this participant left it).
+    public mutating func remove(sender: MediaID, channel: UInt16) {
+        guard streams.removeValue(forKey: Stream(sender: sender.rawValue, channel: channel)) != nil else { return }
+        let remaining = (senders[sender.rawValue] ?? 1) - 1
+        senders[sender.rawValue] = remaining > 0 ? remaining : nil
+    }
+
+    /// The epochs held for `sender` on `channel`: current first, then previous.
+    public func epochs(sender: MediaID, channel: UInt16) -> [UInt8] {
+        guard let keys = streams[Stream(sender: sender.rawValue, channel: channel)] else { return [] }
+        return [keys.current.key.epoch] + (keys.previous.map { [$0.key.epoch] } ?? [])
+    }
+
+    /// Authenticates and decrypts; the replay window is only advanced after authentication succeeds.
+    ///
+    /// Writes the plaintext to the start of `plaintext` (which needs at least the envelope's size
+    /// minus `SealedEnvelopeHeader.encodedBytes + tagBytes`) and counts the outcome.
+    public mutating func open(_ datagram: UnsafeRawBufferPointer, into plaintext: UnsafeMutableRawBufferPointer)
+        throws(SecurityError) -> (header: SealedEnvelopeHeader, plaintextBytes: Int)
+    {
+        do {
+            let result = try authenticateAndDecrypt(datagram, into: plaintext)
+            statistics.opened += 1
+            return result
+        } catch {
+            switch error {
+            case .authenticationFailed: statistics.authenticationFailures += 1
+            case .replayed: statistics.replays += 1
+            case .tooOld: statistics.tooOld += 1
+            case .unknownSender, .unknownChannel, .unknownEpoch: statistics.unknownKey += 1
+            case .wire: statistics.malformed += 1
+            case .bufferTooSmall: statistics.outputTooSmall += 1
+            case .invalidPublicKey, .emptySession, .invalidWrappedKey, .invalidKeyLength, .counterExhausted:
+                assertionFailure("opening cannot fail with \(error)")
+            }
+            throw error
+        }
+    }
+
+    private mutating func authenticateAndDecrypt(
+        _ datagram: UnsafeRawBufferPointer, into plaintext: UnsafeMutableRawBufferPointer
+    ) throws(SecurityError) -> (header: SealedEnvelopeHeader, plaintextBytes: Int) {
+        let header: SealedEnvelopeHeader
+        do { header = try SealedEnvelopeHeader(parsing: datagram) } catch { throw .wire(error) }
+        let stream = Stream(sender: header.sender, channel: header.channel)
+        guard let keys = streams[stream] else {
+            if senders[header.sender] == nil { throw .unknownSender(header.sender) }
+            throw .unknownChannel(sender: header.sender, channel: header.channel)
+        }
+        let isCurrent: Bool
+        let slot: Slot
+        if keys.current.key.epoch == header.epoch {
+            (isCurrent, slot) = (true, keys.current)
+        } else if let previous = keys.previous, previous.key.epoch == header.epoch {
+            (isCurrent, slot) = (false, previous)
+        } else {
+            throw .unknownEpoch(header.epoch)
+        }
+        try slot.window.check(header.counter)
+
+        let headerBytes = SealedEnvelopeHeader.encodedBytes
+        let bodyEnd = datagram.count - SealedEnvelopeHeader.tagBytes
+        let plaintextBytes = bodyEnd - headerBytes
+        guard plaintext.count >= plaintextBytes else {
+            throw .bufferTooSmall(needed: plaintextBytes, available: plaintext.count)
+        }
+        do {
+            let box = try ChaChaPoly.SealedBox(
+                nonce: envelopeNonce(epoch: header.epoch, counter: header.counter),
+                ciphertext: UnsafeRawBufferPointer(rebasing: datagram[headerBytes..<bodyEnd]),
+                tag: UnsafeRawBufferPointer(rebasing: datagram[bodyEnd...]))
+            let opened = try ChaChaPoly.open(
+                box, using: slot.key.material.key,
+                authenticating: UnsafeRawBufferPointer(rebasing: datagram[0..<headerBytes]))
+            opened.withUnsafeBytes { bytes in plaintext.copy(bytes, to: 0) }
+        } catch {
+            throw .authenticationFailed
+        }
+
+        // Only now, with the envelope proven genuine, may it move the window.
+        if isCurrent {
+            streams[stream]?.current.window.accept(header.counter)
+        } else {
+            streams[stream]?.previous?.window.accept(header.counter)
+        }
+        return (header, plaintextBytes)
+    }
+}
