@@ -71,6 +71,8 @@ let package = Package(
             name: "VoiceMediaTests",
             dependencies: ["VoiceMedia", "VoiceWire", "VoiceCodec", "VoiceCore", "VoiceTesting"]),
         .testTarget(name: "VoiceTestingTests", dependencies: ["VoiceTesting", "VoiceCore"]),
+        .testTarget(
+            name: "VoiceTransportTests", dependencies: ["VoiceTransport", "VoiceCore", "VoiceWire", "VoiceTesting"]),
         .testTarget(name: "VoiceChatCLITests", dependencies: ["voicechat", "VoiceCore", "VoiceTesting"]),
     ],
     swiftLanguageModes: [.v6]
