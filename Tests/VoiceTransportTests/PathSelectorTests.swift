@@ -230,8 +230,8 @@ struct PathSelectorTests {
         var first = try SimulatedPathLink(links: 2, appCarried: true)
         var second = try SimulatedPathLink(links: 2, appCarried: true)
         for index in [0, 1] {
-            first.run(until: .milliseconds(1_500 * (index + 1)))
-            second.run(until: .milliseconds(1_500 * (index + 1)))
+            first.run(until: .milliseconds(1_500 * Double(index + 1)))
+            second.run(until: .milliseconds(1_500 * Double(index + 1)))
             first.block(link: index)
             second.block(link: index)
         }

@@ -74,7 +74,7 @@ struct UDPEndpointTests {
         #expect(Set(without).isSubset(of: Set(with)))
         // Loopback comes last: it is the candidate least likely to reach a peer.
         if let firstLoopback = with.firstIndex(where: \.isLoopback) {
-            #expect(with[firstLoopback...].allSatisfy(\.isLoopback))
+            #expect(with[firstLoopback...].allSatisfy { $0.isLoopback })
         }
     }
 }

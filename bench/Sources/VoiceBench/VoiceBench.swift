@@ -7,6 +7,9 @@ struct VoiceBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench/run",
         abstract: "Benchmarks of the voice chat engine; each compares against a baseline measured in the same run.",
-        subcommands: [CodecBenchmark.self, RingBenchmark.self, QualityBenchmark.self, PipelineBenchmark.self]
+        subcommands: [
+            CodecBenchmark.self, RingBenchmark.self, QualityBenchmark.self, PipelineBenchmark.self,
+            FailoverBenchmark.self,
+        ]
     )
 }
