@@ -75,6 +75,8 @@ let package = Package(
             name: "VoiceEngineTests",
             dependencies: ["VoiceEngine", "VoiceTransport", "VoiceWire", "VoiceCore", "VoiceTesting"]
         ),
+        .testTarget(
+            name: "VoiceTransportTests", dependencies: ["VoiceTransport", "VoiceCore", "VoiceWire", "VoiceTesting"]),
         .testTarget(name: "VoiceChatCLITests", dependencies: ["voicechat", "VoiceCore", "VoiceTesting"]),
     ],
     swiftLanguageModes: [.v6]

@@ -24,6 +24,7 @@ let package = Package(
                 .product(name: "VoiceDevices", package: "voicechat"),
                 .product(name: "VoiceWire", package: "voicechat"),
                 .product(name: "VoiceMedia", package: "voicechat"),
+                .product(name: "VoiceTransport", package: "voicechat"),
                 .product(name: "VoiceTesting", package: "voicechat"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),

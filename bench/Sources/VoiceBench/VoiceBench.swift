@@ -9,6 +9,7 @@ struct VoiceBench: ParsableCommand {
         abstract: "Benchmarks of the voice chat engine; each compares against a baseline measured in the same run.",
         subcommands: [
             CodecBenchmark.self, RingBenchmark.self, QualityBenchmark.self, PipelineBenchmark.self, SealBenchmark.self,
+            FailoverBenchmark.self,
         ]
     )
 }

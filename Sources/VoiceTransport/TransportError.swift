@@ -1,0 +1,47 @@
+/// Why an address could not be parsed, a socket could not be opened, or a probe could not be read.
+///
+/// Each failure has its own case so a caller can count them separately; the description says what
+/// was wrong and what to do about it.
+public enum TransportError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The host part is empty, or is not a numeric IPv4 or IPv6 address.
+    case invalidHost(String)
+    /// The port is outside 1…65535 (0 is allowed only when binding, to ask for any free port).
+    case invalidPort(Int)
+    /// A "host:port" text does not have that shape.
+    case invalidAddressText(String, reason: String)
+    /// The operating system refused to open or bind the socket.
+    case bindFailed(host: String, port: Int, reason: String)
+    /// A connectivity probe does not have exactly `ConnectivityProbe.encodedBytes` bytes.
+    case probeWrongSize(bytes: Int, expected: Int)
+    /// A connectivity probe was written by a format version this build does not read.
+    case probeUnsupportedVersion(UInt8)
+    /// A connectivity probe sets flag bits this build does not know.
+    case probeUnknownFlags(UInt8)
+    /// The caller's output buffer cannot hold the probe.
+    case bufferTooSmall(needed: Int, available: Int)
+
+    public var description: String {
+        switch self {
+        case .invalidHost(let host):
+            host.isEmpty
+                ? "empty host: give a numeric IPv4 address such as 192.0.2.7 or an IPv6 address such as ::1"
+                : "invalid host \"\(host)\": give a numeric IPv4 address such as 192.0.2.7 or an IPv6 address "
+                    + "such as ::1 (host names are not resolved)"
+        case .invalidPort(let port):
+            "invalid port \(port): a port is a whole number from 1 to 65535"
+        case .invalidAddressText(let text, let reason):
+            "invalid address \"\(text)\": \(reason); write it as 192.0.2.7:5000 or [2001:db8::7]:5000"
+        case .bindFailed(let host, let port, let reason):
+            "cannot bind a UDP socket to \(host) port \(port): \(reason); pick another port or use 0 for any free one"
+        case .probeWrongSize(let bytes, let expected):
+            "connectivity probe has \(bytes) bytes; it must have exactly \(expected)"
+        case .probeUnsupportedVersion(let version):
+            "connectivity probe has format version \(version); this build reads version "
+                + "\(ConnectivityProbe.formatVersion), so the peer runs an incompatible release"
+        case .probeUnknownFlags(let flags):
+            "connectivity probe sets unknown flag bits 0x\(String(flags, radix: 16)); the peer runs an incompatible release"
+        case .bufferTooSmall(let needed, let available):
+            "output buffer has \(available) bytes but \(needed) are needed"
+        }
+    }
+}

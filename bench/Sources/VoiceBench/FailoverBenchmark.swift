@@ -1,0 +1,285 @@
+import ArgumentParser
+import Foundation
+import Synchronization
+import VoiceCore
+import VoiceTransport
+
+/// `bench/run failover`: how long voice stops when the route it takes dies, over real loopback UDP.
+struct FailoverBenchmark: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "failover",
+        abstract: "Failover time (last voice datagram on the dead route → first on the new one) over loopback UDP.",
+        discussion: """
+            Two peers, each with a UDP socket per route on 127.0.0.1, run a PathSelector each, driven \
+            in real time (tick every 10 ms, a 60-byte voice datagram every 20 ms on the active route, \
+            probes and keepalives as the selector asks; datagrams are not sealed). After a warm-up, \
+            the socket of B on which A's voice arrives turns into a black hole: it drops everything \
+            it receives and sends nothing. The figure is the gap at B between the last voice datagram \
+            on that socket and the first on another one. Scenarios: a second direct pair takes over, \
+            and app-carried (simulated by a third socket pair) takes over. The baseline is the same \
+            harness with conventional keepalive timing (1 s keepalives, dead after 3 s of silence, \
+            the usual "three missed keepalives" rule), so the ratio shows what the liveness timing buys.
+            """
+    )
+
+    @Option(help: "Repetitions per scenario (fresh sockets and selectors each time).")
+    var repetitions = 10
+
+    @Option(help: "Seconds of call before the route dies (both routes must answer by then).")
+    var warmup = 1.5
+
+    func validate() throws {
+        guard repetitions > 0, warmup >= 0.5 else {
+            throw ValidationError("--repetitions must be positive and --warmup at least 0.5 s")
+        }
+    }
+
+    func run() throws {
+        var conventional = PathSelectorConfiguration()
+        conventional.keepaliveInterval = .milliseconds(1_000)
+        conventional.livenessTimeout = .milliseconds(3_000)
+        conventional.roundTripTimeout = .milliseconds(3_000)
+        let scenarios: [(name: String, fallback: FailoverPeer.Fallback, configuration: PathSelectorConfiguration)] = [
+            ("to 2nd direct pair", .secondDirect, PathSelectorConfiguration()),
+            ("to app-carried", .appCarried, PathSelectorConfiguration()),
+            ("to 2nd direct pair, conventional 3 s", .secondDirect, conventional),
+        ]
+        let warmupTime = MediaTime.milliseconds(warmup * 1_000)
+        let results = try blockingAsync {
+            var results: [[Double]] = []
+            for scenario in scenarios {
+                var times: [Double] = []
+                for _ in 0..<repetitions {
+                    let time = try await FailoverRun.measure(
+                        fallback: scenario.fallback, configuration: scenario.configuration, warmup: warmupTime)
+                    times.append(time.milliseconds)
+                }
+                results.append(times)
+            }
+            return results
+        }
+
+        var report = BenchmarkReport(bench: "failover")
+        let baseline = results[2]
+        for (scenario, times) in zip(scenarios, results) {
+            let isBaseline = scenario.configuration != PathSelectorConfiguration()
+            let sorted = times.sorted()
+            let p95 = sorted[min(sorted.count - 1, Int((Double(sorted.count) * 0.95).rounded(.up)) - 1)]
+            report.add(
+                "failover \(scenario.name), median", median(times), unit: "ms",
+                baseline: isBaseline ? nil : median(baseline))
+            report.add("failover \(scenario.name), p95", p95, unit: "ms")
+            report.add("failover \(scenario.name), max", sorted.last ?? 0, unit: "ms")
+            if !isBaseline {
+                report.require(
+                    (sorted.last ?? .infinity) < 1_000,
+                    "failover \(scenario.name) took up to \(sorted.last ?? 0) ms; the target is below 1 s")
+            }
+        }
+        if !report.finish() { throw ExitCode.failure }
+    }
+
+    /// Runs async work from this synchronous command and waits for it; the main thread is not one of
+    /// the concurrency pool's threads, so blocking it cannot starve the work.
+    private func blockingAsync<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) throws -> T {
+        let result = Mutex<Result<T, any Error>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            do {
+                let value = try await work()
+                result.withLock { $0 = .success(value) }
+            } catch {
+                result.withLock { $0 = .failure(error) }
+            }
+            done.signal()
+        }
+        done.wait()
+        return try result.withLock { $0! }.get()
+    }
+}
+
+/// One repetition: two peers, the failure, the measured gap.
+enum FailoverRun {
+    struct NoFailover: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    static func measure(
+        fallback: FailoverPeer.Fallback, configuration: PathSelectorConfiguration, warmup: MediaTime
+    ) async throws -> MediaTime {
+        let a = FailoverPeer(fallback: fallback)
+        let b = FailoverPeer(fallback: fallback)
+        try await a.bindSockets()
+        try await b.bindSockets()
+        defer {
+            let sockets = a.allSockets + b.allSockets
+            Task { for socket in sockets { await socket.close() } }
+        }
+        let start = MediaTime.monotonicNow()
+        a.connect(to: b, configuration: configuration, now: start)
+        b.connect(to: a, configuration: configuration, now: start)
+
+        let clock = ContinuousClock()
+        var deadline = clock.now
+        var tickCount = 0
+        var failedAt: MediaTime?
+        var victim: Int?
+        while true {
+            deadline += .milliseconds(10)
+            try await Task.sleep(until: deadline, clock: clock)
+            let now = MediaTime.monotonicNow()
+            tickCount += 1
+            for peer in [a, b] {
+                peer.tick(now: now, sendVoice: tickCount % 2 == 0)
+            }
+            if failedAt == nil, now - start >= warmup {
+                guard let index = a.socketCarryingVoice() else {
+                    throw NoFailover(description: "no route was active after the warm-up")
+                }
+                victim = index
+                b.blackHole(socket: index)
+                failedAt = now
+            }
+            if let failedAt, let victim {
+                let log = b.voiceArrivals()
+                if let firstNew = log.first(where: { $0.time > failedAt && $0.socket != victim }) {
+                    guard let lastOld = log.last(where: { $0.socket == victim }) else {
+                        throw NoFailover(description: "no voice arrived on the failed route before it failed")
+                    }
+                    return firstNew.time - lastOld.time
+                }
+                if now - failedAt > 15 * MediaTime.nanosecondsPerSecond {
+                    throw NoFailover(description: "voice did not resume within 15 s of the failure")
+                }
+            }
+        }
+    }
+}
+
+/// One side of the benchmark call: its sockets (one per route) and its selector.
+///
+/// Thread contract: the selector and logs sit behind mutexes, because datagrams arrive on NIO
+/// event loop threads while the driver ticks from its own task.
+final class FailoverPeer: Sendable {
+    enum Fallback: Sendable {
+        /// Two direct pairs (sockets 0 and 1), no app-carried route.
+        case secondDirect
+        /// One direct pair (socket 0) and app-carried (socket 1).
+        case appCarried
+    }
+
+    enum DatagramKind: UInt8 {
+        case probe = 1
+        case reply = 2
+        case voice = 3
+    }
+
+    let fallback: Fallback
+    private let sockets = Mutex<[UDPEndpoint]>([])
+    private let remoteAddresses = Mutex<[PeerAddress]>([])
+    private let selector = Mutex<PathSelector?>(nil)
+    private let blackHoled = Atomic<Int>(-1)
+    private let arrivals = Mutex<[(time: MediaTime, socket: Int)]>([])
+
+    init(fallback: Fallback) {
+        self.fallback = fallback
+    }
+
+    var allSockets: [UDPEndpoint] { sockets.withLock { $0 } }
+
+    var localAddresses: [PeerAddress] {
+        allSockets.map { try! PeerAddress(host: "127.0.0.1", port: $0.localPort) }
+    }
+
+    func bindSockets() async throws {
+        for index in 0..<2 {
+            let socket = try await UDPEndpoint.bind(host: "127.0.0.1") { [self] bytes, source in
+                receive(bytes, from: source, socket: index)
+            }
+            sockets.withLock { $0.append(socket) }
+        }
+    }
+
+    func connect(to peer: FailoverPeer, configuration: PathSelectorConfiguration, now: MediaTime) {
+        let remote = peer.localAddresses
+        remoteAddresses.withLock { $0 = remote }
+        let local = localAddresses
+        let directCount = fallback == .secondDirect ? 2 : 1
+        var selector = PathSelector(
+            configuration: configuration, localCandidates: Array(local.prefix(directCount)),
+            appCarriedAvailable: fallback == .appCarried, now: now,
+            firstTransaction: UInt64.random(in: 1...UInt64.max / 2))
+        selector.addRemoteCandidates(Array(remote.prefix(directCount)), now: now)
+        self.selector.withLock { $0 = selector }
+    }
+
+    func blackHole(socket: Int) {
+        blackHoled.store(socket, ordering: .relaxed)
+    }
+
+    func voiceArrivals() -> [(time: MediaTime, socket: Int)] {
+        arrivals.withLock { $0 }
+    }
+
+    /// The socket index on the peer's side that this side's voice goes to.
+    func socketCarryingVoice() -> Int? {
+        guard let route = selector.withLock({ $0?.activeRoute }) else { return nil }
+        return socketIndex(for: route)
+    }
+
+    func tick(now: MediaTime, sendVoice: Bool) {
+        let (actions, route) = selector.withLock { selector -> ([PathAction], PathRoute?) in
+            guard selector != nil else { return ([], nil) }
+            return (selector!.tick(now: now), selector!.activeRoute)
+        }
+        perform(actions)
+        if sendVoice, let route {
+            send([DatagramKind.voice.rawValue] + [UInt8](repeating: 0x55, count: 59), on: route)
+        }
+    }
+
+    private func receive(_ bytes: [UInt8], from source: PeerAddress, socket: Int) {
+        guard blackHoled.load(ordering: .relaxed) != socket, let first = bytes.first,
+            let kind = DatagramKind(rawValue: first)
+        else { return }
+        let now = MediaTime.monotonicNow()
+        let route: PathRoute = fallback == .appCarried && socket == 1 ? .appCarried : .direct(source)
+        switch kind {
+        case .probe:
+            guard let probe = try? ConnectivityProbe(parsing: bytes.dropFirst()) else { return }
+            perform(selector.withLock { $0?.receivedProbe(probe, on: route, now: now) ?? [] })
+        case .reply:
+            guard let probe = try? ConnectivityProbe(parsing: bytes.dropFirst()) else { return }
+            selector.withLock { $0?.receivedProbeReply(probe, on: route, now: now) }
+        case .voice:
+            selector.withLock { $0?.receivedTraffic(on: route, now: now) }
+            arrivals.withLock { $0.append((now, socket)) }
+        }
+    }
+
+    private func perform(_ actions: [PathAction]) {
+        for action in actions {
+            switch action {
+            case .sendProbe(let probe, let route): send([DatagramKind.probe.rawValue] + probe.bytes, on: route)
+            case .sendProbeReply(let probe, let route): send([DatagramKind.reply.rawValue] + probe.bytes, on: route)
+            case .routeChanged, .peerGone: break
+            }
+        }
+    }
+
+    private func socketIndex(for route: PathRoute) -> Int? {
+        switch route {
+        case .direct(let address): remoteAddresses.withLock { $0.firstIndex(of: address) }
+        case .appCarried: fallback == .appCarried ? 1 : nil
+        case .relayUDP, .relayTCP: nil
+        }
+    }
+
+    /// Sends from this side's socket of the route to the peer's socket of the same index.
+    private func send(_ datagram: [UInt8], on route: PathRoute) {
+        guard let index = socketIndex(for: route), blackHoled.load(ordering: .relaxed) != index else { return }
+        let socket = sockets.withLock { $0[index] }
+        let target = remoteAddresses.withLock { $0[index] }
+        socket.send(datagram, to: target)
+    }
+}
