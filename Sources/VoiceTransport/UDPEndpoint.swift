@@ -33,8 +33,9 @@ public final class UDPEndpoint: Sendable {
         let counters = DatagramErrorCounters()
         let channel: any Channel
         do {
+            // No SO_REUSEADDR: on Linux it would let a second socket bind the same UDP port and
+            // silently take part of this one's datagrams.
             channel = try await DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                .channelOption(.socketOption(.so_reuseaddr), value: 1)
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.addHandler(

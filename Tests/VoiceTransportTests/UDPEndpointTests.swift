@@ -56,7 +56,16 @@ struct UDPEndpointTests {
 
     @Test func bindingATakenPortFailsWithAClearError() async throws {
         let first = try await UDPEndpoint.bind(host: "127.0.0.1") { _, _ in }
-        defer { Task { await first.close() } }
+        await #expect(throws: TransportError.self) {
+            _ = try await UDPEndpoint.bind(host: "127.0.0.1", port: first.localPort) { _, _ in }
+        }
+        do {
+            _ = try await UDPEndpoint.bind(host: "127.0.0.1", port: first.localPort) { _, _ in }
+            Issue.record("a second socket bound a port already taken")
+        } catch {
+            #expect(error.description.contains("port \(first.localPort)"))
+        }
+        await first.close()
         await #expect(throws: TransportError.self) {
             _ = try await UDPEndpoint.bind(host: "not-an-address") { _, _ in }
         }

@@ -45,18 +45,20 @@ struct FailoverBenchmark: ParsableCommand {
             ("to 2nd direct pair, conventional 3 s", .secondDirect, conventional),
         ]
         let warmupTime = MediaTime.milliseconds(warmup * 1_000)
-        let results = try blockingAsync {
+        let (results, tickDelay) = try blockingAsync {
             var results: [[Double]] = []
+            var tickDelay = 0.0
             for scenario in scenarios {
                 var times: [Double] = []
                 for _ in 0..<repetitions {
-                    let time = try await FailoverRun.measure(
+                    let run = try await FailoverRun.measure(
                         fallback: scenario.fallback, configuration: scenario.configuration, warmup: warmupTime)
-                    times.append(time.milliseconds)
+                    times.append(run.gap.milliseconds)
+                    tickDelay = max(tickDelay, run.maximumTickDelay)
                 }
                 results.append(times)
             }
-            return results
+            return (results, tickDelay)
         }
 
         var report = BenchmarkReport(bench: "failover")
@@ -76,6 +78,8 @@ struct FailoverBenchmark: ParsableCommand {
                     "failover \(scenario.name) took up to \(sorted.last ?? 0) ms; the target is below 1 s")
             }
         }
+        // How late the driver's 10 ms ticks ran: a failover can take no less than this on a loaded machine.
+        report.add("driver tick delay, max", tickDelay, unit: "ms")
         if !report.finish() { throw ExitCode.failure }
     }
 
@@ -106,7 +110,8 @@ enum FailoverRun {
 
     static func measure(
         fallback: FailoverPeer.Fallback, configuration: PathSelectorConfiguration, warmup: MediaTime
-    ) async throws -> MediaTime {
+    ) async throws -> (gap: MediaTime, maximumTickDelay: Double) {
+        var maximumLateness = 0.0
         let a = FailoverPeer(fallback: fallback)
         let b = FailoverPeer(fallback: fallback)
         try await a.bindSockets()
@@ -128,13 +133,25 @@ enum FailoverRun {
             deadline += .milliseconds(10)
             try await Task.sleep(until: deadline, clock: clock)
             let now = MediaTime.monotonicNow()
+            let lateness = clock.now - deadline
+            maximumLateness = max(
+                maximumLateness,
+                Double(lateness.components.attoseconds) / 1e15
+                    + Double(lateness.components.seconds) * 1e3)
             tickCount += 1
             for peer in [a, b] {
                 peer.tick(now: now, sendVoice: tickCount % 2 == 0)
             }
             if failedAt == nil, now - start >= warmup {
-                guard let index = a.socketCarryingVoice() else {
-                    throw NoFailover(description: "no route was active after the warm-up")
+                // On a loaded machine the driver can stall long enough for every route to look dead;
+                // wait for the call to recover rather than fail a route that is not in use.
+                guard let index = a.socketCarryingVoice(), b.socketCarryingVoice() != nil else {
+                    if now - start > warmup + 10 * MediaTime.nanosecondsPerSecond {
+                        throw NoFailover(
+                            description: "no route was active after the warm-up (A: \(a.stateDescription), B: "
+                                + "\(b.stateDescription))")
+                    }
+                    continue
                 }
                 victim = index
                 b.blackHole(socket: index)
@@ -146,7 +163,7 @@ enum FailoverRun {
                     guard let lastOld = log.last(where: { $0.socket == victim }) else {
                         throw NoFailover(description: "no voice arrived on the failed route before it failed")
                     }
-                    return firstNew.time - lastOld.time
+                    return (firstNew.time - lastOld.time, maximumLateness)
                 }
                 if now - failedAt > 15 * MediaTime.nanosecondsPerSecond {
                     throw NoFailover(description: "voice did not resume within 15 s of the failure")
@@ -211,6 +228,13 @@ final class FailoverPeer: Sendable {
             firstTransaction: UInt64.random(in: 1...UInt64.max / 2))
         selector.addRemoteCandidates(Array(remote.prefix(directCount)), now: now)
         self.selector.withLock { $0 = selector }
+    }
+
+    var stateDescription: String {
+        selector.withLock { selector in
+            guard let selector else { return "not connected" }
+            return "\(selector.state), routes \(selector.routes), unmatched replies \(selector.unmatchedReplies)"
+        }
     }
 
     func blackHole(socket: Int) {
