@@ -34,6 +34,11 @@ public struct RelayParticipantInfo: Sendable, Hashable {
 public struct RelayMatchInfo: Sendable, Hashable {
     public var match: String
     public var participants: [String]
+
+    public init(match: String, participants: [String]) {
+        self.match = match
+        self.participants = participants
+    }
 }
 
 /// Global figures (the same ones published to swift-metrics).
