@@ -1,3 +1,4 @@
+import Logging
 import NIOConcurrencyHelpers
 import NIOPosix
 import Testing
@@ -16,7 +17,9 @@ struct RelayHarness {
     }
 
     func startRelay(port: Int = 0, limits: RelayLimits = RelayLimits()) async throws -> RelayServer {
-        let relay = RelayServer(configuration: configuration(port: port, limits: limits))
+        var logger = Logger(label: "voicechat.relay.test")
+        logger.logLevel = .warning
+        let relay = RelayServer(configuration: configuration(port: port, limits: limits), logger: logger)
         try await relay.start()
         return relay
     }
