@@ -14,7 +14,7 @@ public enum RelayDropReason: Int, Sendable, Hashable, CaseIterable, CustomString
     case tooLarge
     /// A destination that is not a member of the sender's match.
     case unknownDestination
-    /// A TCP recipient whose outbound queue is full.
+    /// The relay's UDP socket or a TCP recipient's connection has a full outbound queue.
     case recipientCongested
     /// A join that was refused (bad token, full, …).
     case refusedJoin

@@ -129,7 +129,7 @@ public final class RelayServer: Service, Sendable {
                     .channelOption(.socketOption(.so_sndbuf), value: 4 << 20)
                     .channelOption(.datagramVectorReadMessageCount, value: 64)
                     .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 64 * 2048))
-                    .channelOption(.writeBufferWaterMark, value: .init(low: 1 << 20, high: 4 << 20))
+                    .channelOption(.writeBufferWaterMark, value: .init(low: 128 << 10, high: 256 << 10))
                     .channelInitializer { channel in
                         channel.eventLoop.makeCompletedFuture {
                             let relayState = state.value

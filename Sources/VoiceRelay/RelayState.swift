@@ -114,6 +114,9 @@ final class RelayState {
     @inline(__always)
     private func deliver(_ buffer: ByteBuffer, to recipient: RelayMember, reliable: Bool, sender: RelayMember) {
         if let address = recipient.udpAddress, !(reliable && recipient.tcpChannel != nil), let udp = udpChannel {
+            // Past the socket's write water mark the relay drops instead of queueing: late voice is useless,
+            // and an unbounded queue would turn overload into seconds of delay for every listener.
+            guard udp.isWritable else { return drop(.recipientCongested, member: recipient) }
             udp.write(AddressedEnvelope(remoteAddress: address, data: buffer), promise: nil)
             udpFlushPending = true
         } else if let tcp = recipient.tcpChannel {

@@ -31,8 +31,12 @@ def main():
         axes[0].plot(counts, [row["per_core_per_s"] / 1000 for row in points], style, label=f"{server} per core")
         axes[0].plot(counts, [row["forwarded_per_s"] / 1000 for row in points], style, alpha=0.4,
                      label=f"{server} total")
-        axes[1].plot(counts, [row["p50_us"] / 1000 for row in points], style, label=f"{server} p50")
-        axes[1].plot(counts, [row["p99_us"] / 1000 for row in points], style, alpha=0.5, label=f"{server} p99")
+        # Levels where nothing stamped in the window arrived have no delay to show.
+        delivered = [row for row in points if row["forwarded_per_s"] > 0]
+        delivered_counts = [row["participants"] for row in delivered]
+        axes[1].plot(delivered_counts, [row["p50_us"] / 1000 for row in delivered], style, label=f"{server} p50")
+        axes[1].plot(delivered_counts, [row["p99_us"] / 1000 for row in delivered], style, alpha=0.5,
+                     label=f"{server} p99")
         if server == "relay":
             axes[2].plot(counts, [row["memory_per_participant_bytes"] / 1024 for row in points], style, label=server)
     axes[0].axhline(250, color="grey", linestyle=":", label="target 250 k/core")
