@@ -15,12 +15,17 @@ let package = Package(
         .library(name: "VoiceTransport", targets: ["VoiceTransport"]),
         .library(name: "VoiceEngine", targets: ["VoiceEngine"]),
         .library(name: "VoiceTesting", targets: ["VoiceTesting"]),
+        .library(name: "VoiceRelay", targets: ["VoiceRelay"]),
         .executable(name: "voicechat", targets: ["voicechat"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         .systemLibrary(
@@ -55,6 +60,20 @@ let package = Package(
             name: "VoiceEngine",
             dependencies: ["VoiceCore", "VoiceCodec", "VoiceWire", "VoiceMedia", "VoiceTransport"]
         ),
+        .target(
+            name: "VoiceRelay",
+            dependencies: [
+                "VoiceCore", "VoiceWire", "VoiceTransport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ]
+        ),
         .target(name: "VoiceTesting", dependencies: ["VoiceCore", "VoiceCodec", "VoiceWire", "VoiceMedia"]),
         .executableTarget(
             name: "voicechat",
@@ -70,6 +89,16 @@ let package = Package(
         .testTarget(
             name: "VoiceMediaTests",
             dependencies: ["VoiceMedia", "VoiceWire", "VoiceCodec", "VoiceCore", "VoiceTesting"]),
+        .testTarget(
+            name: "VoiceRelayTests",
+            dependencies: [
+                "VoiceRelay", "VoiceWire", "VoiceCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(name: "VoiceTestingTests", dependencies: ["VoiceTesting", "VoiceCore"]),
         .testTarget(
             name: "VoiceEngineTests",

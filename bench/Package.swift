@@ -10,6 +10,8 @@ let package = Package(
         .package(name: "voicechat", path: ".."),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/ordo-one/malloc-interposer", from: "1.6.1"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     ],
     targets: [
         // The same libopus calls the Swift layer makes, made directly from C, so that the
@@ -26,6 +28,10 @@ let package = Package(
                 .product(name: "VoiceMedia", package: "voicechat"),
                 .product(name: "VoiceTransport", package: "voicechat"),
                 .product(name: "VoiceTesting", package: "voicechat"),
+                .product(name: "VoiceRelay", package: "voicechat"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
             ]

@@ -1,0 +1,151 @@
+import NIOCore
+
+/// Why an admin operation failed.
+public enum RelayAdminError: Error, Hashable, Sendable, CustomStringConvertible {
+    case unknownMatch(String)
+    case unknownParticipant(match: String, participant: String)
+    /// The relay has not started or has shut down.
+    case notRunning
+
+    public var description: String {
+        switch self {
+        case .unknownMatch(let match): "the relay has no match \"\(match)\" (no member has joined it)"
+        case .unknownParticipant(let match, let participant):
+            "participant \"\(participant)\" is not a member of match \"\(match)\" on this relay"
+        case .notRunning: "the relay is not running"
+        }
+    }
+}
+
+/// One member as the admin API shows it.
+public struct RelayParticipantInfo: Sendable, Hashable {
+    public var participant: String
+    public var mediaID: UInt32
+    public var channels: [UInt16]
+    public var muted: [UInt32]
+    public var serverMuted: Bool
+    public var overUDP: Bool
+    public var overTCP: Bool
+    /// Sent voice within the last second.
+    public var isSending: Bool
+    public var counters: RelayCounters
+}
+
+public struct RelayMatchInfo: Sendable, Hashable {
+    public var match: String
+    public var participants: [String]
+
+    public init(match: String, participants: [String]) {
+        self.match = match
+        self.participants = participants
+    }
+}
+
+/// Global figures (the same ones published to swift-metrics).
+public struct RelayStatistics: Sendable, Hashable {
+    public var counters: RelayCounters
+    public var joins: Int
+    /// Refused joins per reason.
+    public var refusals: [RelayRefusal: Int]
+    public var participants: Int
+    public var matches: Int
+    public var currentSenders: Int
+}
+
+/// Control of a running relay for the game server that embeds it. Every call hops onto the relay's
+/// event loop, so it sees and changes the same state the forwarding path uses, without locks.
+public struct RelayAdmin: Sendable {
+    let loop: any EventLoop
+    let state: NIOLoopBoundBox<RelayState>
+
+    /// Drops (true) or lets through (false) the participant's voice at the relay, and tells its client.
+    public func setServerMute(_ muted: Bool, participant: String, match: String) async throws(RelayAdminError) {
+        try await withMember(match: match, participant: participant) { state, member in
+            member.serverMuted = muted
+            state.notify(member, .serverMute(muted))
+        }
+    }
+
+    /// Makes `channel` the participant's only started voice channel (0: none), and tells its client.
+    public func move(participant: String, match: String, toChannel channel: UInt16) async throws(RelayAdminError) {
+        try await withMember(match: match, participant: participant) { state, member in
+            member.channels = channel == 0 ? [] : [channel]
+            state.notify(member, .moved(channel: channel))
+        }
+    }
+
+    /// Removes the participant from the match; its client is told and must get a new token to return.
+    public func kick(participant: String, match: String) async throws(RelayAdminError) {
+        try await withMember(match: match, participant: participant) { state, member in
+            state.notify(member, .kicked(.admin))
+            let tcp = member.tcpChannel
+            state.remove(member)
+            tcp?.close(promise: nil)
+        }
+    }
+
+    public func matches() async throws(RelayAdminError) -> [RelayMatchInfo] {
+        try await onLoop { state -> Result<[RelayMatchInfo], RelayAdminError> in
+            .success(
+                state.matches.values.map { RelayMatchInfo(match: $0.id, participants: $0.members.map(\.participant)) }
+                    .sorted { $0.match < $1.match })
+        }
+    }
+
+    public func participants(match: String) async throws(RelayAdminError) -> [RelayParticipantInfo] {
+        try await onLoop { state -> Result<[RelayParticipantInfo], RelayAdminError> in
+            guard let found = state.matches[match] else { return .failure(.unknownMatch(match)) }
+            let now = NIODeadline.now().uptimeNanoseconds
+            return .success(
+                found.members.map { member in
+                    RelayParticipantInfo(
+                        participant: member.participant, mediaID: member.mediaID, channels: member.channels,
+                        muted: member.muted, serverMuted: member.serverMuted, overUDP: member.udpAddress != nil,
+                        overTCP: member.tcpChannel != nil,
+                        isSending: member.lastVoice != 0 && now &- member.lastVoice < 1_000_000_000,
+                        counters: member.counters)
+                })
+        }
+    }
+
+    public func statistics() async throws(RelayAdminError) -> RelayStatistics {
+        try await onLoop { state -> Result<RelayStatistics, RelayAdminError> in
+            var refusals: [RelayRefusal: Int] = [:]
+            for reason in RelayRefusal.allCases where state.refusals[Int(reason.rawValue)] > 0 {
+                refusals[reason] = state.refusals[Int(reason.rawValue)]
+            }
+            return .success(
+                RelayStatistics(
+                    counters: state.counters, joins: state.joins, refusals: refusals,
+                    participants: state.participantCount, matches: state.matches.count,
+                    currentSenders: state.currentSenders(now: NIODeadline.now().uptimeNanoseconds)))
+        }
+    }
+
+    private func withMember(
+        match: String, participant: String, _ body: @escaping @Sendable (RelayState, RelayMember) -> Void
+    ) async throws(RelayAdminError) {
+        try await onLoop { state -> Result<Void, RelayAdminError> in
+            guard let member = state.member(match: match, participant: participant) else {
+                return state.matches[match] == nil
+                    ? .failure(.unknownMatch(match))
+                    : .failure(.unknownParticipant(match: match, participant: participant))
+            }
+            body(state, member)
+            return .success(())
+        }
+    }
+
+    private func onLoop<T: Sendable>(_ body: @escaping @Sendable (RelayState) -> Result<T, RelayAdminError>)
+        async throws(RelayAdminError) -> T
+    {
+        let state = self.state
+        let result: Result<T, RelayAdminError>
+        do {
+            result = try await loop.submit { body(state.value) }.get()
+        } catch {
+            throw .notRunning
+        }
+        return try result.get()
+    }
+}

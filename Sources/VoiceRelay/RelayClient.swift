@@ -1,0 +1,118 @@
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+
+/// The engine's side of a relay: joins one match over UDP or TCP, sends and receives envelopes,
+/// keeps the membership alive, notices a dead relay within `livenessTimeout` and joins again on its
+/// own (after a relay restart, or once a TCP connection can be made again).
+///
+/// Thread contract: all protocol state lives on one event loop (`ClientCore`); the public methods
+/// may be called from any thread and hop onto it. `onDatagram` and `onEvent` run on that loop:
+/// hand the work off rather than block there.
+public final class RelayClient: Sendable {
+    private let loop: any EventLoop
+    private let group: any EventLoopGroup
+    private let ownsGroup: Bool
+    private let core: NIOLoopBoundBox<ClientCore>
+    private let publishedState: NIOLockedValueBox<RelayClientState>
+    private let tick: NIOLockedValueBox<RepeatedTask?>
+
+    /// Starts joining; returns at once (watch `state` or `onEvent` for `.joined`).
+    public static func connect(
+        _ configuration: RelayClientConfiguration, eventLoopGroup: (any EventLoopGroup)? = nil,
+        onDatagram: @escaping @Sendable ([UInt8]) -> Void,
+        onEvent: @escaping @Sendable (RelayClientEvent) -> Void = { _ in }
+    ) async throws(RelayClientError) -> RelayClient {
+        let relayAddress: SocketAddress
+        do {
+            relayAddress = try SocketAddress.makeAddressResolvingHost(configuration.host, port: configuration.port)
+        } catch {
+            throw .invalidAddress(host: configuration.host, port: configuration.port, reason: "\(error)")
+        }
+        do {
+            _ = try RelayMessage.join(
+                RelayJoin(
+                    token: configuration.token, participant: configuration.participant,
+                    channels: configuration.channels, muted: configuration.muted)
+            ).serialized()
+        } catch {
+            throw .invalidJoin(error)
+        }
+        let client = RelayClient(
+            configuration: configuration, relayAddress: relayAddress, eventLoopGroup: eventLoopGroup,
+            onDatagram: onDatagram, onEvent: onEvent)
+        try await client.begin()
+        return client
+    }
+
+    private init(
+        configuration: RelayClientConfiguration, relayAddress: SocketAddress, eventLoopGroup: (any EventLoopGroup)?,
+        onDatagram: @escaping @Sendable ([UInt8]) -> Void, onEvent: @escaping @Sendable (RelayClientEvent) -> Void
+    ) {
+        if let eventLoopGroup {
+            group = eventLoopGroup
+            ownsGroup = false
+        } else {
+            group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+            ownsGroup = true
+        }
+        loop = group.next()
+        let publishedState = NIOLockedValueBox(RelayClientState.joining)
+        self.publishedState = publishedState
+        tick = NIOLockedValueBox(nil)
+        core = NIOLoopBoundBox.makeBoxSendingValue(
+            ClientCore(
+                configuration: configuration, relayAddress: relayAddress, loop: loop, onDatagram: onDatagram,
+                onEvent: { event in onEvent(event) },
+                publishState: { state in publishedState.withLockedValue { $0 = state } }),
+            eventLoop: loop)
+    }
+
+    private func begin() async throws(RelayClientError) {
+        let core = self.core
+        do {
+            try await loop.flatSubmit { core.value.open() }.get()
+        } catch let error as RelayClientError {
+            throw error
+        } catch {
+            throw .bindFailed(reason: "\(error)")
+        }
+        let period = TimeAmount.milliseconds(50)
+        let task = loop.scheduleRepeatedTask(initialDelay: .zero, delay: period) { _ in
+            core.value.tick(now: NIODeadline.now().uptimeNanoseconds)
+        }
+        tick.withLockedValue { $0 = task }
+    }
+
+    public var state: RelayClientState { publishedState.withLockedValue { $0 } }
+
+    /// Sends one envelope to the relay; dropped (returns false) while not joined.
+    @discardableResult
+    public func send(_ datagram: [UInt8]) -> Bool {
+        guard state.isJoined else { return false }
+        let core = self.core
+        loop.execute { core.value.sendDatagram(datagram) }
+        return true
+    }
+
+    public func startChannel(_ channel: UInt16) { control { $0.startChannel(channel) } }
+    public func stopChannel(_ channel: UInt16) { control { $0.stopChannel(channel) } }
+    public func mute(_ mediaID: UInt32) { control { $0.mute(mediaID) } }
+    public func unmute(_ mediaID: UInt32) { control { $0.unmute(mediaID) } }
+
+    /// A fresh token (e.g. after `.refused(.expired)`); the client joins again with it.
+    public func updateToken(_ token: String) { control { $0.updateToken(token) } }
+
+    private func control(_ body: @escaping @Sendable (ClientCore) -> Void) {
+        let core = self.core
+        loop.execute { body(core.value) }
+    }
+
+    /// Leaves the match and closes the connection.
+    public func close() async {
+        tick.withLockedValue { $0?.cancel() }
+        let core = self.core
+        try? await loop.flatSubmit { core.value.close() }.get()
+        if ownsGroup { try? await group.shutdownGracefully() }
+    }
+}

@@ -1,0 +1,99 @@
+/// Which transport a `RelayClient` uses.
+public enum RelayTransport: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    case udp
+    /// Length-framed TCP, for networks that block UDP.
+    case tcp
+
+    public var description: String { rawValue }
+}
+
+/// Where a `RelayClient` connects and as whom it joins.
+public struct RelayClientConfiguration: Sendable {
+    public var host: String
+    public var port: Int
+    public var transport: RelayTransport
+    /// `RelayToken.text`, as the game server issued it.
+    public var token: String
+    public var participant: String
+    /// Voice channels started at join (channel 0 is implicit).
+    public var channels: [UInt16]
+    /// Media IDs muted at join.
+    public var muted: [UInt32]
+    /// How often a joined client proves it is alive (and keeps NAT bindings open).
+    public var keepaliveInterval: Duration = .milliseconds(250)
+    /// Nothing heard from the relay for this long means it is gone: the client reports `.lost` and rejoins.
+    public var livenessTimeout: Duration = .milliseconds(1000)
+    /// Pause between join attempts (and TCP reconnects) while not joined.
+    public var rejoinInterval: Duration = .milliseconds(250)
+
+    public init(
+        host: String, port: Int, transport: RelayTransport, token: String, participant: String,
+        channels: [UInt16] = [], muted: [UInt32] = []
+    ) {
+        self.host = host
+        self.port = port
+        self.transport = transport
+        self.token = token
+        self.participant = participant
+        self.channels = channels
+        self.muted = muted
+    }
+}
+
+/// Where a `RelayClient` stands.
+public enum RelayClientState: Sendable, Hashable, CustomStringConvertible {
+    /// Trying to reach the relay and join (first time).
+    case joining
+    /// A member; envelopes must name `mediaID` as sender.
+    case joined(mediaID: UInt32)
+    /// The relay went silent or away; the client keeps trying to join again.
+    case lost
+    /// The relay refused the token; the client stops until `updateToken` gives it a new one.
+    case refused(RelayRefusal)
+    /// Removed by the game server, or replaced by a newer connection; the client stops.
+    case kicked(RelayKickReason)
+    case closed
+
+    public var isJoined: Bool {
+        if case .joined = self { return true }
+        return false
+    }
+
+    public var description: String {
+        switch self {
+        case .joining: "joining"
+        case .joined(let id): "joined as \(String(id, radix: 16))"
+        case .lost: "relay lost, rejoining"
+        case .refused(let reason): "refused: \(reason)"
+        case .kicked(let reason): "kicked: \(reason)"
+        case .closed: "closed"
+        }
+    }
+}
+
+/// What a `RelayClient` reports besides datagrams.
+public enum RelayClientEvent: Sendable, Hashable {
+    case joined(mediaID: UInt32)
+    /// Nothing from the relay within the liveness timeout (or the TCP connection closed).
+    case lost
+    case refused(RelayRefusal)
+    case kicked(RelayKickReason)
+    /// The game server moved this member: its started channels are now exactly `channel` (0: none).
+    case moved(channel: UInt16)
+    case serverMute(Bool)
+}
+
+/// Why a `RelayClient` could not start.
+public enum RelayClientError: Error, Hashable, Sendable, CustomStringConvertible {
+    case invalidAddress(host: String, port: Int, reason: String)
+    case bindFailed(reason: String)
+    case invalidJoin(RelayMessageError)
+
+    public var description: String {
+        switch self {
+        case .invalidAddress(let host, let port, let reason): "relay address \(host):\(port) is not usable: \(reason)"
+        case .bindFailed(let reason): "relay client could not open its UDP socket: \(reason)"
+        case .invalidJoin(let error): "relay join message cannot be built: \(error)"
+        }
+    }
+}

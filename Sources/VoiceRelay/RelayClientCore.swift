@@ -1,0 +1,289 @@
+import NIOCore
+import NIOPosix
+
+/// The protocol state of one `RelayClient`.
+///
+/// Thread contract: created, used and released only on the client's event loop.
+final class ClientCore {
+    private(set) var configuration: RelayClientConfiguration
+    private let relayAddress: SocketAddress
+    private let loop: any EventLoop
+    private let onDatagram: @Sendable ([UInt8]) -> Void
+    private let onEvent: @Sendable (RelayClientEvent) -> Void
+    private let publishState: @Sendable (RelayClientState) -> Void
+    private var channel: (any Channel)?
+    private var connecting = false
+    private var state = RelayClientState.joining
+    private var lastHeard: UInt64 = 0
+    private var lastSent: UInt64 = 0
+    private var lastJoinAttempt: UInt64 = 0
+    private var nonce: UInt64 = 0
+    private var isClosed = false
+
+    init(
+        configuration: RelayClientConfiguration, relayAddress: SocketAddress, loop: any EventLoop,
+        onDatagram: @escaping @Sendable ([UInt8]) -> Void, onEvent: @escaping @Sendable (RelayClientEvent) -> Void,
+        publishState: @escaping @Sendable (RelayClientState) -> Void
+    ) {
+        self.configuration = configuration
+        self.relayAddress = relayAddress
+        self.loop = loop
+        self.onDatagram = onDatagram
+        self.onEvent = onEvent
+        self.publishState = publishState
+    }
+
+    /// Opens the UDP socket (kept for the client's lifetime so the relay sees one address);
+    /// TCP connects from `tick`.
+    func open() -> EventLoopFuture<Void> {
+        guard configuration.transport == .udp else { return loop.makeSucceededVoidFuture() }
+        let bound = NIOLoopBound(self, eventLoop: loop)
+        let host = relayAddress.protocol == .inet6 ? "::" : "0.0.0.0"
+        return DatagramBootstrap(group: loop)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(ClientUDPHandler(core: bound.value))
+                }
+            }
+            .bind(host: host, port: 0)
+            .map { channel in bound.value.channel = channel }
+    }
+
+    private func connectTCP(now: UInt64) {
+        guard !connecting, !isClosed else { return }
+        connecting = true
+        lastJoinAttempt = now
+        let bound = NIOLoopBound(self, eventLoop: loop)
+        ClientBootstrap(group: loop)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .connectTimeout(.milliseconds(Int64(milliseconds(configuration.livenessTimeout))))
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let operations = channel.pipeline.syncOperations
+                    try operations.addHandler(ByteToMessageHandler(RelayFrameDecoder()))
+                    try operations.addHandler(MessageToByteHandler(RelayFrameEncoder()))
+                    try operations.addHandler(ClientTCPHandler(core: bound.value))
+                }
+            }
+            .connect(to: relayAddress)
+            .whenComplete { result in
+                let core = bound.value
+                core.connecting = false
+                guard case .success(let channel) = result else { return }
+                guard !core.isClosed else { return channel.close(promise: nil) }
+                core.channel = channel
+                core.sendJoin(now: NIODeadline.now().uptimeNanoseconds)
+            }
+    }
+
+    // MARK: Periodic work
+
+    func tick(now: UInt64) {
+        guard !isClosed else { return }
+        switch state {
+        case .refused, .kicked, .closed: return
+        case .joined:
+            if now &- lastHeard > nanoseconds(configuration.livenessTimeout) {
+                setState(.lost)
+                onEvent(.lost)
+                if configuration.transport == .tcp {
+                    channel?.close(promise: nil)
+                    channel = nil
+                }
+            } else if now &- lastSent >= nanoseconds(configuration.keepaliveInterval) {
+                nonce &+= 1
+                send(.keepalive(nonce: nonce), now: now)
+            }
+        case .joining, .lost:
+            guard now &- lastJoinAttempt >= nanoseconds(configuration.rejoinInterval) else { return }
+            if configuration.transport == .tcp, channel == nil {
+                connectTCP(now: now)
+            } else {
+                sendJoin(now: now)
+            }
+        }
+    }
+
+    private func sendJoin(now: UInt64) {
+        lastJoinAttempt = now
+        send(
+            .join(
+                RelayJoin(
+                    token: configuration.token, participant: configuration.participant,
+                    channels: configuration.channels, muted: configuration.muted)), now: now)
+    }
+
+    // MARK: Receiving
+
+    func received(_ buffer: ByteBuffer) {
+        guard !isClosed, let first = buffer.getInteger(at: buffer.readerIndex, as: UInt8.self) else { return }
+        let now = NIODeadline.now().uptimeNanoseconds
+        guard first == RelayMessage.firstByte else {
+            guard state.isJoined else { return }
+            lastHeard = now
+            onDatagram(Array(buffer.readableBytesView))
+            return
+        }
+        let parsed = buffer.withUnsafeReadableBytes { raw -> RelayMessage? in
+            do { return try RelayMessage(parsing: raw) } catch { return nil }
+        }
+        guard let message = parsed else { return }
+        lastHeard = now
+        switch message {
+        case .joined(let mediaID):
+            if state != .joined(mediaID: mediaID) {
+                setState(.joined(mediaID: mediaID))
+                onEvent(.joined(mediaID: mediaID))
+            }
+        case .refused(let reason):
+            switch reason {
+            case .notJoined:
+                // The relay forgot this member (restart or timeout): join again at once.
+                if state.isJoined {
+                    setState(.lost)
+                    onEvent(.lost)
+                }
+                sendJoin(now: now)
+            case .tooManyChannels, .tooManyMutes:
+                onEvent(.refused(reason))
+            case .matchFull, .relayFull:
+                onEvent(.refused(reason))
+                if state.isJoined { setState(.lost) }
+            default:
+                setState(.refused(reason))
+                onEvent(.refused(reason))
+            }
+        case .kicked(let reason):
+            if reason == .shutdown {
+                setState(.lost)
+            } else {
+                setState(.kicked(reason))
+            }
+            onEvent(.kicked(reason))
+        case .moved(let channel):
+            configuration.channels = channel == 0 ? [] : [channel]
+            onEvent(.moved(channel: channel))
+        case .serverMute(let on): onEvent(.serverMute(on))
+        case .pong, .join, .startChannel, .stopChannel, .mute, .unmute, .keepalive, .leave: break
+        }
+    }
+
+    func tcpClosed(_ closed: any Channel) {
+        guard channel === closed else { return }
+        channel = nil
+        if state.isJoined {
+            setState(.lost)
+            onEvent(.lost)
+        }
+    }
+
+    // MARK: Sending
+
+    func sendDatagram(_ datagram: [UInt8]) {
+        guard let channel else { return }
+        var buffer = channel.allocator.buffer(capacity: datagram.count)
+        buffer.writeBytes(datagram)
+        write(buffer, on: channel)
+        lastSent = NIODeadline.now().uptimeNanoseconds
+    }
+
+    private func send(_ message: RelayMessage, now: UInt64) {
+        guard let channel, let bytes = try? message.serialized() else { return }
+        var buffer = channel.allocator.buffer(capacity: bytes.count)
+        buffer.writeBytes(bytes)
+        write(buffer, on: channel)
+        lastSent = now
+    }
+
+    private func write(_ buffer: ByteBuffer, on channel: any Channel) {
+        if configuration.transport == .udp {
+            channel.writeAndFlush(AddressedEnvelope(remoteAddress: relayAddress, data: buffer), promise: nil)
+        } else {
+            channel.writeAndFlush(buffer, promise: nil)
+        }
+    }
+
+    func startChannel(_ channel: UInt16) {
+        if !configuration.channels.contains(channel) { configuration.channels.append(channel) }
+        send(.startChannel(channel), now: NIODeadline.now().uptimeNanoseconds)
+    }
+
+    func stopChannel(_ channel: UInt16) {
+        configuration.channels.removeAll { $0 == channel }
+        send(.stopChannel(channel), now: NIODeadline.now().uptimeNanoseconds)
+    }
+
+    func mute(_ id: UInt32) {
+        if !configuration.muted.contains(id) { configuration.muted.append(id) }
+        send(.mute(id), now: NIODeadline.now().uptimeNanoseconds)
+    }
+
+    func unmute(_ id: UInt32) {
+        configuration.muted.removeAll { $0 == id }
+        send(.unmute(id), now: NIODeadline.now().uptimeNanoseconds)
+    }
+
+    func updateToken(_ token: String) {
+        configuration.token = token
+        if case .refused = state { setState(.lost) }
+        lastJoinAttempt = 0
+    }
+
+    func close() -> EventLoopFuture<Void> {
+        guard !isClosed else { return loop.makeSucceededVoidFuture() }
+        if state.isJoined { send(.leave, now: NIODeadline.now().uptimeNanoseconds) }
+        isClosed = true
+        setState(.closed)
+        guard let channel else { return loop.makeSucceededVoidFuture() }
+        self.channel = nil
+        return channel.close()
+    }
+
+    private func setState(_ new: RelayClientState) {
+        state = new
+        publishState(new)
+    }
+}
+
+func nanoseconds(_ duration: Duration) -> UInt64 {
+    UInt64(duration.components.seconds) * 1_000_000_000 + UInt64(duration.components.attoseconds / 1_000_000_000)
+}
+
+func milliseconds(_ duration: Duration) -> UInt64 { nanoseconds(duration) / 1_000_000 }
+
+/// Feeds the client's UDP socket into its core.
+final class ClientUDPHandler: ChannelInboundHandler {
+    typealias InboundIn = AddressedEnvelope<ByteBuffer>
+    private let core: ClientCore
+
+    init(core: ClientCore) { self.core = core }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        core.received(unwrapInboundIn(data).data)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // Port unreachable while the relay is down; liveness notices, the socket stays open.
+    }
+}
+
+/// Feeds the client's TCP frames into its core.
+final class ClientTCPHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    private let core: ClientCore
+
+    init(core: ClientCore) { self.core = core }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        core.received(unwrapInboundIn(data))
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        core.tcpClosed(context.channel)
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
+    }
+}

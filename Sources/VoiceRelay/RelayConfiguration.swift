@@ -1,0 +1,54 @@
+import struct Foundation.Date
+
+/// Per-participant bounds that keep one client from starving the others or growing the relay's memory.
+public struct RelayLimits: Sendable, Hashable {
+    /// Sustained envelopes per second a member may send (voice is 50/s; probes and reports add a few).
+    public var packetsPerSecond: Double = 200
+    /// Envelopes a member may send in a burst above the sustained rate.
+    public var packetBurst: Double = 100
+    /// Sustained bytes per second a member may send.
+    public var bytesPerSecond: Double = 160_000
+    /// Bytes a member may send in a burst.
+    public var byteBurst: Double = 64_000
+    /// Largest envelope the relay forwards.
+    public var maximumDatagramBytes = 1400
+    /// Most members of one match.
+    public var maximumMembersPerMatch = 64
+    /// Most members across all matches.
+    public var maximumParticipants = 20_000
+    /// Bytes queued towards one TCP member before its packets are dropped instead of queued.
+    public var tcpWriteBufferBytes = 64 * 1024
+
+    public init() {}
+}
+
+/// How a `RelayServer` listens, whom it admits, and how it bounds each member.
+public struct RelayConfiguration: Sendable {
+    /// Address for both the UDP socket and the TCP listener.
+    public var host: String
+    /// 0 picks a free port (read it from `RelayServer.localPort`); UDP and TCP share it.
+    public var port: Int
+    /// The secret the game server signs join tokens with.
+    public var secret: RelaySecret
+    /// Matches this relay serves; nil serves any match the game server signed a token for.
+    public var allowedMatches: Set<String>?
+    public var limits = RelayLimits()
+    /// A member transport with nothing heard for this long is dropped (clients send keepalives every ~250 ms).
+    public var livenessTimeout: Duration = .seconds(5)
+    /// How often statistics are published to swift-metrics and the liveness sweep runs.
+    public var housekeepingInterval: Duration = .milliseconds(500)
+    /// Serve Prometheus text exposition on `http://prometheusHost:prometheusPort/metrics` (nil: no endpoint;
+    /// metrics then go to whatever `MetricsSystem` the embedding process bootstrapped).
+    public var prometheusPort: Int?
+    public var prometheusHost = "127.0.0.1"
+    /// Prefix of every metric's label.
+    public var metricsPrefix = "voicechat_relay"
+    /// Unix seconds, for token expiry (replaceable for tests).
+    public var unixTime: @Sendable () -> UInt64 = { UInt64(Date().timeIntervalSince1970) }
+
+    public init(host: String = "127.0.0.1", port: Int = 0, secret: RelaySecret) {
+        self.host = host
+        self.port = port
+        self.secret = secret
+    }
+}

@@ -1,0 +1,50 @@
+/// Why the relay did not forward something it received. Each is counted globally and per member.
+public enum RelayDropReason: Int, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// Not a relay message or sealed envelope of this wire version, or one that does not parse.
+    case malformed = 0
+    /// An envelope from an address or connection that has not joined.
+    case notJoined
+    /// The envelope's sender field is not the media ID the connection joined as.
+    case spoofedSender
+    /// Over the member's packet or byte rate.
+    case rateLimited
+    /// The member is muted by the game server (voice only).
+    case serverMuted
+    /// Larger than `RelayLimits.maximumDatagramBytes`.
+    case tooLarge
+    /// A destination that is not a member of the sender's match.
+    case unknownDestination
+    /// The relay's UDP socket or a TCP recipient's connection has a full outbound queue.
+    case recipientCongested
+    /// A join that was refused (bad token, full, …).
+    case refusedJoin
+
+    public var description: String {
+        switch self {
+        case .malformed: "malformed"
+        case .notJoined: "not_joined"
+        case .spoofedSender: "spoofed_sender"
+        case .rateLimited: "rate_limited"
+        case .serverMuted: "server_muted"
+        case .tooLarge: "too_large"
+        case .unknownDestination: "unknown_destination"
+        case .recipientCongested: "recipient_congested"
+        case .refusedJoin: "refused_join"
+        }
+    }
+}
+
+/// Counts of one relay or one member. Plain integers: they live on the relay's event loop.
+public struct RelayCounters: Sendable, Hashable {
+    public var packetsReceived = 0
+    public var bytesReceived = 0
+    /// Copies sent to recipients (one envelope to five listeners counts five).
+    public var packetsForwarded = 0
+    public var bytesForwarded = 0
+    public var drops = [Int](repeating: 0, count: RelayDropReason.allCases.count)
+
+    public init() {}
+
+    public func drops(_ reason: RelayDropReason) -> Int { drops[reason.rawValue] }
+    public var totalDrops: Int { drops.reduce(0, +) }
+}

@@ -1,0 +1,286 @@
+import VoiceWire
+
+/// Byte 1 of a relay control message.
+public enum RelayMessageKind: UInt8, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    case join = 1
+    case joined = 2
+    case refused = 3
+    case startChannel = 4
+    case stopChannel = 5
+    case mute = 6
+    case unmute = 7
+    case keepalive = 8
+    case pong = 9
+    case leave = 10
+    case kicked = 11
+    case moved = 12
+    case serverMute = 13
+
+    public var description: String {
+        switch self {
+        case .join: "join"
+        case .joined: "joined"
+        case .refused: "refused"
+        case .startChannel: "start channel"
+        case .stopChannel: "stop channel"
+        case .mute: "mute"
+        case .unmute: "unmute"
+        case .keepalive: "keepalive"
+        case .pong: "pong"
+        case .leave: "leave"
+        case .kicked: "kicked"
+        case .moved: "moved"
+        case .serverMute: "server mute"
+        }
+    }
+}
+
+/// Why the relay refused a join, or a control message from a connection that has not joined.
+public enum RelayRefusal: UInt8, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    case malformedToken = 1
+    case badSignature = 2
+    case expired = 3
+    case wrongMatch = 4
+    /// The join's participant ID is not the token's.
+    case participantMismatch = 5
+    /// Another participant of the match derives the same media ID.
+    case mediaIDCollision = 6
+    case matchFull = 7
+    case relayFull = 8
+    /// A control message (other than join) from an address or connection that is not a member:
+    /// the relay restarted or timed the member out, so the client should join again.
+    case notJoined = 9
+    case tooManyChannels = 10
+    case tooManyMutes = 11
+
+    init(_ error: RelayTokenError) {
+        switch error {
+        case .malformed, .secretTooShort: self = .malformedToken
+        case .badSignature: self = .badSignature
+        case .expired: self = .expired
+        case .wrongMatch: self = .wrongMatch
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .malformedToken: "malformed token"
+        case .badSignature: "bad token signature"
+        case .expired: "token expired"
+        case .wrongMatch: "token for a match this relay does not serve"
+        case .participantMismatch: "participant ID differs from the token's"
+        case .mediaIDCollision: "media ID collides with another participant's"
+        case .matchFull: "match full"
+        case .relayFull: "relay full"
+        case .notJoined: "not joined"
+        case .tooManyChannels: "too many channels"
+        case .tooManyMutes: "too many muted players"
+        }
+    }
+}
+
+/// Why the relay removed a member.
+public enum RelayKickReason: UInt8, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// The game server kicked the participant through the admin API.
+    case admin = 1
+    /// The same participant joined again over the same transport from elsewhere.
+    case replaced = 2
+    /// The relay is shutting down.
+    case shutdown = 3
+
+    public var description: String {
+        switch self {
+        case .admin: "kicked by the game server"
+        case .replaced: "replaced by a newer connection of the same participant"
+        case .shutdown: "relay shutting down"
+        }
+    }
+}
+
+/// What a client sends to join a match.
+public struct RelayJoin: Sendable, Hashable {
+    /// Most channels a join lists.
+    public static let maximumChannels = 32
+    /// Most muted players a join lists.
+    public static let maximumMutes = 128
+
+    /// `RelayToken.text`.
+    public var token: String
+    public var participant: String
+    /// Voice channels the member has started (channel 0 is implicit: everyone is in it).
+    public var channels: [UInt16]
+    /// Media IDs of the players this member muted.
+    public var muted: [UInt32]
+
+    public init(token: String, participant: String, channels: [UInt16], muted: [UInt32]) {
+        self.token = token
+        self.participant = participant
+        self.channels = channels
+        self.muted = muted
+    }
+}
+
+/// A relay control message (`WireMessageType.relay`): byte 0 = wire version and type, byte 1 =
+/// `RelayMessageKind`, then the kind's fields, big-endian. Strings are u16 length + UTF-8; lists
+/// are u8 count + entries. Parsing is strict: no trailing bytes.
+public enum RelayMessage: Sendable, Hashable {
+    case join(RelayJoin)
+    /// The join succeeded; `mediaID` is what the member's envelopes must name as sender.
+    case joined(mediaID: UInt32)
+    case refused(RelayRefusal)
+    case startChannel(UInt16)
+    case stopChannel(UInt16)
+    case mute(UInt32)
+    case unmute(UInt32)
+    /// Keeps the membership (and NAT bindings) alive; the relay answers with `pong(nonce)`.
+    case keepalive(nonce: UInt64)
+    case pong(nonce: UInt64)
+    case leave
+    case kicked(RelayKickReason)
+    /// The game server moved the member: its started channels are now exactly `channel`.
+    case moved(channel: UInt16)
+    /// The game server muted (true) or unmuted the member at the relay.
+    case serverMute(Bool)
+
+    static let firstByte: UInt8 = wireVersion << 4 | WireMessageType.relay.rawValue
+
+    public var kind: RelayMessageKind {
+        switch self {
+        case .join: .join
+        case .joined: .joined
+        case .refused: .refused
+        case .startChannel: .startChannel
+        case .stopChannel: .stopChannel
+        case .mute: .mute
+        case .unmute: .unmute
+        case .keepalive: .keepalive
+        case .pong: .pong
+        case .leave: .leave
+        case .kicked: .kicked
+        case .moved: .moved
+        case .serverMute: .serverMute
+        }
+    }
+
+    /// The encoded message.
+    public func serialized() throws(RelayMessageError) -> [UInt8] {
+        var writer = ByteWriter()
+        writer.uint8(Self.firstByte)
+        writer.uint8(kind.rawValue)
+        switch self {
+        case .join(let join):
+            let tokenBytes = join.token.utf8.count
+            let participantBytes = join.participant.utf8.count
+            guard tokenBytes > 0, tokenBytes <= RelayToken.maximumTextBytes else {
+                throw .invalidText(field: "token")
+            }
+            guard participantBytes > 0, participantBytes <= RelayToken.maximumIDBytes else {
+                throw .invalidText(field: "participant")
+            }
+            guard join.channels.count <= RelayJoin.maximumChannels else {
+                throw .tooManyEntries(
+                    field: "channels", count: join.channels.count, maximum: RelayJoin.maximumChannels)
+            }
+            guard join.muted.count <= RelayJoin.maximumMutes else {
+                throw .tooManyEntries(field: "muted players", count: join.muted.count, maximum: RelayJoin.maximumMutes)
+            }
+            writer.string(join.token)
+            writer.string(join.participant)
+            writer.uint8(UInt8(join.channels.count))
+            for channel in join.channels { writer.uint16(channel) }
+            writer.uint8(UInt8(join.muted.count))
+            for id in join.muted { writer.uint32(id) }
+        case .joined(let mediaID): writer.uint32(mediaID)
+        case .refused(let reason): writer.uint8(reason.rawValue)
+        case .startChannel(let channel), .stopChannel(let channel), .moved(let channel): writer.uint16(channel)
+        case .mute(let id), .unmute(let id): writer.uint32(id)
+        case .keepalive(let nonce), .pong(let nonce): writer.uint64(nonce)
+        case .leave: break
+        case .kicked(let reason): writer.uint8(reason.rawValue)
+        case .serverMute(let on): writer.uint8(on ? 1 : 0)
+        }
+        return writer.bytes
+    }
+
+    /// Parses an untrusted datagram (or TCP frame) that claims to be a relay message.
+    public init(parsing bytes: UnsafeRawBufferPointer) throws(RelayMessageError) {
+        let type: WireMessageType
+        do { type = try wireMessageType(of: bytes) } catch { throw .wire(error) }
+        guard type == .relay else { throw .wire(.wrongMessageType(expected: .relay, found: type)) }
+        guard bytes.count >= 2 else { throw .wire(.truncatedHeader(needed: 2, available: bytes.count)) }
+        guard let kind = RelayMessageKind(rawValue: bytes[1]) else { throw .unknownKind(bytes[1]) }
+        var reader = ByteReader(Array(bytes[2...]))
+        let wrongLength = RelayMessageError.wrongLength(kind: kind, bytes: bytes.count)
+        switch kind {
+        case .join:
+            guard let token = reader.string() else { throw wrongLength }
+            guard !token.isEmpty, token.utf8.count <= RelayToken.maximumTextBytes else {
+                throw .invalidText(field: "token")
+            }
+            guard let participant = reader.string() else { throw wrongLength }
+            guard !participant.isEmpty, participant.utf8.count <= RelayToken.maximumIDBytes else {
+                throw .invalidText(field: "participant")
+            }
+            guard let channelCount = reader.uint8() else { throw wrongLength }
+            guard channelCount <= RelayJoin.maximumChannels else {
+                throw .tooManyEntries(field: "channels", count: Int(channelCount), maximum: RelayJoin.maximumChannels)
+            }
+            var channels: [UInt16] = []
+            for _ in 0..<channelCount {
+                guard let channel = reader.uint16() else { throw wrongLength }
+                channels.append(channel)
+            }
+            guard let muteCount = reader.uint8() else { throw wrongLength }
+            guard muteCount <= RelayJoin.maximumMutes else {
+                throw .tooManyEntries(field: "muted players", count: Int(muteCount), maximum: RelayJoin.maximumMutes)
+            }
+            var muted: [UInt32] = []
+            for _ in 0..<muteCount {
+                guard let id = reader.uint32() else { throw wrongLength }
+                muted.append(id)
+            }
+            self = .join(RelayJoin(token: token, participant: participant, channels: channels, muted: muted))
+        case .joined:
+            guard let id = reader.uint32() else { throw wrongLength }
+            self = .joined(mediaID: id)
+        case .refused:
+            guard let code = reader.uint8() else { throw wrongLength }
+            guard let reason = RelayRefusal(rawValue: code) else { throw .unknownReason(code) }
+            self = .refused(reason)
+        case .startChannel, .stopChannel, .moved:
+            guard let channel = reader.uint16() else { throw wrongLength }
+            self =
+                kind == .startChannel
+                ? .startChannel(channel)
+                : kind == .stopChannel
+                    ? .stopChannel(channel)
+                    : .moved(channel: channel)
+        case .mute, .unmute:
+            guard let id = reader.uint32() else { throw wrongLength }
+            self = kind == .mute ? .mute(id) : .unmute(id)
+        case .keepalive, .pong:
+            guard let nonce = reader.uint64() else { throw wrongLength }
+            self = kind == .keepalive ? .keepalive(nonce: nonce) : .pong(nonce: nonce)
+        case .leave: self = .leave
+        case .kicked:
+            guard let code = reader.uint8() else { throw wrongLength }
+            guard let reason = RelayKickReason(rawValue: code) else { throw .unknownReason(code) }
+            self = .kicked(reason)
+        case .serverMute:
+            guard let flag = reader.uint8(), flag <= 1 else { throw wrongLength }
+            self = .serverMute(flag == 1)
+        }
+        guard reader.isAtEnd else { throw wrongLength }
+    }
+
+    /// Parses a byte array (convenience for tests and clients).
+    public init(parsing bytes: [UInt8]) throws(RelayMessageError) {
+        var result: Result<RelayMessage, RelayMessageError> = .failure(.wire(.truncatedHeader(needed: 1, available: 0)))
+        bytes.withUnsafeBytes { raw in
+            do throws(RelayMessageError) { result = .success(try RelayMessage(parsing: raw)) } catch {
+                result = .failure(error)
+            }
+        }
+        self = try result.get()
+    }
+}

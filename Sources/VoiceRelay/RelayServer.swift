@@ -1,0 +1,227 @@
+import CoreMetrics
+import Logging
+import Metrics
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import Prometheus
+import ServiceLifecycle
+
+/// A selective-forwarding relay for voice and game data: UDP and length-framed TCP on one port,
+/// token-gated joins, forwarding by the sealed envelope's clear header, never opening it.
+///
+/// All membership and forwarding state lives on one event loop (the relay uses one core); the
+/// sockets are registered on that loop so the per-packet path takes no locks. Run it as a
+/// swift-service-lifecycle `Service`, or call `start()` and `shutdown()` yourself.
+public final class RelayServer: Service, Sendable {
+    public let configuration: RelayConfiguration
+    private let logger: Logger
+    private let group: any EventLoopGroup
+    private let ownsGroup: Bool
+    private let loop: any EventLoop
+    private let state: NIOLoopBoundBox<RelayState>
+    private let metrics: RelayMetrics
+    private let registry: PrometheusCollectorRegistry?
+    private let running = NIOLockedValueBox(Running())
+
+    private struct Running {
+        var started = false
+        var stopped = false
+        var channels: [any Channel] = []
+        var housekeeping: RepeatedTask?
+        var localPort: Int?
+        var prometheusPort: Int?
+    }
+
+    /// - Parameter eventLoopGroup: where to run; nil makes (and later shuts down) a one-thread group.
+    public init(
+        configuration: RelayConfiguration, eventLoopGroup: (any EventLoopGroup)? = nil,
+        logger: Logger = Logger(label: "voicechat.relay")
+    ) {
+        self.configuration = configuration
+        self.logger = logger
+        if let eventLoopGroup {
+            group = eventLoopGroup
+            ownsGroup = false
+        } else {
+            group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+            ownsGroup = true
+        }
+        let loop = group.next()
+        self.loop = loop
+        let state = RelayState(configuration: configuration, logger: logger)
+        self.state = NIOLoopBoundBox.makeBoxSendingValue(state, eventLoop: loop)
+        if configuration.prometheusPort != nil {
+            let registry = PrometheusCollectorRegistry()
+            self.registry = registry
+            metrics = RelayMetrics(
+                prefix: configuration.metricsPrefix, factory: PrometheusMetricsFactory(registry: registry))
+        } else {
+            registry = nil
+            metrics = RelayMetrics(prefix: configuration.metricsPrefix, factory: MetricsSystem.factory)
+        }
+    }
+
+    /// The port UDP and TCP listen on, once started.
+    public var localPort: Int? { running.withLockedValue { $0.localPort } }
+    /// The Prometheus endpoint's port, once started with `prometheusPort` set.
+    public var prometheusPort: Int? { running.withLockedValue { $0.prometheusPort } }
+
+    public var admin: RelayAdmin { RelayAdmin(loop: loop, state: state) }
+
+    /// Binds UDP and TCP on the configured port and starts forwarding; returns the port.
+    @discardableResult
+    public func start() async throws(RelayServerError) -> Int {
+        let alreadyStarted = running.withLockedValue { running in
+            defer { running.started = true }
+            return running.started
+        }
+        guard !alreadyStarted else { throw .alreadyStarted }
+        var channels: [any Channel] = []
+        do {
+            let (udp, tcp) = try await bindSockets()
+            channels = [udp, tcp]
+            let port = udp.localAddress?.port ?? configuration.port
+            var prometheusPort: Int?
+            if let registry, let requested = configuration.prometheusPort {
+                let http: any Channel
+                do {
+                    http = try await PrometheusEndpoint.bind(
+                        host: configuration.prometheusHost, port: requested, registry: registry, on: loop)
+                } catch {
+                    throw RelayServerError.bindFailed(
+                        what: "Prometheus endpoint", host: configuration.prometheusHost, port: requested,
+                        reason: "\(error)")
+                }
+                channels.append(http)
+                prometheusPort = http.localAddress?.port
+            }
+            let housekeeping = scheduleHousekeeping()
+            running.withLockedValue {
+                $0.channels = channels
+                $0.housekeeping = housekeeping
+                $0.localPort = port
+                $0.prometheusPort = prometheusPort
+            }
+            logger.info("relay listening", metadata: ["host": "\(configuration.host)", "port": "\(port)"])
+            return port
+        } catch let error as RelayServerError {
+            for channel in channels { try? await channel.close() }
+            throw error
+        } catch {
+            for channel in channels { try? await channel.close() }
+            throw .bindFailed(what: "sockets", host: configuration.host, port: configuration.port, reason: "\(error)")
+        }
+    }
+
+    /// Binds UDP, then TCP on the same port number (retrying with a fresh port when 0 was asked for
+    /// and TCP finds the UDP socket's ephemeral port taken).
+    private func bindSockets() async throws(RelayServerError) -> (any Channel, any Channel) {
+        let state = self.state
+        let attempts = configuration.port == 0 ? 8 : 1
+        var lastError = ""
+        for _ in 0..<attempts {
+            let udp: any Channel
+            do {
+                udp = try await DatagramBootstrap(group: loop)
+                    .channelOption(.socketOption(.so_reuseaddr), value: 1)
+                    .channelOption(.socketOption(.so_rcvbuf), value: 4 << 20)
+                    .channelOption(.socketOption(.so_sndbuf), value: 4 << 20)
+                    .channelOption(.datagramVectorReadMessageCount, value: 64)
+                    .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 64 * 2048))
+                    .channelOption(.writeBufferWaterMark, value: .init(low: 128 << 10, high: 256 << 10))
+                    .channelInitializer { channel in
+                        channel.eventLoop.makeCompletedFuture {
+                            let relayState = state.value
+                            relayState.udpChannel = channel
+                            try channel.pipeline.syncOperations.addHandler(RelayUDPHandler(state: relayState))
+                        }
+                    }
+                    .bind(host: configuration.host, port: configuration.port).get()
+            } catch {
+                throw .bindFailed(
+                    what: "UDP socket", host: configuration.host, port: configuration.port, reason: "\(error)")
+            }
+            let port = udp.localAddress?.port ?? configuration.port
+            let waterMark = configuration.limits.tcpWriteBufferBytes
+            do {
+                let tcp = try await ServerBootstrap(group: loop, childGroup: loop)
+                    .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                    .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+                    .childChannelOption(.writeBufferWaterMark, value: .init(low: waterMark / 2, high: waterMark))
+                    .childChannelInitializer { channel in
+                        channel.eventLoop.makeCompletedFuture {
+                            let operations = channel.pipeline.syncOperations
+                            try operations.addHandler(ByteToMessageHandler(RelayFrameDecoder()))
+                            try operations.addHandler(MessageToByteHandler(RelayFrameEncoder()))
+                            try operations.addHandler(RelayTCPHandler(state: state.value))
+                        }
+                    }
+                    .bind(host: configuration.host, port: port).get()
+                return (udp, tcp)
+            } catch {
+                lastError = "\(error)"
+                try? await udp.close()
+            }
+        }
+        throw .bindFailed(what: "TCP listener", host: configuration.host, port: configuration.port, reason: lastError)
+    }
+
+    private func scheduleHousekeeping() -> RepeatedTask {
+        let state = self.state
+        let metrics = self.metrics
+        let published = NIOLoopBoundBox.makeBoxSendingValue(PublishedFigures(), eventLoop: loop)
+        let interval = TimeAmount.nanoseconds(
+            configuration.housekeepingInterval.components.seconds * 1_000_000_000
+                + configuration.housekeepingInterval.components.attoseconds / 1_000_000_000)
+        return loop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { _ in
+            let relay = state.value
+            let now = NIODeadline.now().uptimeNanoseconds
+            relay.sweep(now: now)
+            let before = published.value
+            metrics.publish(
+                relay.counters, since: before.counters, joins: relay.joins, joinsBefore: before.joins,
+                participants: relay.participantCount, matches: relay.matches.count,
+                currentSenders: relay.currentSenders(now: now))
+            published.value = PublishedFigures(counters: relay.counters, joins: relay.joins)
+        }
+    }
+
+    /// Starts (if needed) and forwards until graceful shutdown or cancellation, then shuts down.
+    public func run() async throws {
+        let started = running.withLockedValue { $0.started }
+        if !started { try await start() }
+        do {
+            try await gracefulShutdown()
+        } catch {
+            // Cancelled: shut down all the same.
+        }
+        await shutdown()
+    }
+
+    /// Tells every member the relay is going away, closes the sockets and, if it made its own
+    /// event loop group, shuts that down. Safe to call more than once.
+    public func shutdown() async {
+        let (channels, housekeeping, wasStopped) = running.withLockedValue { running in
+            defer {
+                running.stopped = true
+                running.channels = []
+                running.housekeeping = nil
+            }
+            return (running.channels, running.housekeeping, running.stopped)
+        }
+        guard !wasStopped else { return }
+        housekeeping?.cancel()
+        let state = self.state
+        try? await loop.submit { state.value.shutDown() }.get()
+        for channel in channels { try? await channel.close() }
+        if ownsGroup { try? await group.shutdownGracefully() }
+        logger.info("relay stopped")
+    }
+}
+
+/// The figures last handed to swift-metrics, to publish only their growth.
+private struct PublishedFigures {
+    var counters = RelayCounters()
+    var joins = 0
+}

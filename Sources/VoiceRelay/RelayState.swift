@@ -1,0 +1,364 @@
+import Logging
+import NIOCore
+import VoiceWire
+
+/// Where a datagram came from.
+enum RelaySource {
+    case udp(SocketAddress)
+    case tcp(Channel)
+}
+
+/// Membership and forwarding: the whole mutable state of a relay.
+///
+/// Thread contract: lives on the relay's one event loop; every UDP and TCP channel of the relay is
+/// registered on that loop, and admin calls hop onto it, so nothing here is locked.
+final class RelayState {
+    let configuration: RelayConfiguration
+    let logger: Logger
+    var udpChannel: Channel?
+    private(set) var matches: [String: RelayMatch] = [:]
+    private var udpMembers: [SocketAddress: RelayMember] = [:]
+    private var tcpMembers: [ObjectIdentifier: RelayMember] = [:]
+    private(set) var participantCount = 0
+    var counters = RelayCounters()
+    var joins = 0
+    var refusals = [Int](repeating: 0, count: RelayRefusal.allCases.count + 1)
+    private var udpFlushPending = false
+
+    init(configuration: RelayConfiguration, logger: Logger) {
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    // MARK: Receiving
+
+    /// Handles one datagram or TCP frame. UDP writes are flushed by `flushUDP` after the read batch.
+    func received(_ buffer: ByteBuffer, from source: RelaySource, now: UInt64) {
+        let bytes = buffer.readableBytes
+        counters.packetsReceived &+= 1
+        counters.bytesReceived &+= bytes
+        guard bytes >= 2, let first = buffer.getInteger(at: buffer.readerIndex, as: UInt8.self),
+            first >> 4 == wireVersion
+        else { return drop(.malformed, member: nil) }
+        switch first & 0x0F {
+        case WireMessageType.sealed.rawValue: forward(buffer, from: source, now: now)
+        case WireMessageType.relay.rawValue: control(buffer, from: source, now: now)
+        default: drop(.malformed, member: nil)
+        }
+    }
+
+    func flushUDP() {
+        guard udpFlushPending else { return }
+        udpFlushPending = false
+        udpChannel?.flush()
+    }
+
+    @inline(__always)
+    private func member(for source: RelaySource) -> RelayMember? {
+        switch source {
+        case .udp(let address): udpMembers[address]
+        case .tcp(let channel): tcpMembers[ObjectIdentifier(channel)]
+        }
+    }
+
+    @inline(__always)
+    private func drop(_ reason: RelayDropReason, member: RelayMember?) {
+        counters.drops[reason.rawValue] &+= 1
+        member?.counters.drops[reason.rawValue] &+= 1
+    }
+
+    // MARK: Forwarding
+
+    private func forward(_ buffer: ByteBuffer, from source: RelaySource, now: UInt64) {
+        guard let sender = self.member(for: source) else { return drop(.notJoined, member: nil) }
+        let bytes = buffer.readableBytes
+        sender.counters.packetsReceived &+= 1
+        sender.counters.bytesReceived &+= bytes
+        let isTCP: Bool
+        switch source {
+        case .udp: sender.lastHeardUDP = now; isTCP = false
+        case .tcp: sender.lastHeardTCP = now; isTCP = true
+        }
+        guard bytes <= configuration.limits.maximumDatagramBytes else { return drop(.tooLarge, member: sender) }
+        let parsed = buffer.withUnsafeReadableBytes { raw -> SealedEnvelopeHeader? in
+            do { return try SealedEnvelopeHeader(parsing: raw) } catch { return nil }
+        }
+        guard let header = parsed else { return drop(.malformed, member: sender) }
+        guard header.sender == sender.mediaID else { return drop(.spoofedSender, member: sender) }
+        guard sender.packetBucket.take(1, now: now), sender.byteBucket.take(Double(bytes), now: now) else {
+            return drop(.rateLimited, member: sender)
+        }
+        let isVoice = header.content == .voice
+        if isVoice {
+            guard !sender.serverMuted else { return drop(.serverMuted, member: sender) }
+            sender.lastVoice = now
+        }
+        if header.destination == SealedEnvelopeHeader.everyone {
+            for recipient in sender.match.members where recipient !== sender {
+                guard recipient.listens(to: header.channel) else { continue }
+                if isVoice, recipient.muted.contains(sender.mediaID) { continue }
+                deliver(buffer, to: recipient, reliable: isTCP, sender: sender)
+            }
+        } else {
+            guard let recipient = sender.match.member(mediaID: header.destination), recipient !== sender else {
+                return drop(.unknownDestination, member: sender)
+            }
+            if isVoice, recipient.muted.contains(sender.mediaID) { return }
+            deliver(buffer, to: recipient, reliable: isTCP, sender: sender)
+        }
+        if isTCP { flushUDP() }
+    }
+
+    /// Sends over UDP where the recipient has it, except that what arrived reliably (TCP) goes over
+    /// the recipient's TCP connection when it has one.
+    @inline(__always)
+    private func deliver(_ buffer: ByteBuffer, to recipient: RelayMember, reliable: Bool, sender: RelayMember) {
+        if let address = recipient.udpAddress, !(reliable && recipient.tcpChannel != nil), let udp = udpChannel {
+            // Past the socket's write water mark the relay drops instead of queueing: late voice is useless,
+            // and an unbounded queue would turn overload into seconds of delay for every listener.
+            guard udp.isWritable else { return drop(.recipientCongested, member: recipient) }
+            udp.write(AddressedEnvelope(remoteAddress: address, data: buffer), promise: nil)
+            udpFlushPending = true
+        } else if let tcp = recipient.tcpChannel {
+            guard tcp.isWritable else { return drop(.recipientCongested, member: recipient) }
+            tcp.writeAndFlush(buffer, promise: nil)
+        } else {
+            return
+        }
+        counters.packetsForwarded &+= 1
+        counters.bytesForwarded &+= buffer.readableBytes
+        sender.counters.packetsForwarded &+= 1
+        sender.counters.bytesForwarded &+= buffer.readableBytes
+    }
+
+    // MARK: Control messages
+
+    private func control(_ buffer: ByteBuffer, from source: RelaySource, now: UInt64) {
+        let parsed = buffer.withUnsafeReadableBytes { raw -> RelayMessage? in
+            do { return try RelayMessage(parsing: raw) } catch { return nil }
+        }
+        guard let message = parsed else { return drop(.malformed, member: self.member(for: source)) }
+        if case .join(let join) = message { return self.join(join, from: source, now: now) }
+        guard let member = self.member(for: source) else {
+            switch message {
+            case .leave: return
+            default:
+                drop(.notJoined, member: nil)
+                return send(.refused(.notJoined), to: source)
+            }
+        }
+        switch source {
+        case .udp: member.lastHeardUDP = now
+        case .tcp: member.lastHeardTCP = now
+        }
+        switch message {
+        case .keepalive(let nonce): send(.pong(nonce: nonce), to: source)
+        case .startChannel(let channel):
+            if channel != 0, !member.channels.contains(channel) {
+                guard member.channels.count < RelayJoin.maximumChannels else {
+                    return send(.refused(.tooManyChannels), to: source)
+                }
+                member.channels.append(channel)
+            }
+        case .stopChannel(let channel): member.channels.removeAll { $0 == channel }
+        case .mute(let id):
+            if !member.muted.contains(id) {
+                guard member.muted.count < RelayJoin.maximumMutes else {
+                    return send(.refused(.tooManyMutes), to: source)
+                }
+                member.muted.append(id)
+            }
+        case .unmute(let id): member.muted.removeAll { $0 == id }
+        case .leave: remove(member)
+        case .join, .joined, .refused, .pong, .kicked, .moved, .serverMute:
+            drop(.malformed, member: member)
+        }
+        flushUDP()
+    }
+
+    private func refuse(_ reason: RelayRefusal, to source: RelaySource) {
+        refusals[Int(reason.rawValue)] &+= 1
+        drop(.refusedJoin, member: nil)
+        send(.refused(reason), to: source)
+        flushUDP()
+    }
+
+    private func join(_ join: RelayJoin, from source: RelaySource, now: UInt64) {
+        let token: RelayToken
+        do {
+            token = try RelayToken(parsing: join.token)
+            try token.verify(secret: configuration.secret, now: configuration.unixTime())
+        } catch {
+            logger.debug("refused join", metadata: ["reason": "\(error)"])
+            return refuse(RelayRefusal(error), to: source)
+        }
+        if let allowed = configuration.allowedMatches, !allowed.contains(token.match) {
+            return refuse(.wrongMatch, to: source)
+        }
+        guard token.participant == join.participant else { return refuse(.participantMismatch, to: source) }
+        let mediaID = MediaID(participant: join.participant).rawValue
+        // A source that joined as someone else gives that membership up first.
+        if let previous = self.member(for: source),
+            previous.participant != join.participant || previous.match.id != token.match
+        {
+            detach(source, from: previous)
+        }
+        let match = matches[token.match] ?? RelayMatch(id: token.match)
+        let joining: RelayMember
+        if let existing = match.member(participant: join.participant) {
+            joining = existing
+        } else {
+            guard match.member(mediaID: mediaID) == nil else { return refuse(.mediaIDCollision, to: source) }
+            guard match.members.count < configuration.limits.maximumMembersPerMatch else {
+                return refuse(.matchFull, to: source)
+            }
+            guard participantCount < configuration.limits.maximumParticipants else {
+                return refuse(.relayFull, to: source)
+            }
+            let created = RelayMember(
+                match: match, participant: join.participant, mediaID: mediaID, limits: configuration.limits, now: now)
+            match.members.append(created)
+            matches[match.id] = match
+            participantCount += 1
+            joining = created
+        }
+        joining.channels = Array(Set(join.channels.filter { $0 != 0 })).sorted()
+        joining.muted = Array(Set(join.muted))
+        attach(source, to: joining, now: now)
+        joins &+= 1
+        send(.joined(mediaID: mediaID), to: source)
+        flushUDP()
+    }
+
+    private func attach(_ source: RelaySource, to member: RelayMember, now: UInt64) {
+        switch source {
+        case .udp(let address):
+            if let old = member.udpAddress, old != address {
+                udpMembers[old] = nil
+                send(.kicked(.replaced), to: .udp(old))
+            }
+            member.udpAddress = address
+            member.lastHeardUDP = now
+            udpMembers[address] = member
+        case .tcp(let channel):
+            if let old = member.tcpChannel, old !== channel {
+                tcpMembers[ObjectIdentifier(old)] = nil
+                send(.kicked(.replaced), to: .tcp(old))
+                old.close(promise: nil)
+            }
+            member.tcpChannel = channel
+            member.lastHeardTCP = now
+            tcpMembers[ObjectIdentifier(channel)] = member
+        }
+    }
+
+    /// Removes one transport of a member, and the member once it has none.
+    private func detach(_ source: RelaySource, from member: RelayMember) {
+        switch source {
+        case .udp(let address):
+            if member.udpAddress == address {
+                member.udpAddress = nil
+                udpMembers[address] = nil
+            }
+        case .tcp(let channel):
+            if member.tcpChannel === channel {
+                member.tcpChannel = nil
+                tcpMembers[ObjectIdentifier(channel)] = nil
+            }
+        }
+        if !member.hasTransport { remove(member) }
+    }
+
+    func remove(_ member: RelayMember) {
+        if let address = member.udpAddress, udpMembers[address] === member { udpMembers[address] = nil }
+        if let channel = member.tcpChannel, tcpMembers[ObjectIdentifier(channel)] === member {
+            tcpMembers[ObjectIdentifier(channel)] = nil
+        }
+        member.udpAddress = nil
+        member.tcpChannel = nil
+        let match = member.match
+        let before = match.members.count
+        match.members.removeAll { $0 === member }
+        if match.members.count < before { participantCount -= 1 }
+        if match.members.isEmpty { matches[match.id] = nil }
+    }
+
+    func tcpClosed(_ channel: Channel) {
+        guard let member = tcpMembers[ObjectIdentifier(channel)] else { return }
+        detach(.tcp(channel), from: member)
+    }
+
+    // MARK: Sending control messages
+
+    private func send(_ message: RelayMessage, to source: RelaySource) {
+        guard let bytes = try? message.serialized() else { return }
+        switch source {
+        case .udp(let address):
+            guard let udp = udpChannel else { return }
+            var buffer = udp.allocator.buffer(capacity: bytes.count)
+            buffer.writeBytes(bytes)
+            udp.write(AddressedEnvelope(remoteAddress: address, data: buffer), promise: nil)
+            udpFlushPending = true
+        case .tcp(let channel):
+            var buffer = channel.allocator.buffer(capacity: bytes.count)
+            buffer.writeBytes(bytes)
+            channel.writeAndFlush(buffer, promise: nil)
+        }
+    }
+
+    /// Sends to every transport the member has.
+    func notify(_ member: RelayMember, _ message: RelayMessage) {
+        if let address = member.udpAddress { send(message, to: .udp(address)) }
+        if let channel = member.tcpChannel { send(message, to: .tcp(channel)) }
+        flushUDP()
+    }
+
+    // MARK: Housekeeping
+
+    /// Drops transports that have been silent longer than the liveness timeout.
+    func sweep(now: UInt64) {
+        let timeout = nanoseconds(configuration.livenessTimeout)
+        for match in Array(matches.values) {
+            for member in match.members {
+                if let address = member.udpAddress, now &- member.lastHeardUDP > timeout {
+                    detach(.udp(address), from: member)
+                }
+                if let channel = member.tcpChannel, now &- member.lastHeardTCP > timeout {
+                    detach(.tcp(channel), from: member)
+                    channel.close(promise: nil)
+                }
+            }
+        }
+    }
+
+    /// Members that sent voice within the last second.
+    func currentSenders(now: UInt64) -> Int {
+        var count = 0
+        for match in matches.values {
+            for member in match.members where member.lastVoice != 0 && now &- member.lastVoice < 1_000_000_000 {
+                count += 1
+            }
+        }
+        return count
+    }
+
+    func member(match: String, participant: String) -> RelayMember? {
+        matches[match]?.member(participant: participant)
+    }
+
+    /// Tells every member the relay is going away, then forgets them all.
+    func shutDown() {
+        for match in Array(matches.values) {
+            for member in match.members {
+                notify(member, .kicked(.shutdown))
+                member.tcpChannel?.close(promise: nil)
+            }
+            // Members refer to their match; emptying it breaks the cycle.
+            match.members = []
+        }
+        matches = [:]
+        udpMembers = [:]
+        tcpMembers = [:]
+        participantCount = 0
+    }
+}
