@@ -33,8 +33,8 @@ public struct JitterBufferConfiguration: Sendable, Hashable {
     /// How long the stream conceals while its speaker said it was speaking but no packet came,
     /// before treating the stream as silent.
     public var maximumUnderflowConcealmentMilliseconds: Double
-    /// Frames quieter than this (or sent without the speaking flag) may be dropped or
-    /// repeated to move the delay toward its target in the middle of a talk spurt.
+    /// A repaired frame quieter than this counts as quiet: the next frame may then be repeated
+    /// to move the delay toward its target.
     public var lowEnergyDBFS: Float
     public var redundancyDecoding: RedundancyDecoding
     /// Packets held at most; each slot holds one Opus frame.

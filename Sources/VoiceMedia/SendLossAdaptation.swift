@@ -2,8 +2,11 @@
 /// and the depth of RED-like redundancy (copies of the previous one or two frames in each packet).
 ///
 /// Loss estimates rise at once to what a report shows (protection must arrive before the next
-/// burst, not after) and fall by `decay` per report (a clean report halves them with the default),
-/// so one lucky interval does not drop protection. Every switch has a lower threshold for off
+/// burst, not after) and fall by `decay` per report (a clean report keeps three quarters of them
+/// with the default), so a lull does not drop protection: bursty loss comes in clusters with clean
+/// seconds between them (measured, 10 % bursty loss: a decay of 0.5 dropped the copies after 1.5 s
+/// without loss and the next burst was concealed; 0.75 keeps them 3.5 s, PESQ-WB 2.07 → 2.13).
+/// Every switch has a lower threshold for off
 /// than for on, so an estimate hovering near a threshold does not toggle it on every report.
 ///
 /// The thresholds, with the defaults:
@@ -14,8 +17,12 @@
 ///   re-encoding) cannot; and FEC's bits and the loss hint that unlocks them are taken from the
 ///   primary frame, lowering the quality of every frame that did arrive. So once copies ride
 ///   along, FEC is switched off and the hint drops to zero.
-/// * Two frames when losses come in bursts: mean burst length from 1.5 packets, back to one
-///   below 1.25. Independent loss at 10 % has a mean burst of about 1.1.
+/// * Two frames by default whenever redundancy is on (`burstyOnMeanBurstLength` 1): even
+///   independent loss at 10 % has a mean burst of about 1.1, so one burst in ten is two long, and
+///   each of those costs a concealed frame with one copy. Measured on the quality benchmark's calls
+///   (10 % random loss, seed 7, 24 kbit/s copies): one copy left 7 of 690 frames concealed and
+///   scored PESQ-WB 3.11, two copies left 1 and scored 3.52. Raise the thresholds to keep one
+///   copy until reports show bursts.
 ///
 /// The packet-loss hint is the estimate rounded to whole percent, raised to what libopus 1.3.1 needs
 /// before it emits any FEC at all at the bitrate (see `packetLossHintPercent(bitrate:)`).
@@ -25,10 +32,10 @@ public struct SendLossAdaptation: Sendable, Hashable {
         public var fecOffFractionLost: Float = 0.005
         public var redundancyOnFractionLost: Float = 0.03
         public var redundancyOffFractionLost: Float = 0.015
-        public var burstyOnMeanBurstLength: Float = 1.5
-        public var burstyOffMeanBurstLength: Float = 1.25
+        public var burstyOnMeanBurstLength: Float = 1
+        public var burstyOffMeanBurstLength: Float = 1
         /// How much of the old estimate a report showing less loss keeps (0…1).
-        public var decay: Float = 0.5
+        public var decay: Float = 0.75
         /// The highest packet-loss hint given to Opus: above it Opus spends so much on FEC that
         /// the primary frames suffer, and the redundancy covers the rest.
         public var maximumLossHintPercent: Int = 30
