@@ -107,7 +107,7 @@ final class TestPeer: Sendable {
 }
 
 /// Polls `condition` every 20 ms for up to `seconds`; records an issue naming `what` if it never holds.
-func eventually(_ what: String, within seconds: Double = 3, _ condition: @Sendable () async throws -> Bool)
+func eventually(_ what: String, within seconds: Double = 10, _ condition: @Sendable () async throws -> Bool)
     async throws
 {
     let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
