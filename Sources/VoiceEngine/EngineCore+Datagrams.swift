@@ -42,9 +42,8 @@ extension EngineCore {
         _ content: UnsafeRawBufferPointer, header: SealedEnvelopeHeader, from name: ParticipantID, route: PathRoute,
         in session: Session, now: MediaTime
     ) {
-        guard var peer = session.peers[name], !peer.isGone else { return }
-        peer.paths?.receivedTraffic(on: route, now: now)
-        session.peers[name] = peer
+        guard session.peers[name]?.isGone == false else { return }
+        session.peers[name]?.paths?.receivedTraffic(on: route, now: now)
         switch header.content {
         case .voice:
             receiveVoice(content, header: header, from: name, in: session, now: now)
@@ -55,15 +54,12 @@ extension EngineCore {
                 counters.malformedDatagrams += 1
                 return
             }
-            guard var paths = session.peers[name]?.paths else { return }
-            var actions: [PathAction] = []
             if header.content == .probe {
-                actions = paths.receivedProbe(probe, on: route, now: now)
+                let actions = session.peers[name]?.paths?.receivedProbe(probe, on: route, now: now) ?? []
+                perform(actions, peer: name, in: session, now: now)
             } else {
-                paths.receivedProbeReply(probe, on: route, now: now)
+                session.peers[name]?.paths?.receivedProbeReply(probe, on: route, now: now)
             }
-            session.peers[name]?.paths = paths
-            perform(actions, peer: name, in: session, now: now)
         case .gameData:
             emit(.data(Array(content), from: name, mode: .unreliable), in: session)
         }

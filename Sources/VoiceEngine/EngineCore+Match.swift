@@ -45,7 +45,7 @@ extension EngineCore {
         guard !name.isEmpty, name.utf8.count <= SignallingMessage.maximumIdentifierBytes else {
             throw .outOfRange("a channel name must be 1…256 bytes")
         }
-        let number = ChannelNumber(name: name)
+        let number = channelNumber(named: name)
         if let existing = session.channels[number] {
             guard existing.name == name else { throw .channelNumberInUse(name: name, by: existing.name) }
             return number
@@ -76,7 +76,7 @@ extension EngineCore {
         } catch {
             throw .media(error.description)
         }
-        if !started { removeStreams(channel: number, in: session) }
+        if !started { removeStreams(in: session) { $0.channel == number } }
         let announcement = ChannelAnnouncement(number: number, name: channel.name, isStarted: started)
         for peer in session.peers.values where !peer.isGone {
             sendSignalling(.channel(match: match, announcement), to: peer.participant, in: session)

@@ -95,19 +95,12 @@ extension EngineCore {
         session.streams[key]?.stream.insert(view, bytes: bytes, arrival: now)
     }
 
-    func removeStreams(of sender: MediaID, in session: Session) {
-        for key in session.streams.keys where key.sender == sender {
+    /// Forgets the streams of `session` that `matching` picks, in the session and in the mixer.
+    func removeStreams(in session: Session, where matching: (StreamKey) -> Bool) {
+        for key in session.streams.keys where matching(key) {
             if let channel = session.channels[key.channel] {
-                mixer.removeStream(sender: sender.rawValue, channel: channel.mixerChannel)
+                mixer.removeStream(sender: key.sender.rawValue, channel: channel.mixerChannel)
             }
-            session.streams[key] = nil
-        }
-    }
-
-    func removeStreams(channel: UInt16, in session: Session) {
-        guard let local = session.channels[channel] else { return }
-        for key in session.streams.keys where key.channel == channel {
-            mixer.removeStream(sender: key.sender.rawValue, channel: local.mixerChannel)
             session.streams[key] = nil
         }
     }
@@ -170,7 +163,7 @@ extension EngineCore {
         for channel in session.channels.values {
             for peer in session.peers.values {
                 let state = playerState(peer, channel: channel, in: session)
-                let key = "\(channel.number)/\(peer.participant)"
+                let key = PlayerStateKey(channel: channel.number, player: peer.participant)
                 guard session.reportedStates[key] != state else { continue }
                 let previous = session.reportedStates[key]
                 session.reportedStates[key] = state
@@ -184,19 +177,16 @@ extension EngineCore {
     private func playerState(_ peer: RemotePeer, channel: LocalChannel, in session: Session) -> PlayerState {
         if peer.isGone { return .disconnected }
         guard peer.activeRoute != nil else { return .connecting }
+        let previous = session.reportedStates[PlayerStateKey(channel: channel.number, player: peer.participant)]
         guard peer.startedChannels.contains(channel.number) else {
             // A player who was in the channel and left it is disconnected from it; one who
             // never started it is still on the way.
-            let previous = session.reportedStates["\(channel.number)/\(peer.participant)"]
             return previous == nil || previous == .connecting ? .connecting : .disconnected
         }
-        let stream = session.streams[StreamKey(sender: peer.mediaID, channel: channel.number)]
-        guard let stream else {
-            let previous = session.reportedStates["\(channel.number)/\(peer.participant)"]
-            return previous == .speaking || previous == .silent ? .silent : .connected
+        if session.streams[StreamKey(sender: peer.mediaID, channel: channel.number)]?.stream.isSpeaking == true {
+            return .speaking
         }
-        if stream.stream.isSpeaking { return .speaking }
-        let previous = session.reportedStates["\(channel.number)/\(peer.participant)"]
+        // Once a player has spoken in the channel, a quiet stream is "silent", not just "connected".
         return previous == .speaking || previous == .silent ? .silent : .connected
     }
 }

@@ -14,11 +14,8 @@ extension EngineCore {
     }
 
     func tickPaths(_ session: Session, now: MediaTime) {
-        for name in Array(session.peers.keys) {
-            guard var peer = session.peers[name], !peer.isGone, var paths = peer.paths else { continue }
-            let actions = paths.tick(now: now)
-            peer.paths = paths
-            session.peers[name] = peer
+        for name in Array(session.peers.keys) where session.peers[name]?.isGone == false {
+            let actions = session.peers[name]?.paths?.tick(now: now) ?? []
             perform(actions, peer: name, in: session, now: now)
         }
     }
@@ -85,7 +82,7 @@ extension EngineCore {
         peer.isGone = true
         peer.startedChannels = []
         session.peers[name] = peer
-        removeStreams(of: peer.mediaID, in: session)
+        removeStreams(in: session) { $0.sender == peer.mediaID }
         session.opener.remove(sender: peer.mediaID)
         if peer.wasConnected { emit(.playerConnection(player: name, connected: false), in: session) }
         updatePlayerStates(session)

@@ -65,13 +65,7 @@ extension EngineCore {
             } else {
                 session.peers[sender]?.startedChannels.remove(announcement.number)
                 if let peer = session.peers[sender] {
-                    for key in session.streams.keys
-                    where key.sender == peer.mediaID && key.channel == announcement.number {
-                        if let local = session.channels[key.channel] {
-                            mixer.removeStream(sender: key.sender.rawValue, channel: local.mixerChannel)
-                        }
-                        session.streams[key] = nil
-                    }
+                    removeStreams(in: session) { $0.sender == peer.mediaID && $0.channel == announcement.number }
                 }
             }
             updatePlayerStates(session)
@@ -136,7 +130,7 @@ extension EngineCore {
         if isNewKey {
             if known.publicKey != nil {
                 // The player rejoined with a new session key: forget what it had.
-                removeStreams(of: known.mediaID, in: session)
+                removeStreams(in: session) { $0.sender == known.mediaID }
                 session.opener.remove(sender: known.mediaID)
             }
             try agreePairwiseKey(with: sender, publicKey: offer.publicKey, in: session)

@@ -133,15 +133,11 @@ final class EngineCore {
         _ content: SealedContent, channel: UInt16, destination: UInt32, plaintext: UnsafeRawBufferPointer,
         in session: Session
     ) -> [UInt8]? {
-        guard var sealer = session.sealers[channel] else { return nil }
-        defer { session.sealers[channel] = sealer }
-        do {
-            let count = try sealer.seal(content, destination: destination, plaintext: plaintext, into: envelope)
-            return Array(UnsafeRawBufferPointer(rebasing: envelope[0..<count]))
-        } catch {
-            // Only counter exhaustion can fail here; a rekey gives a fresh counter.
-            return nil
-        }
+        // Only counter exhaustion can fail here; a rekey gives a fresh counter.
+        let count = try? session.sealers[channel]?.seal(
+            content, destination: destination, plaintext: plaintext, into: envelope)
+        guard let count else { return nil }
+        return Array(UnsafeRawBufferPointer(rebasing: envelope[0..<count]))
     }
 
     // MARK: Events
@@ -155,13 +151,8 @@ final class EngineCore {
     }
 
     func removeSession(_ session: Session) {
-        for (key, _) in session.streams {
-            if let channel = session.channels[key.channel] {
-                mixer.removeStream(sender: key.sender.rawValue, channel: channel.mixerChannel)
-            }
-        }
+        removeStreams(in: session) { _ in true }
         for channel in session.channels.values { mixer.removeChannel(channel.mixerChannel) }
-        session.streams.removeAll()
         sessions[session.reference] = nil
     }
 }

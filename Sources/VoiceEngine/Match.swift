@@ -147,7 +147,7 @@ public final class VoiceChannel: Sendable {
             guard let session = core.sessions[.match(matchID)] else { return [:] }
             var states: [ParticipantID: PlayerState] = [:]
             for player in session.peers.keys {
-                states[player] = session.reportedStates["\(number)/\(player)"] ?? .connecting
+                states[player] = session.reportedStates[PlayerStateKey(channel: number, player: player)] ?? .connecting
             }
             return states
         }

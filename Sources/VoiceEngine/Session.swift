@@ -9,6 +9,12 @@ struct StreamKey: Hashable {
     var channel: UInt16
 }
 
+/// Whose state in which channel a reported player state is.
+struct PlayerStateKey: Hashable {
+    var channel: UInt16
+    var player: ParticipantID
+}
+
 /// What a listener keeps per remote stream besides the stream itself.
 struct ReceivingStream {
     let stream: VoiceReceiveStream
@@ -44,7 +50,7 @@ final class Session {
     var sendPipeline: VoiceSendPipeline?
     var streams: [StreamKey: ReceivingStream] = [:]
     /// Last player state reported per (channel, player), so only changes become events.
-    var reportedStates: [String: PlayerState] = [:]
+    var reportedStates: [PlayerStateKey: PlayerState] = [:]
     /// Calls only.
     var phase: CallPhase?
     /// Calls only: the caller's offer, kept until the app answers the invitation.

@@ -85,8 +85,7 @@ public final class VoiceEngine: Sendable {
 
     /// Hands in a datagram that arrived from `address` on the direct path.
     public func receiveDatagram(_ bytes: [UInt8], from address: PeerAddress) {
-        let now = self.now
-        withCore { core in core.receiveDatagram(bytes, route: .direct(address), now: now) }
+        receiveDatagram(bytes, route: .direct(address))
     }
 
     func receiveDatagram(_ bytes: [UInt8], route: PathRoute) {

@@ -6,13 +6,10 @@ import VoiceTransport
 @Suite struct CallTests {
     @Test func invitedParticipantAcceptsAndVoiceFlowsBothWays() throws {
         let world = SimulatedWorld()
-        let alice = try world.participant("alice", index: 0)
-        let bob = try world.participant("bob", index: 1)
-        let aliceService = alice.makeService()
-        let bobService = bob.makeService()
-
-        let call = try aliceService.startVoiceChat(with: "bob")
-        world.run(seconds: 0.1, [alice, bob])
+        let setup = try world.invitedCall()
+        let (alice, bob, aliceService, bobService, call) = (
+            setup.alice, setup.bob, setup.aliceService, setup.bobService, setup.call
+        )
         #expect(bob.callEvents.withLock { $0 } == [.invitation(call: call, from: "alice")])
 
         try bobService.accept(call)
@@ -35,13 +32,8 @@ import VoiceTransport
 
     @Test func deniedInvitationDoesNotStart() throws {
         let world = SimulatedWorld()
-        let alice = try world.participant("alice", index: 0)
-        let bob = try world.participant("bob", index: 1)
-        let aliceService = alice.makeService()
-        let bobService = bob.makeService()
-
-        let call = try aliceService.startVoiceChat(with: "bob")
-        world.run(seconds: 0.1, [alice, bob])
+        let setup = try world.invitedCall()
+        let (alice, bob, bobService, call) = (setup.alice, setup.bob, setup.bobService, setup.call)
         try bobService.deny(call)
         world.run(seconds: 0.1, [alice, bob])
         #expect(alice.callEvents.withLock { $0 } == [.didNotStart(call: call, with: "bob", reason: .denied)])
@@ -50,13 +42,9 @@ import VoiceTransport
 
     @Test func unansweredInvitationTimesOutOnBothSides() throws {
         let world = SimulatedWorld()
-        let alice = try world.participant("alice", index: 0)
-        let bob = try world.participant("bob", index: 1)
-        let aliceService = alice.makeService()
-        _ = bob.makeService()
-
-        let call = try aliceService.startVoiceChat(with: "bob")
-        world.run(seconds: 4.9, [alice, bob])
+        let setup = try world.invitedCall()
+        let (alice, bob, call) = (setup.alice, setup.bob, setup.call)
+        world.run(seconds: 4.8, [alice, bob])
         #expect(alice.callEvents.withLock { $0 }.isEmpty)
         world.run(seconds: 0.3, [alice, bob])
         #expect(alice.callEvents.withLock { $0 } == [.didNotStart(call: call, with: "bob", reason: .timedOut)])
@@ -68,13 +56,10 @@ import VoiceTransport
 
     @Test func callerWithdrawsTheInvitation() throws {
         let world = SimulatedWorld()
-        let alice = try world.participant("alice", index: 0)
-        let bob = try world.participant("bob", index: 1)
-        let aliceService = alice.makeService()
-        let bobService = bob.makeService()
-
-        let call = try aliceService.startVoiceChat(with: "bob")
-        world.run(seconds: 0.1, [alice, bob])
+        let setup = try world.invitedCall()
+        let (alice, bob, aliceService, bobService, call) = (
+            setup.alice, setup.bob, setup.aliceService, setup.bobService, setup.call
+        )
         try aliceService.stopVoiceChat(with: "bob")
         world.run(seconds: 0.1, [alice, bob])
         #expect(alice.callEvents.withLock { $0 } == [.didNotStart(call: call, with: "bob", reason: .hungUp)])
@@ -95,13 +80,8 @@ import VoiceTransport
 
     @Test func microphoneMuteAndVolumeTakeEffectInWhatIsHeard() throws {
         let world = SimulatedWorld()
-        let alice = try world.participant("alice", index: 0)
-        let bob = try world.participant("bob", index: 1)
-        let aliceService = alice.makeService()
-        let bobService = bob.makeService()
-        let call = try aliceService.startVoiceChat(with: "bob")
-        world.run(seconds: 0.1, [alice, bob])
-        try bobService.accept(call)
+        let setup = try world.acceptedCall()
+        let (alice, bob, aliceService, bobService) = (setup.alice, setup.bob, setup.aliceService, setup.bobService)
         world.run(seconds: 3, [alice, bob])
         let full = bob.heardLevel(of: alice.frequency, lastSeconds: 2)
         #expect(full > 0.05)
@@ -118,16 +98,11 @@ import VoiceTransport
 
     @Test func metersReadTheMicrophoneAndTheMix() throws {
         let world = SimulatedWorld()
-        let alice = try world.participant("alice", index: 0)
-        let bob = try world.participant("bob", index: 1)
-        let aliceService = alice.makeService()
-        let bobService = bob.makeService()
+        let setup = try world.acceptedCall()
+        let (alice, bob, aliceService, bobService) = (setup.alice, setup.bob, setup.aliceService, setup.bobService)
         #expect(aliceService.inputMeterLevel == -.infinity)
         aliceService.isInputMeteringEnabled = true
         bobService.isOutputMeteringEnabled = true
-        let call = try aliceService.startVoiceChat(with: "bob")
-        world.run(seconds: 0.1, [alice, bob])
-        try bobService.accept(call)
         world.run(seconds: 2, [alice, bob])
         // A 0.3-amplitude sine is about −13.5 dBFS RMS.
         #expect((-20 ... -8).contains(aliceService.inputMeterLevel))

@@ -4,20 +4,9 @@ import VoiceEngine
 import VoiceTransport
 
 @Suite struct MatchChannelTests {
-    /// Three players in one match; "red" has alice and bob, "blue" has everyone.
-    private func threePlayers(_ world: SimulatedWorld) throws -> [SimulatedParticipant] {
-        let players = try ["alice", "bob", "carol"].enumerated().map { index, name in
-            try world.participant(name, index: index)
-        }
-        let names = players.map(\.name)
-        for player in players { _ = try player.join("arena", players: names) }
-        world.run(seconds: 0.1, players)
-        return players
-    }
-
     @Test func playersHearExactlyTheChannelsTheyShareAndTheMicrophoneIsExclusive() throws {
         let world = SimulatedWorld()
-        let players = try threePlayers(world)
+        let players = try world.threePlayerMatch()
         let (alice, bob, carol) = (players[0], players[1], players[2])
         let aliceRed = try #require(alice.match).voiceChat(named: "red")
         let aliceBlue = try #require(alice.match).voiceChat(named: "blue")
@@ -62,7 +51,7 @@ import VoiceTransport
 
     @Test func twoSpeakersInTwoChannelsAreMixedForTheListenerInBoth() throws {
         let world = SimulatedWorld()
-        let players = try threePlayers(world)
+        let players = try world.threePlayerMatch()
         let (alice, bob, carol) = (players[0], players[1], players[2])
         let aliceRed = try #require(alice.match).voiceChat(named: "red")
         let bobBlue = try #require(bob.match).voiceChat(named: "blue")
@@ -82,7 +71,7 @@ import VoiceTransport
 
     @Test func stoppedChannelReceivesNothingAndPlayerStatesFollow() throws {
         let world = SimulatedWorld()
-        let players = try threePlayers(world)
+        let players = try world.threePlayerMatch()
         let (alice, bob) = (players[0], players[1])
         let aliceTeam = try #require(alice.match).voiceChat(named: "team")
         let bobTeam = try #require(bob.match).voiceChat(named: "team")
@@ -116,7 +105,7 @@ import VoiceTransport
 
     @Test func gameDataArrivesReliablyAndUnreliably() throws {
         let world = SimulatedWorld()
-        let players = try threePlayers(world)
+        let players = try world.threePlayerMatch()
         world.run(seconds: 1, players)
         let match = try #require(players[0].match)
         try match.send(Array("hello".utf8), mode: .reliable)

@@ -7,15 +7,8 @@ import VoiceTransport
     private func connectedCall(_ world: SimulatedWorld, blockDirect: Bool = false) throws -> (
         SimulatedParticipant, SimulatedParticipant, CallID
     ) {
-        let alice = try world.participant("alice", index: 0)
-        let bob = try world.participant("bob", index: 1)
-        if blockDirect { world.blocked.withLock { $0.insert(alice.network.address) } }
-        let aliceService = alice.makeService()
-        let bobService = bob.makeService()
-        let call = try aliceService.startVoiceChat(with: "bob")
-        world.run(seconds: 0.1, [alice, bob])
-        try bobService.accept(call)
-        return (alice, bob, call)
+        let setup = try world.acceptedCall(blockingDirect: blockDirect)
+        return (setup.alice, setup.bob, setup.call)
     }
 
     @Test func blockedDirectPathFallsBackToTheAppsRealTimeChannel() throws {

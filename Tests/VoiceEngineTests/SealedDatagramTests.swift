@@ -6,15 +6,9 @@ import VoiceWire
 
 @Suite struct SealedDatagramTests {
     private func liveCall(_ world: SimulatedWorld) throws -> (SimulatedParticipant, SimulatedParticipant) {
-        let alice = try world.participant("alice", index: 0)
-        let bob = try world.participant("bob", index: 1)
-        let aliceService = alice.makeService()
-        let bobService = bob.makeService()
-        let call = try aliceService.startVoiceChat(with: "bob")
-        world.run(seconds: 0.1, [alice, bob])
-        try bobService.accept(call)
-        world.run(seconds: 2, [alice, bob])
-        return (alice, bob)
+        let setup = try world.acceptedCall()
+        world.run(seconds: 2, [setup.alice, setup.bob])
+        return (setup.alice, setup.bob)
     }
 
     /// The newest voice envelope alice sent bob: still on its way when the world stops.
@@ -78,11 +72,7 @@ import VoiceWire
 @Suite struct RekeyTests {
     @Test func aPlayerLeavingRekeysTheOthersWithoutAGapInTheirVoice() throws {
         let world = SimulatedWorld()
-        let players = try ["alice", "bob", "carol"].enumerated().map { index, name in
-            try world.participant(name, index: index)
-        }
-        for player in players { _ = try player.join("arena", players: players.map(\.name)) }
-        world.run(seconds: 0.1, players)
+        let players = try world.threePlayerMatch()
         let channels = try players.map { try #require($0.match).voiceChat(named: "all") }
         for channel in channels { try channel.start() }
         try channels[0].setActive(true)

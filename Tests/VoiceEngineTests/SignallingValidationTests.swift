@@ -35,13 +35,8 @@ import VoiceTransport
 
     @Test func aStrangerCannotEndSomeoneElsesCall() throws {
         let world = SimulatedWorld()
-        let alice = try world.participant("alice", index: 0)
-        let bob = try world.participant("bob", index: 1)
-        let aliceService = alice.makeService()
-        let bobService = bob.makeService()
-        let call = try aliceService.startVoiceChat(with: "bob")
-        world.run(seconds: 0.1, [alice, bob])
-        try bobService.accept(call)
+        let setup = try world.acceptedCall()
+        let (alice, bob, aliceService, call) = (setup.alice, setup.bob, setup.aliceService, setup.call)
         world.run(seconds: 2, [alice, bob])
         let forged = Array(#"{"v":1,"type":"end","call":"\#(call)","reason":"hung-up"}"#.utf8)
         aliceService.received(forged, from: "mallory")

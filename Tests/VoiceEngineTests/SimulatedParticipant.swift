@@ -143,3 +143,44 @@ final class EventLog<Event: Sendable>: Sendable {
 
     func withLock<Result>(_ body: ([Event]) -> Result) -> Result { events.withLock { body($0) } }
 }
+
+/// A 1:1 call from alice to bob, set up by `invitedCall` or `acceptedCall`.
+struct SimulatedCall {
+    let alice: SimulatedParticipant
+    let bob: SimulatedParticipant
+    let aliceService: VoiceChatService
+    let bobService: VoiceChatService
+    let call: CallID
+}
+
+extension SimulatedWorld {
+    /// Alice invites bob and the invitation arrives (0.1 s). With `blockingDirect`, alice's direct
+    /// address is unreachable from the start.
+    func invitedCall(blockingDirect: Bool = false) throws -> SimulatedCall {
+        let alice = try participant("alice", index: 0)
+        let bob = try participant("bob", index: 1)
+        if blockingDirect { _ = blocked.withLock { $0.insert(alice.network.address) } }
+        let aliceService = alice.makeService()
+        let bobService = bob.makeService()
+        let call = try aliceService.startVoiceChat(with: "bob")
+        run(seconds: 0.1, [alice, bob])
+        return SimulatedCall(alice: alice, bob: bob, aliceService: aliceService, bobService: bobService, call: call)
+    }
+
+    /// `invitedCall`, then bob accepts; `run` the world to let the call start.
+    func acceptedCall(blockingDirect: Bool = false) throws -> SimulatedCall {
+        let call = try invitedCall(blockingDirect: blockingDirect)
+        try call.bobService.accept(call.call)
+        return call
+    }
+
+    /// Alice, bob and carol, each in match "arena" with the other two, introduced to each other (0.1 s).
+    func threePlayerMatch() throws -> [SimulatedParticipant] {
+        let players = try ["alice", "bob", "carol"].enumerated().map { index, name in
+            try participant(name, index: index)
+        }
+        for player in players { _ = try player.join("arena", players: players.map(\.name)) }
+        run(seconds: 0.1, players)
+        return players
+    }
+}

@@ -229,7 +229,7 @@ extension WireChannel {
         guard !name.isEmpty, name.utf8.count <= SignallingMessage.maximumIdentifierBytes else {
             throw .invalidField("channel.name", reason: "empty or longer than 256 bytes")
         }
-        guard ChannelNumber(name: name) == UInt16(number) else {
+        guard channelNumber(named: name) == UInt16(number) else {
             throw .invalidField("channel.number", reason: "\(number) is not the number of channel \"\(name)\"")
         }
         return ChannelAnnouncement(number: UInt16(number), name: name, isStarted: started)
