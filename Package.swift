@@ -78,8 +78,10 @@ let package = Package(
         .executableTarget(
             name: "voicechat",
             dependencies: [
-                "VoiceCore", "VoiceCodec", "VoiceDevices", "VoiceWire", "VoiceMedia", "VoiceTesting",
+                "VoiceCore", "VoiceCodec", "VoiceDevices", "VoiceWire", "VoiceMedia", "VoiceTesting", "VoiceRelay",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(name: "VoiceCoreTests", dependencies: ["VoiceCore", "VoiceTesting"]),
@@ -106,7 +108,7 @@ let package = Package(
         ),
         .testTarget(
             name: "VoiceTransportTests", dependencies: ["VoiceTransport", "VoiceCore", "VoiceWire", "VoiceTesting"]),
-        .testTarget(name: "VoiceChatCLITests", dependencies: ["voicechat", "VoiceCore", "VoiceTesting"]),
+        .testTarget(name: "VoiceChatCLITests", dependencies: ["voicechat", "VoiceCore", "VoiceTesting", "VoiceRelay"]),
     ],
     swiftLanguageModes: [.v6]
 )

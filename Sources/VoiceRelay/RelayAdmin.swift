@@ -57,6 +57,9 @@ public struct RelayStatistics: Sendable, Hashable {
 public struct RelayAdmin: Sendable {
     let loop: any EventLoop
     let state: NIOLoopBoundBox<RelayState>
+    /// False once the relay has shut down: its loop may be gone, and work submitted to a loop that
+    /// has shut down never completes.
+    let isRunning: @Sendable () -> Bool
 
     /// Drops (true) or lets through (false) the participant's voice at the relay, and tells its client.
     public func setServerMute(_ muted: Bool, participant: String, match: String) async throws(RelayAdminError) {
@@ -139,6 +142,7 @@ public struct RelayAdmin: Sendable {
     private func onLoop<T: Sendable>(_ body: @escaping @Sendable (RelayState) -> Result<T, RelayAdminError>)
         async throws(RelayAdminError) -> T
     {
+        guard isRunning() else { throw .notRunning }
         let state = self.state
         let result: Result<T, RelayAdminError>
         do {

@@ -67,7 +67,10 @@ public final class RelayServer: Service, Sendable {
     /// The Prometheus endpoint's port, once started with `prometheusPort` set.
     public var prometheusPort: Int? { running.withLockedValue { $0.prometheusPort } }
 
-    public var admin: RelayAdmin { RelayAdmin(loop: loop, state: state) }
+    public var admin: RelayAdmin {
+        let running = self.running
+        return RelayAdmin(loop: loop, state: state, isRunning: { running.withLockedValue { !$0.stopped } })
+    }
 
     /// Binds UDP and TCP on the configured port and starts forwarding; returns the port.
     @discardableResult

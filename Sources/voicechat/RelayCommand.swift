@@ -1,0 +1,87 @@
+import ArgumentParser
+import Foundation
+import Logging
+import ServiceLifecycle
+import VoiceRelay
+
+/// Runs the relay standalone: UDP and TCP on one port, until Ctrl-C, SIGTERM or `--duration`.
+struct RelayCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "relay",
+        abstract: "Run the relay server (UDP and TCP on one port) for players who cannot reach each other.",
+        discussion: """
+            Players join with a token signed with the same secret (see `voicechat token`). The relay \
+            forwards sealed voice without being able to open it.
+
+            Example: voicechat relay --port 7700 --secret-file relay.secret --prometheus-port 9100
+            """
+    )
+
+    @Option(help: "Port for both UDP and TCP.")
+    var port: Int
+
+    @Option(help: "Address to listen on (0.0.0.0 for every interface, 127.0.0.1 for this host only).")
+    var host = "0.0.0.0"
+
+    @Option(help: ArgumentHelp("File holding the shared secret (at least 16 bytes).", valueName: "file"))
+    var secretFile: String
+
+    @Option(
+        name: .customLong("match"),
+        help: ArgumentHelp("Only admit tokens for this match (repeat for several; default: any).", valueName: "match"))
+    var matches: [String] = []
+
+    @Option(help: "Serve Prometheus metrics at http://127.0.0.1:PORT/metrics.")
+    var prometheusPort: Int?
+
+    @Option(help: "Seconds without traffic after which a member is dropped.")
+    var livenessTimeout: Double = 5
+
+    @Option(help: "Print a statistics line every this many seconds (0: only at the end).")
+    var reportEvery: Double = 10
+
+    @Option(help: "Stop after this many seconds (for scripts); default: run until Ctrl-C or SIGTERM.")
+    var duration: Double?
+
+    func validate() throws {
+        guard (1...65_535).contains(port) else { throw ValidationError("--port must be 1…65535, not \(port).") }
+        if let prometheusPort, !(1...65_535).contains(prometheusPort) {
+            throw ValidationError("--prometheus-port must be 1…65535, not \(prometheusPort).")
+        }
+        guard livenessTimeout > 0 else { throw ValidationError("--liveness-timeout must be positive.") }
+        guard reportEvery >= 0 else { throw ValidationError("--report-every must be 0 or positive.") }
+        if let duration, duration <= 0 { throw ValidationError("--duration must be positive.") }
+    }
+
+    func run() async throws {
+        var configuration = RelayConfiguration(host: host, port: port, secret: try RelaySecretFile.load(secretFile))
+        configuration.allowedMatches = matches.isEmpty ? nil : Set(matches)
+        configuration.prometheusPort = prometheusPort
+        configuration.livenessTimeout = Duration.milliseconds(Int(livenessTimeout * 1000))
+        var logger = Logger(label: "voicechat.relay")
+        logger.logLevel = .warning
+        let relay = RelayServer(configuration: configuration, logger: logger)
+        do {
+            try await relay.start()
+        } catch {
+            throw CommandFailure("\(error)")
+        }
+        var listening = "relay listening on UDP and TCP \(host):\(port)"
+        if let metricsPort = relay.prometheusPort {
+            listening += ", metrics at http://127.0.0.1:\(metricsPort)/metrics"
+        }
+        StandardOutput.line(listening)
+        let reporter = RelayReporter(
+            admin: relay.admin, interval: reportEvery > 0 ? .milliseconds(Int(reportEvery * 1000)) : nil)
+        let group = ServiceGroup(
+            services: [relay, reporter], gracefulShutdownSignals: [.sigint, .sigterm], logger: logger)
+        let timer = duration.map { duration in
+            Task {
+                try await Task.sleep(for: .milliseconds(Int(duration * 1000)))
+                await group.triggerGracefulShutdown()
+            }
+        }
+        try await group.run()
+        timer?.cancel()
+    }
+}

@@ -1,0 +1,43 @@
+import ServiceLifecycle
+import VoiceRelay
+
+/// Prints the relay's statistics every `interval` (if any) and once more when the service group
+/// shuts down. It runs after the relay in the group, so it is shut down first and its last line
+/// still sees the relay running.
+struct RelayReporter: Service {
+    let admin: RelayAdmin
+    let interval: Duration?
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            guard let interval else {
+                // Wait for shutdown without polling.
+                try? await Task.sleep(for: .seconds(365 * 24 * 3600))
+                return
+            }
+            while !Task.isCancelled {
+                try? await Task.sleep(for: interval)
+                if !Task.isCancelled, let statistics = try? await admin.statistics() {
+                    StandardOutput.line(Self.line(statistics))
+                }
+            }
+        }
+        let final = try? await admin.statistics()
+        StandardOutput.line("relay stopping" + (final.map { ": " + Self.line($0) } ?? ""))
+    }
+
+    static func line(_ statistics: RelayStatistics) -> String {
+        let counters = statistics.counters
+        var text =
+            "\(statistics.matches) matches, \(statistics.participants) participants, "
+            + "\(statistics.currentSenders) talking; \(counters.packetsReceived) packets in, "
+            + "\(counters.packetsForwarded) forwarded, \(counters.totalDrops) dropped"
+        let reasons = RelayDropReason.allCases.filter { counters.drops($0) > 0 }
+        if !reasons.isEmpty {
+            text += " (" + reasons.map { "\($0): \(counters.drops($0))" }.joined(separator: ", ") + ")"
+        }
+        let refused = statistics.refusals.values.reduce(0, +)
+        if refused > 0 { text += "; \(refused) joins refused" }
+        return text
+    }
+}

@@ -1,0 +1,43 @@
+import ArgumentParser
+import Foundation
+import VoiceRelay
+
+/// Prints a relay join token, as a game server would issue one to a player.
+struct TokenCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "token",
+        abstract: "Print a relay join token for one participant of one match.",
+        discussion: """
+            The token is signed with the relay's shared secret (HMAC-SHA256 over match, participant and \
+            expiry); the relay admits nobody without one.
+
+            Example: voicechat token --secret-file relay.secret --match arena-7 --participant alice --ttl 3600
+            """
+    )
+
+    @Option(help: ArgumentHelp("File holding the relay's shared secret (at least 16 bytes).", valueName: "file"))
+    var secretFile: String
+
+    @Option(help: "The match the token admits to.")
+    var match: String
+
+    @Option(help: "The participant ID the token is for (the name given to `join --name`).")
+    var participant: String
+
+    @Option(help: "Seconds until the token expires.")
+    var ttl = 3600
+
+    func validate() throws {
+        guard ttl > 0 else { throw ValidationError("--ttl must be a positive number of seconds, not \(ttl).") }
+    }
+
+    func run() throws {
+        let secret = try RelaySecretFile.load(secretFile)
+        let expiry = UInt64(Date().timeIntervalSince1970) + UInt64(ttl)
+        do {
+            print(try RelayToken.sign(match: match, participant: participant, expiry: expiry, secret: secret).text)
+        } catch {
+            throw CommandFailure("cannot make a token: \(error)")
+        }
+    }
+}

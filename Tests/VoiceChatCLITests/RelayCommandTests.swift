@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+import VoiceRelay
+
+@Suite struct RelayCommandTests {
+    private func secretFile(in directory: URL, contents: String = "0123456789abcdef0123456789abcdef\n") throws -> URL {
+        let url = directory.appendingPathComponent("relay.secret")
+        try contents.write(to: url, atomically: true, encoding: .utf8)
+        return url
+    }
+
+    @Test func tokenIsSignedWithTheSecretFileForTheMatchAndParticipant() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let secretURL = try secretFile(in: directory)
+        let result = try CommandRunner.run([
+            "token", "--secret-file", secretURL.path, "--match", "arena-7", "--participant", "alice", "--ttl", "60",
+        ])
+        #expect(result.status == 0, "stderr: \(result.standardError)")
+        let token = try RelayToken(parsing: result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines))
+        #expect(token.match == "arena-7")
+        #expect(token.participant == "alice")
+        let now = UInt64(Date().timeIntervalSince1970)
+        #expect(token.expiry > now && token.expiry <= now + 61)
+        // The trailing newline is not part of the secret.
+        let secret = try RelaySecret(bytes: Array("0123456789abcdef0123456789abcdef".utf8))
+        try token.verify(secret: secret, now: now, match: "arena-7")
+        let other = try RelaySecret(bytes: Array("another secret of enough bytes".utf8))
+        #expect(throws: RelayTokenError.self) { try token.verify(secret: other, now: now) }
+    }
+
+    @Test func missingOrShortSecretFileIsOneLineSayingHowToMakeOne() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let missing = try CommandRunner.run([
+            "token", "--secret-file", directory.appendingPathComponent("none").path, "--match", "m", "--participant",
+            "a",
+        ])
+        #expect(missing.status != 0)
+        #expect(missing.standardError.contains("does not exist"))
+        #expect(missing.standardError.contains("/dev/urandom"))
+        #expect(missing.standardOutput.isEmpty)
+
+        let short = try secretFile(in: directory, contents: "tiny\n")
+        let relay = try CommandRunner.run(["relay", "--port", "7", "--secret-file", short.path, "--duration", "1"])
+        #expect(relay.status != 0)
+        #expect(relay.standardError.contains("at least 16"))
+        #expect(relay.standardError.split(separator: "\n").count == 1)
+    }
+
+    @Test func relayRunsForTheDurationAndReportsWhatItDid() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let secretURL = try secretFile(in: directory)
+        let port = Int.random(in: 20_000...40_000)
+        let result = try CommandRunner.run([
+            "relay", "--host", "127.0.0.1", "--port", "\(port)", "--secret-file", secretURL.path, "--duration", "1",
+            "--report-every", "0",
+        ])
+        #expect(result.status == 0, "stderr: \(result.standardError)")
+        #expect(result.standardOutput.contains("relay listening on UDP and TCP 127.0.0.1:\(port)"))
+        #expect(result.standardOutput.contains("relay stopping: 0 matches, 0 participants"))
+    }
+
+    @Test func portInUseIsRefusedWithAClearError() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let secretURL = try secretFile(in: directory)
+        let port = Int.random(in: 40_001...60_000)
+        let first = Process()
+        first.executableURL = CommandRunner.executable
+        first.arguments = [
+            "relay", "--host", "127.0.0.1", "--port", "\(port)", "--secret-file", secretURL.path, "--duration", "30",
+            "--report-every", "0",
+        ]
+        let output = Pipe()
+        first.standardOutput = output
+        first.standardError = FileHandle.nullDevice
+        try first.run()
+        defer {
+            first.terminate()
+            first.waitUntilExit()
+        }
+        // Wait for the first relay's "listening" line before starting the second.
+        let line = output.fileHandleForReading.availableData
+        #expect(String(decoding: line, as: UTF8.self).contains("listening"))
+
+        let second = try CommandRunner.run([
+            "relay", "--host", "127.0.0.1", "--port", "\(port)", "--secret-file", secretURL.path, "--duration", "1",
+        ])
+        #expect(second.status != 0)
+        #expect(second.standardError.contains("Address already in use"))
+        #expect(second.standardError.contains("pick another port"))
+    }
+}
