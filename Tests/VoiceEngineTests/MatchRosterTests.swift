@@ -45,7 +45,7 @@ import VoiceWire
     @Test func addingAKnownPlayerOrOneselfChangesNothing() throws {
         let world = SimulatedWorld()
         let players = try world.threePlayerMatch()
-        let (alice, carol) = (players[0], players[2])
+        let alice = players[0]
         world.run(seconds: 1, players)
         let signallingToCarol = EventLog<ParticipantID>()
         let deliverToCarol = try #require(world.receivers["carol"])

@@ -92,9 +92,10 @@ final class RelayMatchClient: VoiceChatClient {
             let network = try await UDPNetwork.bind(host: "127.0.0.1")
             let engine = try VoiceEngine(participant: name, network: network, clock: clock)
             network.deliver(to: engine)
-            let token = try RelayToken.sign(match: "arena", participant: name, expiry: expiry, secret: secret).text
+            let token: RelayToken = try RelayToken.sign(
+                match: "arena", participant: name, expiry: expiry, secret: secret)
             let client = try await RelayMatchClient.connect(
-                host: "127.0.0.1", port: port, token: token, participant: name)
+                host: "127.0.0.1", port: port, token: token.text, participant: name)
             let events = EventLog<MatchEvent>()
             // Nobody tells the player who else is in the match: the relay's roster does.
             let match = try Match(engine: engine, client: client, matchID: "arena", players: []) { event in

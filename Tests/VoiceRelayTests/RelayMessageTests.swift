@@ -10,7 +10,6 @@ import VoiceWire
         .refused(.wrongConnection), .signalJoin(token: "abc.def", participant: "alice"),
         .signalJoined(members: []), .signalJoined(members: ["bob", "carol"]), .memberJoined("bob"),
         .memberLeft("bob"), .sendSignal(to: "bob", payload: [1, 2, 3]), .signal(from: "alice", payload: []),
-        .signal(from: "alice", payload: [UInt8](repeating: 9, count: RelayMessage.maximumSignalBytes)),
     ]
 
     @Test(arguments: messages)
@@ -46,6 +45,16 @@ import VoiceWire
             throws: RelayMessageError.tooManyEntries(
                 field: "channels", count: RelayJoin.maximumChannels + 1, maximum: RelayJoin.maximumChannels)
         ) { try RelayMessage(parsing: bytes) }
+    }
+
+    @Test func largestSignalRoundTrips() throws {
+        let message = RelayMessage.signal(
+            from: String(repeating: "p", count: RelayToken.maximumIDBytes),
+            payload: [UInt8](repeating: 9, count: RelayMessage.maximumSignalBytes))
+        let bytes = try message.serialized()
+        // It still fits one TCP frame of the relay.
+        #expect(bytes.count <= Int(UInt16.max))
+        #expect(try RelayMessage(parsing: bytes) == message)
     }
 
     @Test func oversizeSignalsAndRostersAreRefused() throws {
