@@ -138,7 +138,8 @@ final class RelayMatchClient: VoiceChatClient {
         let rms = (lastSecond.reduce(0) { $0 + Double($1 * $1) } / Double(lastSecond.count)).squareRoot()
         #expect(rms > 0.05)
         #expect(bob.team.playerStates["alice"] == .speaking || bob.team.playerStates["alice"] == .silent)
-        #expect(bob.engine.counters.signallingRejected == 0 && bob.engine.counters.unopenedDatagrams == 0)
+        // (A first probe may beat the keys, which come through the relay, so unopened datagrams can occur.)
+        #expect(bob.engine.counters.signallingRejected == 0 && alice.engine.counters.signallingRejected == 0)
         let statistics = try await relay.admin.statistics()
         #expect(statistics.counters.signalsForwarded > 0)
         // Voice went directly, not through the relay.
