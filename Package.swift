@@ -104,7 +104,7 @@ let package = Package(
         .testTarget(name: "VoiceTestingTests", dependencies: ["VoiceTesting", "VoiceCore"]),
         .testTarget(
             name: "VoiceEngineTests",
-            dependencies: ["VoiceEngine", "VoiceTransport", "VoiceWire", "VoiceCore", "VoiceTesting"]
+            dependencies: ["VoiceEngine", "VoiceTransport", "VoiceWire", "VoiceCore", "VoiceTesting", "VoiceRelay"]
         ),
         .testTarget(
             name: "VoiceTransportTests", dependencies: ["VoiceTransport", "VoiceCore", "VoiceWire", "VoiceTesting"]),

@@ -26,6 +26,50 @@ extension EngineCore {
         for player in others.sorted() { sendSignalling(helloMessage(for: session), to: player, in: session) }
     }
 
+    func addPlayers(_ players: [ParticipantID], match: String) throws(VoiceChatError) {
+        let session = try matchSession(match)
+        var seen: [MediaID: ParticipantID] = [mediaID: participant]
+        for peer in session.peers.values { seen[peer.mediaID] = peer.participant }
+        var newcomers: [ParticipantID] = []
+        for player in Set(players).subtracting([participant]).sorted() {
+            if let known = session.peers[player], !known.isGone { continue }
+            guard !player.isEmpty, player.utf8.count <= SignallingMessage.maximumIdentifierBytes else {
+                throw .invalidPlayers("a player ID must be 1…256 bytes")
+            }
+            let id = MediaID(participant: player)
+            if let clash = seen[id], clash != player {
+                throw .invalidPlayers("players \"\(clash)\" and \"\(player)\" have the same media ID; rename one")
+            }
+            seen[id] = player
+            newcomers.append(player)
+        }
+        for player in newcomers {
+            // A returning player starts over: whatever key and paths it had belong to its old session.
+            session.peers[player] = RemotePeer(participant: player)
+            sendSignalling(helloMessage(for: session), to: player, in: session)
+        }
+        if !newcomers.isEmpty { updatePlayerStates(session) }
+    }
+
+    func removePlayers(_ players: [ParticipantID], match: String, now: MediaTime) {
+        guard let session = sessions[.match(match)] else { return }
+        var removed = false
+        for player in Set(players).sorted() {
+            guard var peer = session.peers[player], !peer.isGone else { continue }
+            peer.isGone = true
+            peer.startedChannels = []
+            session.peers[player] = peer
+            removeStreams(in: session) { $0.sender == peer.mediaID }
+            session.opener.remove(sender: peer.mediaID)
+            if peer.wasConnected { emit(.playerConnection(player: player, connected: false), in: session) }
+            removed = true
+        }
+        guard removed else { return }
+        updatePlayerStates(session)
+        // One new key for every channel however many left, so no listener is handed two epochs at once.
+        rekey(session, now: now)
+    }
+
     func leaveMatch(_ match: String) {
         guard let session = sessions[.match(match)] else { return }
         for player in session.peers.keys.sorted() where session.peers[player]?.isGone == false {

@@ -38,6 +38,22 @@ public final class Match: Sendable {
 
     deinit { sink.continuation.finish() }
 
+    /// Introduces this engine to players who arrived after the match was created, exactly as
+    /// `init` does for the players it is given. Players already present, and this participant
+    /// itself, are skipped; a player who left (or was removed) is introduced afresh. Nothing
+    /// changes if any player is unusable (empty, too long, or sharing a media ID with another).
+    public func addPlayers(_ players: [ParticipantID]) throws(VoiceChatError) {
+        try engine.withCore { core throws(VoiceChatError) in try core.addPlayers(players, match: matchID) }
+    }
+
+    /// Treats `players` as gone, as if they had left: their streams end, their state becomes
+    /// disconnected in every channel, and this participant's keys are renewed so they cannot read
+    /// what it sends next. Unknown or already gone players are skipped.
+    public func removePlayers(_ players: [ParticipantID]) {
+        let now = engine.now
+        engine.withCore { core in core.removePlayers(players, match: matchID, now: now) }
+    }
+
     /// Signalling that the app received for this match.
     public func received(_ data: [UInt8], from player: ParticipantID) {
         let now = engine.now

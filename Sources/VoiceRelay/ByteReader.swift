@@ -47,6 +47,7 @@ struct ByteWriter {
     mutating func uint64(_ value: UInt64) {
         for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: value >> shift)) }
     }
+    mutating func append(_ raw: [UInt8]) { bytes.append(contentsOf: raw) }
     /// Callers check the length against the message's limit first.
     mutating func string(_ value: String) {
         let utf8 = Array(value.utf8)

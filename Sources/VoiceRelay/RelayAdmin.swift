@@ -50,6 +50,10 @@ public struct RelayStatistics: Sendable, Hashable {
     public var participants: Int
     public var matches: Int
     public var currentSenders: Int
+    /// Participants attached to a match's signalling (counted apart from media members).
+    public var signallingParticipants: Int = 0
+    /// Successful signalling joins (including replacing connections).
+    public var signallingJoins: Int = 0
 }
 
 /// Control of a running relay for the game server that embeds it. Every call hops onto the relay's
@@ -77,13 +81,29 @@ public struct RelayAdmin: Sendable {
         }
     }
 
-    /// Removes the participant from the match; its client is told and must get a new token to return.
+    /// Removes the participant from the match (media and signalling); its clients are told and must
+    /// get a new token to return.
     public func kick(participant: String, match: String) async throws(RelayAdminError) {
-        try await withMember(match: match, participant: participant) { state, member in
+        try await onLoop { state -> Result<Void, RelayAdminError> in
+            let hadSignalling = state.kickSignalling(match: match, participant: participant)
+            guard let member = state.member(match: match, participant: participant) else {
+                if hadSignalling { return .success(()) }
+                return state.matches[match] == nil
+                    ? .failure(.unknownMatch(match))
+                    : .failure(.unknownParticipant(match: match, participant: participant))
+            }
             state.notify(member, .kicked(.admin))
             let tcp = member.tcpChannel
             state.remove(member)
             tcp?.close(promise: nil)
+            return .success(())
+        }
+    }
+
+    /// Participants attached to the match's signalling, sorted (empty when none is).
+    public func signallingMembers(match: String) async throws(RelayAdminError) -> [String] {
+        try await onLoop { state -> Result<[String], RelayAdminError> in
+            .success((state.signallingMatches[match]?.keys).map { $0.sorted() } ?? [])
         }
     }
 
@@ -121,7 +141,8 @@ public struct RelayAdmin: Sendable {
                 RelayStatistics(
                     counters: state.counters, joins: state.joins, refusals: refusals,
                     participants: state.participantCount, matches: state.matches.count,
-                    currentSenders: state.currentSenders(now: NIODeadline.now().uptimeNanoseconds)))
+                    currentSenders: state.currentSenders(now: NIODeadline.now().uptimeNanoseconds),
+                    signallingParticipants: state.signallingCount, signallingJoins: state.signallingJoins))
         }
     }
 

@@ -164,7 +164,9 @@ final class ClientCore {
             configuration.channels = channel == 0 ? [] : [channel]
             onEvent(.moved(channel: channel))
         case .serverMute(let on): onEvent(.serverMute(on))
-        case .pong, .join, .startChannel, .stopChannel, .mute, .unmute, .keepalive, .leave: break
+        case .pong, .join, .startChannel, .stopChannel, .mute, .unmute, .keepalive, .leave, .signalJoin, .signalJoined,
+            .memberJoined, .memberLeft, .sendSignal, .signal:
+            break
         }
     }
 

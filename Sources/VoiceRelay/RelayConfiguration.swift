@@ -18,6 +18,17 @@ public struct RelayLimits: Sendable, Hashable {
     public var maximumParticipants = 20_000
     /// Bytes queued towards one TCP member before its packets are dropped instead of queued.
     public var tcpWriteBufferBytes = 64 * 1024
+    /// Largest signal payload the relay forwards between signalling members (at most
+    /// `RelayMessage.maximumSignalBytes`).
+    public var maximumSignalBytes = RelayMessage.maximumSignalBytes
+    /// Sustained signals per second one signalling member may send; separate from its media limits.
+    public var signalsPerSecond: Double = 100
+    /// Signals a signalling member may send in a burst (joining a match sends a few to each player).
+    public var signalBurst: Double = 400
+    /// Sustained signal bytes per second one signalling member may send.
+    public var signalBytesPerSecond: Double = 256 * 1024
+    /// Signal bytes a signalling member may send in a burst.
+    public var signalByteBurst: Double = 1024 * 1024
 
     public init() {}
 }

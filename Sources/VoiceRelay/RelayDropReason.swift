@@ -12,7 +12,7 @@ public enum RelayDropReason: Int, Sendable, Hashable, CaseIterable, CustomString
     case serverMuted
     /// Larger than `RelayLimits.maximumDatagramBytes`.
     case tooLarge
-    /// A destination that is not a member of the sender's match.
+    /// A destination that is not a member of the sender's match (for signals: not attached to its signalling).
     case unknownDestination
     /// The relay's UDP socket or a TCP recipient's connection has a full outbound queue.
     case recipientCongested
@@ -41,6 +41,9 @@ public struct RelayCounters: Sendable, Hashable {
     /// Copies sent to recipients (one envelope to five listeners counts five).
     public var packetsForwarded = 0
     public var bytesForwarded = 0
+    /// Signals forwarded between signalling members (not counted in `packetsForwarded`).
+    public var signalsForwarded = 0
+    public var signalBytesForwarded = 0
     public var drops = [Int](repeating: 0, count: RelayDropReason.allCases.count)
 
     public init() {}

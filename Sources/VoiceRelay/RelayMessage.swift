@@ -15,6 +15,12 @@ public enum RelayMessageKind: UInt8, Sendable, Hashable, CaseIterable, CustomStr
     case kicked = 11
     case moved = 12
     case serverMute = 13
+    case signalJoin = 14
+    case signalJoined = 15
+    case memberJoined = 16
+    case memberLeft = 17
+    case sendSignal = 18
+    case signal = 19
 
     public var description: String {
         switch self {
@@ -31,6 +37,12 @@ public enum RelayMessageKind: UInt8, Sendable, Hashable, CaseIterable, CustomStr
         case .kicked: "kicked"
         case .moved: "moved"
         case .serverMute: "server mute"
+        case .signalJoin: "signalling join"
+        case .signalJoined: "signalling joined"
+        case .memberJoined: "member joined"
+        case .memberLeft: "member left"
+        case .sendSignal: "send signal"
+        case .signal: "signal"
         }
     }
 }
@@ -52,6 +64,9 @@ public enum RelayRefusal: UInt8, Sendable, Hashable, CaseIterable, CustomStringC
     case notJoined = 9
     case tooManyChannels = 10
     case tooManyMutes = 11
+    /// A signalling join on a connection that carries media, or a media join on a signalling
+    /// connection (or a signalling join over UDP): each needs its own TCP connection.
+    case wrongConnection = 12
 
     init(_ error: RelayTokenError) {
         switch error {
@@ -75,6 +90,7 @@ public enum RelayRefusal: UInt8, Sendable, Hashable, CaseIterable, CustomStringC
         case .notJoined: "not joined"
         case .tooManyChannels: "too many channels"
         case .tooManyMutes: "too many muted players"
+        case .wrongConnection: "signalling and media need separate connections (signalling over TCP only)"
         }
     }
 }
@@ -141,6 +157,24 @@ public enum RelayMessage: Sendable, Hashable {
     case moved(channel: UInt16)
     /// The game server muted (true) or unmuted the member at the relay.
     case serverMute(Bool)
+    /// Attaches this TCP connection to the match's signalling as `participant` (the token's checks
+    /// are those of `join`); independent of any media membership.
+    case signalJoin(token: String, participant: String)
+    /// The signalling join succeeded: the other signalling members of the match, sorted.
+    case signalJoined(members: [String])
+    /// Another participant attached to the match's signalling.
+    case memberJoined(String)
+    /// Another participant's signalling connection closed, left or went silent.
+    case memberLeft(String)
+    /// From a signalling member: deliver `payload` to `participant`'s signalling connection.
+    case sendSignal(to: String, payload: [UInt8])
+    /// To a signalling member: `payload` from `participant`.
+    case signal(from: String, payload: [UInt8])
+
+    /// Most other members a `signalJoined` lists: what fits one TCP frame with the longest IDs.
+    public static let maximumRosterEntries = 250
+    /// Largest signal payload: what fits one TCP frame beside the header and the longest ID.
+    public static let maximumSignalBytes = 65_000
 
     static let firstByte: UInt8 = wireVersion << 4 | WireMessageType.relay.rawValue
 
@@ -159,6 +193,12 @@ public enum RelayMessage: Sendable, Hashable {
         case .kicked: .kicked
         case .moved: .moved
         case .serverMute: .serverMute
+        case .signalJoin: .signalJoin
+        case .signalJoined: .signalJoined
+        case .memberJoined: .memberJoined
+        case .memberLeft: .memberLeft
+        case .sendSignal: .sendSignal
+        case .signal: .signal
         }
     }
 
@@ -198,6 +238,31 @@ public enum RelayMessage: Sendable, Hashable {
         case .leave: break
         case .kicked(let reason): writer.uint8(reason.rawValue)
         case .serverMute(let on): writer.uint8(on ? 1 : 0)
+        case .signalJoin(let token, let participant):
+            try Self.check(token, field: "token", maximum: RelayToken.maximumTextBytes)
+            try Self.check(participant, field: "participant", maximum: RelayToken.maximumIDBytes)
+            writer.string(token)
+            writer.string(participant)
+        case .signalJoined(let members):
+            guard members.count <= Self.maximumRosterEntries else {
+                throw .tooManyEntries(field: "members", count: members.count, maximum: Self.maximumRosterEntries)
+            }
+            writer.uint16(UInt16(members.count))
+            for member in members {
+                try Self.check(member, field: "member", maximum: RelayToken.maximumIDBytes)
+                writer.string(member)
+            }
+        case .memberJoined(let participant), .memberLeft(let participant):
+            try Self.check(participant, field: "participant", maximum: RelayToken.maximumIDBytes)
+            writer.string(participant)
+        case .sendSignal(let participant, let payload), .signal(let participant, let payload):
+            try Self.check(participant, field: "participant", maximum: RelayToken.maximumIDBytes)
+            guard payload.count <= Self.maximumSignalBytes else {
+                throw .payloadTooLarge(bytes: payload.count, maximum: Self.maximumSignalBytes)
+            }
+            writer.string(participant)
+            writer.uint16(UInt16(payload.count))
+            writer.append(payload)
         }
         return writer.bytes
     }
@@ -269,8 +334,53 @@ public enum RelayMessage: Sendable, Hashable {
         case .serverMute:
             guard let flag = reader.uint8(), flag <= 1 else { throw wrongLength }
             self = .serverMute(flag == 1)
+        case .signalJoin:
+            let token = try Self.readText(&reader, field: "token", maximum: RelayToken.maximumTextBytes, wrongLength)
+            let participant = try Self.readText(
+                &reader, field: "participant", maximum: RelayToken.maximumIDBytes, wrongLength)
+            self = .signalJoin(token: token, participant: participant)
+        case .signalJoined:
+            guard let count = reader.uint16() else { throw wrongLength }
+            guard count <= Self.maximumRosterEntries else {
+                throw .tooManyEntries(field: "members", count: Int(count), maximum: Self.maximumRosterEntries)
+            }
+            var members: [String] = []
+            for _ in 0..<count {
+                members.append(
+                    try Self.readText(&reader, field: "member", maximum: RelayToken.maximumIDBytes, wrongLength))
+            }
+            self = .signalJoined(members: members)
+        case .memberJoined, .memberLeft:
+            let participant = try Self.readText(
+                &reader, field: "participant", maximum: RelayToken.maximumIDBytes, wrongLength)
+            self = kind == .memberJoined ? .memberJoined(participant) : .memberLeft(participant)
+        case .sendSignal, .signal:
+            let participant = try Self.readText(
+                &reader, field: "participant", maximum: RelayToken.maximumIDBytes, wrongLength)
+            guard let length = reader.uint16() else { throw wrongLength }
+            guard length <= Self.maximumSignalBytes else {
+                throw .payloadTooLarge(bytes: Int(length), maximum: Self.maximumSignalBytes)
+            }
+            guard let payload = reader.take(Int(length)) else { throw wrongLength }
+            self =
+                kind == .sendSignal
+                ? .sendSignal(to: participant, payload: Array(payload))
+                : .signal(from: participant, payload: Array(payload))
         }
         guard reader.isAtEnd else { throw wrongLength }
+    }
+
+    private static func check(_ text: String, field: String, maximum: Int) throws(RelayMessageError) {
+        guard !text.isEmpty, text.utf8.count <= maximum else { throw .invalidText(field: field) }
+    }
+
+    /// A non-empty string of at most `maximum` UTF-8 bytes.
+    private static func readText(
+        _ reader: inout ByteReader, field: String, maximum: Int, _ wrongLength: RelayMessageError
+    ) throws(RelayMessageError) -> String {
+        guard let text = reader.string() else { throw wrongLength }
+        try check(text, field: field, maximum: maximum)
+        return text
     }
 
     /// Parses a byte array (convenience for tests and clients).

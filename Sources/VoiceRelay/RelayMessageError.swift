@@ -14,6 +14,8 @@ public enum RelayMessageError: Error, Hashable, Sendable, CustomStringConvertibl
     case tooManyEntries(field: String, count: Int, maximum: Int)
     /// A reason code this build does not know.
     case unknownReason(UInt8)
+    /// A signal payload larger than one relay frame carries.
+    case payloadTooLarge(bytes: Int, maximum: Int)
 
     public var description: String {
         switch self {
@@ -26,6 +28,8 @@ public enum RelayMessageError: Error, Hashable, Sendable, CustomStringConvertibl
         case .tooManyEntries(let field, let count, let maximum):
             "relay message lists \(count) \(field); at most \(maximum) are allowed"
         case .unknownReason(let reason): "relay message carries unknown reason code \(reason)"
+        case .payloadTooLarge(let bytes, let maximum):
+            "signal of \(bytes) bytes exceeds the relay's maximum of \(maximum); split it or send it another way"
         }
     }
 }

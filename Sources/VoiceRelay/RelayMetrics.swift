@@ -8,6 +8,8 @@ struct RelayMetrics: Sendable {
     private let bytesReceived: Counter
     private let packetsForwarded: Counter
     private let bytesForwarded: Counter
+    private let signalsForwarded: Counter
+    private let signalBytesForwarded: Counter
     private let drops: [Counter]
     private let joins: Counter
     private let participants: Gauge
@@ -19,6 +21,8 @@ struct RelayMetrics: Sendable {
         bytesReceived = Counter(label: prefix + "_bytes_received_total", factory: factory)
         packetsForwarded = Counter(label: prefix + "_packets_forwarded_total", factory: factory)
         bytesForwarded = Counter(label: prefix + "_bytes_forwarded_total", factory: factory)
+        signalsForwarded = Counter(label: prefix + "_signals_forwarded_total", factory: factory)
+        signalBytesForwarded = Counter(label: prefix + "_signal_bytes_forwarded_total", factory: factory)
         drops = RelayDropReason.allCases.map {
             Counter(label: prefix + "_drops_total", dimensions: [("reason", $0.description)], factory: factory)
         }
@@ -37,6 +41,8 @@ struct RelayMetrics: Sendable {
         increment(bytesReceived, counters.bytesReceived - published.bytesReceived)
         increment(packetsForwarded, counters.packetsForwarded - published.packetsForwarded)
         increment(bytesForwarded, counters.bytesForwarded - published.bytesForwarded)
+        increment(signalsForwarded, counters.signalsForwarded - published.signalsForwarded)
+        increment(signalBytesForwarded, counters.signalBytesForwarded - published.signalBytesForwarded)
         for reason in RelayDropReason.allCases {
             increment(drops[reason.rawValue], counters.drops[reason.rawValue] - published.drops[reason.rawValue])
         }

@@ -2,6 +2,12 @@ import Logging
 import NIOCore
 import VoiceWire
 
+/// Whether a join's token admits its participant.
+enum Admission {
+    case admitted(RelayToken)
+    case refused(RelayRefusal)
+}
+
 /// Where a datagram came from.
 enum RelaySource {
     case udp(SocketAddress)
@@ -23,6 +29,12 @@ final class RelayState {
     var counters = RelayCounters()
     var joins = 0
     var refusals = [Int](repeating: 0, count: RelayRefusal.allCases.count + 1)
+    /// Signalling attachments (see `RelayState+Signalling`): by match, then participant.
+    var signallingMatches: [String: [String: RelaySignallingMember]] = [:]
+    /// The same attachments by their connection.
+    var signallingConnections: [ObjectIdentifier: RelaySignallingMember] = [:]
+    var signallingCount = 0
+    var signallingJoins = 0
     private var udpFlushPending = false
 
     init(configuration: RelayConfiguration, logger: Logger) {
@@ -54,7 +66,7 @@ final class RelayState {
     }
 
     @inline(__always)
-    private func member(for source: RelaySource) -> RelayMember? {
+    func member(for source: RelaySource) -> RelayMember? {
         switch source {
         case .udp(let address): udpMembers[address]
         case .tcp(let channel): tcpMembers[ObjectIdentifier(channel)]
@@ -62,7 +74,7 @@ final class RelayState {
     }
 
     @inline(__always)
-    private func drop(_ reason: RelayDropReason, member: RelayMember?) {
+    func drop(_ reason: RelayDropReason, member: RelayMember?) {
         counters.drops[reason.rawValue] &+= 1
         member?.counters.drops[reason.rawValue] &+= 1
     }
@@ -134,11 +146,27 @@ final class RelayState {
     // MARK: Control messages
 
     private func control(_ buffer: ByteBuffer, from source: RelaySource, now: UInt64) {
-        let parsed = buffer.withUnsafeReadableBytes { raw -> RelayMessage? in
-            do { return try RelayMessage(parsing: raw) } catch { return nil }
+        let parsed = buffer.withUnsafeReadableBytes { raw -> Result<RelayMessage, RelayMessageError> in
+            Result { () throws(RelayMessageError) in try RelayMessage(parsing: raw) }
         }
-        guard let message = parsed else { return drop(.malformed, member: self.member(for: source)) }
-        if case .join(let join) = message { return self.join(join, from: source, now: now) }
+        let message: RelayMessage
+        switch parsed {
+        case .success(let parsedMessage): message = parsedMessage
+        case .failure(.payloadTooLarge):
+            return drop(.tooLarge, member: self.member(for: source), signalling: signallingMember(for: source))
+        case .failure:
+            return drop(.malformed, member: self.member(for: source), signalling: signallingMember(for: source))
+        }
+        if case .join(let join) = message {
+            guard signallingMember(for: source) == nil else { return refuse(.wrongConnection, to: source) }
+            return self.join(join, from: source, now: now)
+        }
+        if case .signalJoin(let token, let participant) = message {
+            return signallingJoin(token: token, participant: participant, from: source, now: now)
+        }
+        if let signalling = signallingMember(for: source) {
+            return signallingControl(message, from: signalling, now: now)
+        }
         guard let member = self.member(for: source) else {
             switch message {
             case .leave: return
@@ -170,32 +198,43 @@ final class RelayState {
             }
         case .unmute(let id): member.muted.removeAll { $0 == id }
         case .leave: remove(member)
-        case .join, .joined, .refused, .pong, .kicked, .moved, .serverMute:
+        case .join, .joined, .refused, .pong, .kicked, .moved, .serverMute, .signalJoin, .signalJoined,
+            .memberJoined, .memberLeft, .sendSignal, .signal:
             drop(.malformed, member: member)
         }
         flushUDP()
     }
 
-    private func refuse(_ reason: RelayRefusal, to source: RelaySource) {
+    func refuse(_ reason: RelayRefusal, to source: RelaySource) {
         refusals[Int(reason.rawValue)] &+= 1
         drop(.refusedJoin, member: nil)
         send(.refused(reason), to: source)
         flushUDP()
     }
 
-    private func join(_ join: RelayJoin, from source: RelaySource, now: UInt64) {
+    /// The token of a join (media or signalling) if it admits `participant`, or why not.
+    func admittedToken(_ text: String, participant: String) -> Admission {
         let token: RelayToken
         do {
-            token = try RelayToken(parsing: join.token)
+            token = try RelayToken(parsing: text)
             try token.verify(secret: configuration.secret, now: configuration.unixTime())
         } catch {
             logger.debug("refused join", metadata: ["reason": "\(error)"])
-            return refuse(RelayRefusal(error), to: source)
+            return .refused(RelayRefusal(error))
         }
         if let allowed = configuration.allowedMatches, !allowed.contains(token.match) {
-            return refuse(.wrongMatch, to: source)
+            return .refused(.wrongMatch)
         }
-        guard token.participant == join.participant else { return refuse(.participantMismatch, to: source) }
+        guard token.participant == participant else { return .refused(.participantMismatch) }
+        return .admitted(token)
+    }
+
+    private func join(_ join: RelayJoin, from source: RelaySource, now: UInt64) {
+        let token: RelayToken
+        switch admittedToken(join.token, participant: join.participant) {
+        case .admitted(let admitted): token = admitted
+        case .refused(let reason): return refuse(reason, to: source)
+        }
         let mediaID = MediaID(participant: join.participant).rawValue
         // A source that joined as someone else gives that membership up first.
         if let previous = self.member(for: source),
@@ -284,13 +323,16 @@ final class RelayState {
     }
 
     func tcpClosed(_ channel: Channel) {
+        if let signalling = signallingConnections[ObjectIdentifier(channel)] {
+            return removeSignalling(signalling)
+        }
         guard let member = tcpMembers[ObjectIdentifier(channel)] else { return }
         detach(.tcp(channel), from: member)
     }
 
     // MARK: Sending control messages
 
-    private func send(_ message: RelayMessage, to source: RelaySource) {
+    func send(_ message: RelayMessage, to source: RelaySource) {
         guard let bytes = try? message.serialized() else { return }
         switch source {
         case .udp(let address):
@@ -329,6 +371,7 @@ final class RelayState {
                 }
             }
         }
+        sweepSignalling(now: now, timeout: timeout)
     }
 
     /// Members that sent voice within the last second.
@@ -360,5 +403,6 @@ final class RelayState {
         udpMembers = [:]
         tcpMembers = [:]
         participantCount = 0
+        shutDownSignalling()
     }
 }

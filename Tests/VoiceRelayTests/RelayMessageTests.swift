@@ -7,6 +7,9 @@ import VoiceWire
         .join(RelayJoin(token: "abc.def", participant: "alice", channels: [1, 2], muted: [7])),
         .joined(mediaID: 0xDEAD_BEEF), .refused(.expired), .startChannel(3), .stopChannel(3), .mute(9), .unmute(9),
         .keepalive(nonce: 42), .pong(nonce: 42), .leave, .kicked(.admin), .moved(channel: 4), .serverMute(true),
+        .refused(.wrongConnection), .signalJoin(token: "abc.def", participant: "alice"),
+        .signalJoined(members: []), .signalJoined(members: ["bob", "carol"]), .memberJoined("bob"),
+        .memberLeft("bob"), .sendSignal(to: "bob", payload: [1, 2, 3]), .signal(from: "alice", payload: []),
     ]
 
     @Test(arguments: messages)
@@ -42,5 +45,43 @@ import VoiceWire
             throws: RelayMessageError.tooManyEntries(
                 field: "channels", count: RelayJoin.maximumChannels + 1, maximum: RelayJoin.maximumChannels)
         ) { try RelayMessage(parsing: bytes) }
+    }
+
+    @Test func largestSignalRoundTrips() throws {
+        let message = RelayMessage.signal(
+            from: String(repeating: "p", count: RelayToken.maximumIDBytes),
+            payload: [UInt8](repeating: 9, count: RelayMessage.maximumSignalBytes))
+        let bytes = try message.serialized()
+        // It still fits one TCP frame of the relay.
+        #expect(bytes.count <= Int(UInt16.max))
+        #expect(try RelayMessage(parsing: bytes) == message)
+    }
+
+    @Test func oversizeSignalsAndRostersAreRefused() throws {
+        let tooLarge = [UInt8](repeating: 0, count: RelayMessage.maximumSignalBytes + 1)
+        #expect(
+            throws: RelayMessageError.payloadTooLarge(bytes: tooLarge.count, maximum: RelayMessage.maximumSignalBytes)
+        ) {
+            try RelayMessage.sendSignal(to: "bob", payload: tooLarge).serialized()
+        }
+        // send signal to "b", declaring 65 001 payload bytes.
+        #expect(throws: RelayMessageError.payloadTooLarge(bytes: 65_001, maximum: RelayMessage.maximumSignalBytes)) {
+            try RelayMessage(parsing: [0x14, 18, 0, 1, 0x62, 0xFD, 0xE9])
+        }
+        // A payload shorter than declared.
+        #expect(throws: RelayMessageError.wrongLength(kind: .signal, bytes: 9)) {
+            try RelayMessage(parsing: [0x14, 19, 0, 1, 0x62, 0, 3, 1, 2])
+        }
+        let crowd = (0...RelayMessage.maximumRosterEntries).map { "player\($0)" }
+        #expect(
+            throws: RelayMessageError.tooManyEntries(
+                field: "members", count: crowd.count, maximum: RelayMessage.maximumRosterEntries)
+        ) { try RelayMessage.signalJoined(members: crowd).serialized() }
+        #expect(throws: RelayMessageError.invalidText(field: "participant")) {
+            try RelayMessage.memberJoined("").serialized()
+        }
+        #expect(throws: RelayMessageError.invalidText(field: "member")) {
+            try RelayMessage(parsing: [0x14, 15, 0, 1, 0, 0])
+        }
     }
 }

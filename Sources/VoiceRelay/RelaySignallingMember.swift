@@ -1,0 +1,26 @@
+import NIOCore
+
+/// One participant attached to a match's signalling, as the relay sees it: a TCP connection of its
+/// own, separate from the participant's media membership (`RelayMember`), so that either can come
+/// and go without disturbing the other.
+///
+/// Thread contract: created, read and changed only on the relay's event loop, like `RelayMember`.
+final class RelaySignallingMember {
+    let match: String
+    let participant: String
+    /// Replaced when the participant attaches again from a newer connection.
+    var channel: any Channel
+    var lastHeard: UInt64
+    var signalBucket: TokenBucket
+    var byteBucket: TokenBucket
+    var counters = RelayCounters()
+
+    init(match: String, participant: String, channel: any Channel, limits: RelayLimits, now: UInt64) {
+        self.match = match
+        self.participant = participant
+        self.channel = channel
+        lastHeard = now
+        signalBucket = TokenBucket(ratePerSecond: limits.signalsPerSecond, burst: limits.signalBurst, now: now)
+        byteBucket = TokenBucket(ratePerSecond: limits.signalBytesPerSecond, burst: limits.signalByteBurst, now: now)
+    }
+}

@@ -1,0 +1,158 @@
+import NIOCore
+
+/// Match signalling through the relay, for clients with no other channel to the other players.
+///
+/// A participant attaches a TCP connection of its own to a match's signalling with the same token
+/// it joins media with. The relay answers with the other attached members, tells every member when
+/// one attaches or goes, and forwards each `sendSignal` to its destination's connection as a
+/// `signal`. The attachment is kept apart from the participant's media membership: either can come
+/// and go without disturbing the other. Same thread contract as `RelayState`.
+extension RelayState {
+    @inline(__always)
+    func signallingMember(for source: RelaySource) -> RelaySignallingMember? {
+        guard case .tcp(let channel) = source else { return nil }
+        return signallingConnections[ObjectIdentifier(channel)]
+    }
+
+    @inline(__always)
+    func drop(_ reason: RelayDropReason, member: RelayMember?, signalling: RelaySignallingMember?) {
+        drop(reason, member: member)
+        signalling?.counters.drops[reason.rawValue] &+= 1
+    }
+
+    /// Most members a match's signalling holds: the media limit, but no more than a roster lists.
+    private var maximumSignallingMembers: Int {
+        min(configuration.limits.maximumMembersPerMatch, RelayMessage.maximumRosterEntries + 1)
+    }
+
+    func signallingJoin(token text: String, participant: String, from source: RelaySource, now: UInt64) {
+        // Signalling needs ordered, reliable delivery, and a connection of its own.
+        guard case .tcp(let channel) = source, member(for: source) == nil else {
+            return refuse(.wrongConnection, to: source)
+        }
+        let token: RelayToken
+        switch admittedToken(text, participant: participant) {
+        case .admitted(let admitted): token = admitted
+        case .refused(let reason): return refuse(reason, to: source)
+        }
+        let key = ObjectIdentifier(channel)
+        if let previous = signallingConnections[key],
+            previous.participant != participant || previous.match != token.match
+        {
+            removeSignalling(previous)
+        }
+        var roster = signallingMatches[token.match] ?? [:]
+        let joining: RelaySignallingMember
+        if let existing = roster[participant] {
+            // A newer connection of the same participant replaces the old one; for the others
+            // nothing changed, so they hear nothing.
+            if existing.channel !== channel {
+                let old = existing.channel
+                signallingConnections[ObjectIdentifier(old)] = nil
+                send(.kicked(.replaced), to: .tcp(old))
+                old.close(promise: nil)
+                existing.channel = channel
+            }
+            existing.lastHeard = now
+            joining = existing
+        } else {
+            guard roster.count < maximumSignallingMembers else { return refuse(.matchFull, to: source) }
+            guard signallingCount < configuration.limits.maximumParticipants else {
+                return refuse(.relayFull, to: source)
+            }
+            joining = RelaySignallingMember(
+                match: token.match, participant: participant, channel: channel, limits: configuration.limits,
+                now: now)
+            // The others hear of the newcomer before anything it sends can reach them.
+            for other in roster.values { send(.memberJoined(participant), to: .tcp(other.channel)) }
+            roster[participant] = joining
+            signallingMatches[token.match] = roster
+            signallingCount += 1
+        }
+        signallingConnections[key] = joining
+        signallingJoins &+= 1
+        send(.signalJoined(members: roster.keys.filter { $0 != participant }.sorted()), to: source)
+    }
+
+    func signallingControl(_ message: RelayMessage, from member: RelaySignallingMember, now: UInt64) {
+        member.lastHeard = now
+        member.counters.packetsReceived &+= 1
+        switch message {
+        case .keepalive(let nonce): send(.pong(nonce: nonce), to: .tcp(member.channel))
+        case .sendSignal(let destination, let payload): forwardSignal(payload, to: destination, from: member, now: now)
+        case .leave:
+            let channel = member.channel
+            removeSignalling(member)
+            channel.close(promise: nil)
+        case .join, .joined, .refused, .startChannel, .stopChannel, .mute, .unmute, .pong, .kicked, .moved,
+            .serverMute, .signalJoin, .signalJoined, .memberJoined, .memberLeft, .signal:
+            drop(.malformed, member: nil, signalling: member)
+        }
+    }
+
+    private func forwardSignal(
+        _ payload: [UInt8], to destination: String, from sender: RelaySignallingMember, now: UInt64
+    ) {
+        sender.counters.bytesReceived &+= payload.count
+        guard payload.count <= configuration.limits.maximumSignalBytes else {
+            return drop(.tooLarge, member: nil, signalling: sender)
+        }
+        guard sender.signalBucket.take(1, now: now), sender.byteBucket.take(Double(payload.count), now: now) else {
+            return drop(.rateLimited, member: nil, signalling: sender)
+        }
+        guard destination != sender.participant, let recipient = signallingMatches[sender.match]?[destination] else {
+            return drop(.unknownDestination, member: nil, signalling: sender)
+        }
+        // Past the connection's write water mark the relay drops rather than queueing without bound.
+        guard recipient.channel.isWritable else { return drop(.recipientCongested, member: nil, signalling: recipient) }
+        send(.signal(from: sender.participant, payload: payload), to: .tcp(recipient.channel))
+        counters.signalsForwarded &+= 1
+        counters.signalBytesForwarded &+= payload.count
+        sender.counters.signalsForwarded &+= 1
+        sender.counters.signalBytesForwarded &+= payload.count
+    }
+
+    /// Detaches a member's signalling and tells the others it left.
+    func removeSignalling(_ member: RelaySignallingMember) {
+        let key = ObjectIdentifier(member.channel)
+        if signallingConnections[key] === member { signallingConnections[key] = nil }
+        guard var roster = signallingMatches[member.match], roster[member.participant] === member else { return }
+        roster[member.participant] = nil
+        signallingCount -= 1
+        signallingMatches[member.match] = roster.isEmpty ? nil : roster
+        for other in roster.values { send(.memberLeft(member.participant), to: .tcp(other.channel)) }
+    }
+
+    /// Drops signalling connections silent for longer than `timeout` (clients send keepalives).
+    func sweepSignalling(now: UInt64, timeout: UInt64) {
+        for roster in Array(signallingMatches.values) {
+            for member in roster.values where now &- member.lastHeard > timeout {
+                let channel = member.channel
+                removeSignalling(member)
+                channel.close(promise: nil)
+            }
+        }
+    }
+
+    /// Removes the participant's signalling attachment (the game server kicked it); true if it had one.
+    func kickSignalling(match: String, participant: String) -> Bool {
+        guard let member = signallingMatches[match]?[participant] else { return false }
+        send(.kicked(.admin), to: .tcp(member.channel))
+        let channel = member.channel
+        removeSignalling(member)
+        channel.close(promise: nil)
+        return true
+    }
+
+    func shutDownSignalling() {
+        for roster in signallingMatches.values {
+            for member in roster.values {
+                send(.kicked(.shutdown), to: .tcp(member.channel))
+                member.channel.close(promise: nil)
+            }
+        }
+        signallingMatches = [:]
+        signallingConnections = [:]
+        signallingCount = 0
+    }
+}
