@@ -23,7 +23,7 @@ import VoiceTransport
     @Test func withoutAnyPathTheCallDoesNotStart() throws {
         let world = SimulatedWorld()
         let (alice, bob, call) = try connectedCall(world, blockDirect: true)
-        world.realTimeBlocked.withLock { $0.insert("alice") }
+        world.realTimeBlocked.withLock { _ = $0.insert("alice") }
         world.run(seconds: 7, [alice, bob])
         #expect(alice.callEvents.withLock { $0 }.last == .didNotStart(call: call, with: "bob", reason: .noRealTimePath))
     }
@@ -34,7 +34,7 @@ import VoiceTransport
         world.run(seconds: 3, [alice, bob])
         #expect(alice.service?.path(to: "bob") == .direct)
 
-        world.blocked.withLock { $0.insert(bob.network.address) }
+        world.blocked.withLock { _ = $0.insert(bob.network.address) }
         let cut = world.clock.now
         var failedOverAt: MediaTime?
         for _ in 0..<100 {
@@ -62,8 +62,8 @@ import VoiceTransport
         let world = SimulatedWorld()
         let (alice, bob, call) = try connectedCall(world)
         world.run(seconds: 2, [alice, bob])
-        world.blocked.withLock { $0.insert(bob.network.address) }
-        world.realTimeBlocked.withLock { $0.insert("bob") }
+        world.blocked.withLock { _ = $0.insert(bob.network.address) }
+        world.realTimeBlocked.withLock { _ = $0.insert("bob") }
         world.run(seconds: 15, [alice])
         #expect(alice.callEvents.withLock { $0 }.last == .stopped(call: call, with: "bob", reason: .connectionLost))
     }
