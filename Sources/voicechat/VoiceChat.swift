@@ -10,6 +10,6 @@ struct VoiceChat: ParsableCommand {
             default "default") or WAV files instead (--input, --output).
             """,
         version: "0.1.0",
-        subcommands: [DevicesCommand.self, LoopbackCommand.self, SimulateCommand.self]
+        subcommands: [DevicesCommand.self, LoopbackCommand.self, SimulateCommand.self, ObserveDemoCommand.self]
     )
 }
