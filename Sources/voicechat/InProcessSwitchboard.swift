@@ -1,19 +1,34 @@
+import Dispatch
 import Synchronization
 import VoiceEngine
 
 /// Carries signalling and real-time data between engines in one process, as an app's own
-/// channel would between machines: each participant's client hands what it sends straight to the
-/// addressee's handlers.
+/// channel would between machines: in order, on one queue of its own (so an engine is never
+/// re-entered from its own send), and held for a participant until they connect (a match
+/// introduces its engine to players whose handlers are not set up yet).
 final class InProcessSwitchboard: Sendable {
     struct Endpoint: Sendable {
         var received: @Sendable ([UInt8], ParticipantID) -> Void
         var receivedRealTime: @Sendable ([UInt8], ParticipantID) -> Void
     }
 
-    private let endpoints = Mutex<[ParticipantID: Endpoint]>([:])
+    private struct Delivery {
+        var data: [UInt8]
+        var sender: ParticipantID
+        var realTime: Bool
+    }
+
+    private let queue = DispatchQueue(label: "voicechat.switchboard")
+    private let state = Mutex<(endpoints: [ParticipantID: Endpoint], held: [ParticipantID: [Delivery]])>(([:], [:]))
 
     func connect(_ participant: ParticipantID, _ endpoint: Endpoint) {
-        endpoints.withLock { $0[participant] = endpoint }
+        queue.async { [self] in
+            let held = state.withLock { state in
+                state.endpoints[participant] = endpoint
+                return state.held.removeValue(forKey: participant) ?? []
+            }
+            for delivery in held { Self.hand(delivery, to: endpoint) }
+        }
     }
 
     func client(for participant: ParticipantID) -> InProcessClient {
@@ -21,12 +36,23 @@ final class InProcessSwitchboard: Sendable {
     }
 
     fileprivate func deliver(_ data: [UInt8], from sender: ParticipantID, to receiver: ParticipantID, realTime: Bool) {
-        // Looked up under the lock, called outside it: the receiver may send straight back.
-        guard let endpoint = endpoints.withLock({ $0[receiver] }) else { return }
-        if realTime {
-            endpoint.receivedRealTime(data, sender)
+        let delivery = Delivery(data: data, sender: sender, realTime: realTime)
+        queue.async { [self] in
+            let endpoint = state.withLock { state -> Endpoint? in
+                if let endpoint = state.endpoints[receiver] { return endpoint }
+                // Real-time data for someone not there yet is lost, as on a network.
+                if !realTime { state.held[receiver, default: []].append(delivery) }
+                return nil
+            }
+            if let endpoint { Self.hand(delivery, to: endpoint) }
+        }
+    }
+
+    private static func hand(_ delivery: Delivery, to endpoint: Endpoint) {
+        if delivery.realTime {
+            endpoint.receivedRealTime(delivery.data, delivery.sender)
         } else {
-            endpoint.received(data, sender)
+            endpoint.received(delivery.data, delivery.sender)
         }
     }
 }
