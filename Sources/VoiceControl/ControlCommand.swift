@@ -36,7 +36,8 @@ public enum ControlCommand: String, Sendable, Hashable, CaseIterable, Codable {
         case .pushToTalk: "turn push-to-talk on or off: {\"enabled\": true}"
         case .talk: "press or release the push-to-talk key: {\"down\": true}"
         case .setVolume:
-            "set the volume 0…1 of a channel, or of the call / every channel without one: {\"volume\": 0.5, \"channel\": \"team\"}"
+            "set the volume 0…1 of a channel, or of the call / every channel without one: "
+                + "{\"volume\": 0.5, \"channel\": \"team\"}"
         case .mutePlayer: "mute a player in a channel, or everywhere without one: {\"player\": \"bob\"}"
         case .unmutePlayer: "unmute a player: {\"player\": \"bob\", \"channel\": \"team\"}"
         case .startChannel: "start hearing a channel: {\"channel\": \"team\"}"
@@ -44,7 +45,8 @@ public enum ControlCommand: String, Sendable, Hashable, CaseIterable, Codable {
         case .activateChannel: "give the microphone to a channel: {\"channel\": \"team\"}"
         case .stats: "reply with one snapshot of levels, paths and network statistics"
         case .subscribe:
-            "push {\"event\": \"stats\", \"snapshot\": …} every interval_ms (default 1000, 50…60000) until unsubscribe"
+            "push {\"event\": \"stats\", \"snapshot\": …} every interval_ms (default 1000, 50…60000) "
+                + "until unsubscribe"
         case .unsubscribe: "stop the pushes"
         case .help: "list the commands"
         }

@@ -17,7 +17,8 @@ struct ObservationOptions: ParsableArguments {
         help: ArgumentHelp(
             "Listen on this Unix-domain socket for JSON-line commands (mute, set-volume, mute-player, channels, "
                 + "stats, subscribe; send {\"command\":\"help\"} for the list). "
-                + "Example: --control /tmp/voice.sock, then: echo '{\"id\":1,\"command\":\"mute\"}' | nc -U -q1 /tmp/voice.sock",
+                + "Example: --control /tmp/voice.sock, then: "
+                + "echo '{\"id\":1,\"command\":\"mute\"}' | nc -U -q1 /tmp/voice.sock",
             valueName: "path"))
     var control: String?
 

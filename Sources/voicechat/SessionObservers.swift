@@ -45,6 +45,9 @@ final class SessionObservers: Sendable {
             (interactive ?? (InteractiveConsole.isAvailable && !options.noConsole)) && options.statsJSON != "-"
         var console: InteractiveConsole?
         if wantsConsole {
+            // Ctrl-C must reach the console's loop (which restores the terminal) rather than end
+            // the process with the terminal still raw.
+            InterruptSignal.install()
             let candidate = InteractiveConsole(control: control)
             if candidate.start() { console = candidate }
         }
