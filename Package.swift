@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "VoiceEngine", targets: ["VoiceEngine"]),
         .library(name: "VoiceTesting", targets: ["VoiceTesting"]),
         .library(name: "VoiceRelay", targets: ["VoiceRelay"]),
+        .library(name: "VoiceControl", targets: ["VoiceControl"]),
         .executable(name: "voicechat", targets: ["voicechat"]),
     ],
     dependencies: [
@@ -74,11 +75,20 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
+        .target(
+            name: "VoiceControl",
+            dependencies: [
+                "VoiceCore", "VoiceEngine", "VoiceTransport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         .target(name: "VoiceTesting", dependencies: ["VoiceCore", "VoiceCodec", "VoiceWire", "VoiceMedia"]),
         .executableTarget(
             name: "voicechat",
             dependencies: [
                 "VoiceCore", "VoiceCodec", "VoiceDevices", "VoiceWire", "VoiceMedia", "VoiceTesting", "VoiceRelay",
+                "VoiceEngine", "VoiceControl",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -108,6 +118,14 @@ let package = Package(
         ),
         .testTarget(
             name: "VoiceTransportTests", dependencies: ["VoiceTransport", "VoiceCore", "VoiceWire", "VoiceTesting"]),
+        .testTarget(
+            name: "VoiceControlTests",
+            dependencies: [
+                "VoiceControl", "VoiceEngine", "VoiceTransport", "VoiceCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         .testTarget(name: "VoiceChatCLITests", dependencies: ["voicechat", "VoiceCore", "VoiceTesting", "VoiceRelay"]),
     ],
     swiftLanguageModes: [.v6]

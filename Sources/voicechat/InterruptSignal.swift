@@ -17,4 +17,7 @@ enum InterruptSignal {
     }
 
     static var wasReceived: Bool { received.load(ordering: .relaxed) }
+
+    /// Asks the running command to stop as if Ctrl-C had been pressed (the console's quit key).
+    static func request() { received.store(true, ordering: .relaxed) }
 }

@@ -12,6 +12,7 @@ struct VoiceChat: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             DevicesCommand.self, LoopbackCommand.self, SimulateCommand.self, RelayCommand.self, TokenCommand.self,
+            ObserveDemoCommand.self,
         ]
     )
 }

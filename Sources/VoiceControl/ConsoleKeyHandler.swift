@@ -1,0 +1,86 @@
+/// What a key pressed on the interactive console does to the session. Keys act on the session's
+/// current state (read from a snapshot), so a toggle always flips what is there now.
+public struct ConsoleKeyHandler: Sendable {
+    /// What the console does after a key.
+    public enum Outcome: Sendable, Hashable {
+        /// Keep going; show this status line (empty: leave the status as it was).
+        case status(String)
+        case quit
+    }
+
+    /// How much +/- change the volume.
+    public static let volumeStep: Float = 0.1
+
+    public let control: any VoiceSessionControl
+
+    public init(control: any VoiceSessionControl) { self.control = control }
+
+    public func handle(_ key: UInt8) -> Outcome {
+        do throws(ControlError) {
+            return try perform(key)
+        } catch {
+            return .status("refused: \(error)")
+        }
+    }
+
+    private func perform(_ key: UInt8) throws(ControlError) -> Outcome {
+        switch key {
+        case UInt8(ascii: "q"), UInt8(ascii: "Q"), 0x03, 0x04:  // q, Ctrl-C, Ctrl-D
+            return .quit
+        case UInt8(ascii: "m"), UInt8(ascii: "M"):
+            let muted = !control.snapshot().microphoneMuted
+            try control.setMicrophoneMuted(muted)
+            return .status(muted ? "microphone muted" : "microphone live")
+        case UInt8(ascii: " "), UInt8(ascii: "t"), UInt8(ascii: "T"):
+            // A terminal reports no key releases, so the talk key latches: the first press turns
+            // push-to-talk on with the key down, the next one releases it, and so on.
+            let snapshot = control.snapshot()
+            if !snapshot.pushToTalk {
+                try control.setPushToTalk(true)
+                try control.setTalking(true)
+                return .status("push-to-talk on: talking (press again to stop)")
+            }
+            try control.setTalking(!snapshot.talking)
+            return .status(snapshot.talking ? "push-to-talk: not talking" : "push-to-talk: talking")
+        case UInt8(ascii: "+"), UInt8(ascii: "="):
+            return try changeVolume(by: Self.volumeStep)
+        case UInt8(ascii: "-"), UInt8(ascii: "_"):
+            return try changeVolume(by: -Self.volumeStep)
+        case UInt8(ascii: "1")...UInt8(ascii: "9"):
+            let index = Int(key - UInt8(ascii: "1"))
+            let participants = control.snapshot().participants
+            guard index < participants.count else {
+                return .status("no player \(index + 1); there are \(participants.count)")
+            }
+            let participant = participants[index]
+            try control.setPlayer(participant.participant, muted: !participant.muted, channel: nil)
+            return .status("\(participant.participant) \(participant.muted ? "unmuted" : "muted")")
+        case 0x09, UInt8(ascii: "c"), UInt8(ascii: "C"):
+            return try nextChannel()
+        default:
+            return .status("")
+        }
+    }
+
+    /// The call's volume, or the active channel's (the first channel's when none is active).
+    private func changeVolume(by step: Float) throws(ControlError) -> Outcome {
+        let snapshot = control.snapshot()
+        let target = snapshot.channels.first(where: \.active) ?? snapshot.channels.first
+        let current = target?.volume ?? snapshot.volume ?? 1
+        let volume = min(max(((current + step) * 10).rounded() / 10, 0), 1)
+        try control.setVolume(volume, channel: target?.name)
+        let percent = ConsoleRenderer.percent(volume)
+        return .status(target.map { "\($0.name) volume \(percent)" } ?? "volume \(percent)")
+    }
+
+    /// Gives the microphone to the channel after the active one, starting it if needed.
+    private func nextChannel() throws(ControlError) -> Outcome {
+        let channels = control.snapshot().channels
+        guard !channels.isEmpty else { return .status("a 1:1 call has no channels to switch") }
+        let current = channels.firstIndex(where: \.active)
+        let next = channels[current.map { ($0 + 1) % channels.count } ?? 0]
+        if !next.started { try control.startChannel(next.name) }
+        try control.activateChannel(next.name)
+        return .status("talking in \(next.name)")
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+
+/// The interactive console's picture of a session: a block of text lines drawn from one snapshot,
+/// with no terminal in sight, so what it shows can be tested.
+public enum ConsoleRenderer {
+    /// The meters span this range of dBFS.
+    static let floorDB: Float = -60
+
+    public static let keyHelp =
+        "keys: m mute  space/t talk  +/- volume  1-9 mute player  tab/c next channel  q quit"
+
+    /// The lines to draw, each at most `width` characters, and `status` (the last key's outcome)
+    /// at the bottom.
+    public static func lines(for snapshot: SessionSnapshot, status: String = "", width: Int = 100) -> [String] {
+        var lines: [String] = []
+        var microphone = snapshot.microphoneMuted ? "MUTED" : "live"
+        if snapshot.pushToTalk { microphone += snapshot.talking ? ", talking" : ", push-to-talk (not talking)" }
+        lines.append("voicechat \(clock(snapshot.time))  microphone \(microphone)")
+        lines.append("  in  \(meter(snapshot.inputLevelDB, width: 24)) \(decibels(snapshot.inputLevelDB))")
+        lines.append("  out \(meter(snapshot.outputLevelDB, width: 24)) \(decibels(snapshot.outputLevelDB))")
+        if let volume = snapshot.volume { lines.append("  volume \(percent(volume))") }
+        if !snapshot.channels.isEmpty {
+            let channels = snapshot.channels.map { channel in
+                let mark = channel.active ? "*" : " "
+                let state = channel.started ? "on" : "off"
+                return "\(mark)\(channel.name) \(state) \(percent(channel.volume))"
+            }
+            lines.append("  channels:" + channels.map { " [\($0)]" }.joined())
+        }
+        if snapshot.participants.isEmpty { lines.append("  (nobody else yet)") }
+        let nameWidth = min(16, snapshot.participants.map(\.participant.count).max() ?? 0)
+        for (index, participant) in snapshot.participants.enumerated() {
+            lines.append(line(for: participant, number: index + 1, nameWidth: nameWidth))
+        }
+        lines.append(keyHelp)
+        if !status.isEmpty { lines.append(status) }
+        return lines.map { clip($0, to: width) }
+    }
+
+    static func line(for participant: ParticipantSnapshot, number: Int, nameWidth: Int) -> String {
+        let numberLabel = number <= 9 ? "\(number)" : " "
+        let name = pad(String(participant.participant.prefix(nameWidth)), to: nameWidth)
+        let speaking = participant.muted ? "MUTED   " : participant.speaking ? "speaking" : "        "
+        var line = "\(numberLabel) \(name) \(meter(participant.levelDB, width: 12)) \(decibels(participant.levelDB))"
+        line += " \(speaking) \(participant.path ?? "no path")"
+        if let rtt = participant.rttMilliseconds { line += String(format: "  rtt %.0f ms", rtt) }
+        line += String(
+            format: "  loss %.1f%%  jitter %.1f ms  buffer %.0f ms", participant.lossFraction * 100,
+            participant.jitterMilliseconds, participant.bufferDelayMilliseconds)
+        return line
+    }
+
+    static func meter(_ level: Float, width: Int) -> String {
+        let clamped = min(max(level, floorDB), 0)
+        let filled = Int(((clamped - floorDB) / -floorDB * Float(width)).rounded())
+        return "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "]"
+    }
+
+    static func decibels(_ level: Float) -> String {
+        level <= SessionSnapshot.silenceDB ? "  -inf dB" : String(format: "%6.1f dB", level)
+    }
+
+    static func percent(_ volume: Float) -> String { "\(Int((volume * 100).rounded()))%" }
+
+    static func clock(_ seconds: Double) -> String {
+        let whole = Int(max(seconds, 0))
+        return String(format: "%d:%02d", whole / 60, whole % 60)
+    }
+
+    private static func pad(_ text: String, to width: Int) -> String {
+        text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
+    }
+
+    private static func clip(_ text: String, to width: Int) -> String {
+        width > 0 && text.count > width ? String(text.prefix(width)) : text
+    }
+}

@@ -1,0 +1,60 @@
+/// The commands a control socket accepts, with the fields each takes.
+public enum ControlCommand: String, Sendable, Hashable, CaseIterable, Codable {
+    case mute
+    case unmute
+    case pushToTalk = "push-to-talk"
+    case talk
+    case setVolume = "set-volume"
+    case mutePlayer = "mute-player"
+    case unmutePlayer = "unmute-player"
+    case startChannel = "start-channel"
+    case stopChannel = "stop-channel"
+    case activateChannel = "activate-channel"
+    case stats
+    case subscribe
+    case unsubscribe
+    case help
+
+    /// Fields besides "id" and "command", each with whether it is required.
+    var fields: [(name: String, required: Bool)] {
+        switch self {
+        case .mute, .unmute, .stats, .unsubscribe, .help: []
+        case .pushToTalk: [("enabled", true)]
+        case .talk: [("down", true)]
+        case .setVolume: [("volume", true), ("channel", false)]
+        case .mutePlayer, .unmutePlayer: [("player", true), ("channel", false)]
+        case .startChannel, .stopChannel, .activateChannel: [("channel", true)]
+        case .subscribe: [("interval_ms", false)]
+        }
+    }
+
+    /// One line of help.
+    public var summary: String {
+        switch self {
+        case .mute: "mute the microphone"
+        case .unmute: "unmute the microphone"
+        case .pushToTalk: "turn push-to-talk on or off: {\"enabled\": true}"
+        case .talk: "press or release the push-to-talk key: {\"down\": true}"
+        case .setVolume:
+            "set the volume 0…1 of a channel, or of the call / every channel without one: "
+                + "{\"volume\": 0.5, \"channel\": \"team\"}"
+        case .mutePlayer: "mute a player in a channel, or everywhere without one: {\"player\": \"bob\"}"
+        case .unmutePlayer: "unmute a player: {\"player\": \"bob\", \"channel\": \"team\"}"
+        case .startChannel: "start hearing a channel: {\"channel\": \"team\"}"
+        case .stopChannel: "stop a channel: {\"channel\": \"team\"}"
+        case .activateChannel: "give the microphone to a channel: {\"channel\": \"team\"}"
+        case .stats: "reply with one snapshot of levels, paths and network statistics"
+        case .subscribe:
+            "push {\"event\": \"stats\", \"snapshot\": …} every interval_ms (default 1000, 50…60000) "
+                + "until unsubscribe"
+        case .unsubscribe: "stop the pushes"
+        case .help: "list the commands"
+        }
+    }
+}
+
+/// One entry of the `help` reply.
+public struct ControlCommandHelp: Sendable, Hashable, Codable {
+    public var command: String
+    public var summary: String
+}

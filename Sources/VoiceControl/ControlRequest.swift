@@ -1,0 +1,123 @@
+import Foundation
+
+/// One request line, validated: `{"id": 1, "command": "set-volume", "volume": 0.5, "channel": "team"}`.
+public struct ControlRequest: Sendable, Hashable {
+    /// Echoed in the reply; any JSON value, usually a number.
+    public var id: JSONValue?
+    public var command: ControlCommand
+    public var channel: String?
+    public var player: String?
+    public var volume: Float?
+    /// `talk`: the key's new position.
+    public var down: Bool?
+    /// `push-to-talk`: on or off.
+    public var enabled: Bool?
+    /// `subscribe`: how often to push a snapshot.
+    public var intervalMilliseconds: Int?
+
+    public static let defaultIntervalMilliseconds = 1000
+    public static let intervalRange = 50...60_000
+
+    public init(id: JSONValue? = nil, command: ControlCommand) {
+        self.id = id
+        self.command = command
+    }
+
+    /// Reads one line. The ID comes back even when the rest is refused, so the reply can carry it.
+    public static func parse(_ line: some Collection<UInt8>) -> (id: JSONValue?, request: Result<Self, ControlError>) {
+        let value: JSONValue
+        do {
+            value = try JSONDecoder().decode(JSONValue.self, from: Data(line))
+        } catch {
+            return (nil, .failure(.badRequest("the line is not valid JSON; send one JSON object per line")))
+        }
+        guard case .object(let fields) = value else {
+            return (nil, .failure(.badRequest("a request must be a JSON object, not \(value.typeName)")))
+        }
+        let id = fields["id"]
+        do throws(ControlError) {
+            return (id, .success(try parse(fields, id: id)))
+        } catch {
+            return (id, .failure(error))
+        }
+    }
+
+    private static func parse(_ fields: [String: JSONValue], id: JSONValue?) throws(ControlError) -> Self {
+        guard let commandValue = fields["command"] else {
+            throw .badRequest("missing field \"command\"; send {\"command\": \"help\"} for the list")
+        }
+        guard case .string(let name) = commandValue else {
+            throw .badRequest("field \"command\" must be a string, not \(commandValue.typeName)")
+        }
+        guard let command = ControlCommand(rawValue: name) else {
+            let known = ControlCommand.allCases.map(\.rawValue).joined(separator: ", ")
+            throw .badRequest("unknown command \"\(name)\"; the commands are: \(known)")
+        }
+        let allowed = Set(command.fields.map(\.name) + ["id", "command"])
+        if let extra = fields.keys.sorted().first(where: { !allowed.contains($0) }) {
+            let takes = command.fields.map(\.name)
+            throw .badRequest(
+                takes.isEmpty
+                    ? "\(name) takes no field \"\(extra)\""
+                    : "\(name) takes no field \"\(extra)\"; it takes: \(takes.joined(separator: ", "))")
+        }
+        for field in command.fields where field.required && fields[field.name] == nil {
+            throw .badRequest("\(name) needs field \"\(field.name)\"")
+        }
+        var request = ControlRequest(id: id, command: command)
+        request.channel = try string(fields, "channel", command: name)
+        request.player = try string(fields, "player", command: name)
+        request.down = try bool(fields, "down", command: name)
+        request.enabled = try bool(fields, "enabled", command: name)
+        if let volume = try number(fields, "volume", command: name) {
+            guard (0...1).contains(volume) else {
+                throw .badRequest("volume \(volume) is outside 0…1; give a number from 0 (silent) to 1 (full)")
+            }
+            request.volume = Float(volume)
+        }
+        if let interval = try number(fields, "interval_ms", command: name) {
+            guard interval.rounded() == interval, intervalRange.contains(Int(exactly: interval) ?? -1) else {
+                throw .badRequest(
+                    "interval_ms \(interval) must be a whole number of milliseconds from "
+                        + "\(intervalRange.lowerBound) to \(intervalRange.upperBound)")
+            }
+            request.intervalMilliseconds = Int(interval)
+        }
+        return request
+    }
+
+    private static func string(_ fields: [String: JSONValue], _ name: String, command: String) throws(ControlError)
+        -> String?
+    {
+        guard let value = fields[name] else { return nil }
+        guard case .string(let text) = value, !text.isEmpty else {
+            throw .badRequest("field \"\(name)\" of \(command) must be a non-empty string, not \(describe(value))")
+        }
+        return text
+    }
+
+    private static func bool(_ fields: [String: JSONValue], _ name: String, command: String) throws(ControlError)
+        -> Bool?
+    {
+        guard let value = fields[name] else { return nil }
+        guard case .bool(let flag) = value else {
+            throw .badRequest("field \"\(name)\" of \(command) must be true or false, not \(describe(value))")
+        }
+        return flag
+    }
+
+    private static func number(_ fields: [String: JSONValue], _ name: String, command: String) throws(ControlError)
+        -> Double?
+    {
+        guard let value = fields[name] else { return nil }
+        guard case .number(let number) = value, number.isFinite else {
+            throw .badRequest("field \"\(name)\" of \(command) must be a number, not \(describe(value))")
+        }
+        return number
+    }
+
+    private static func describe(_ value: JSONValue) -> String {
+        if case .string(let text) = value, text.isEmpty { return "an empty string" }
+        return value.typeName
+    }
+}

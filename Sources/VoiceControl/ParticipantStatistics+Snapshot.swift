@@ -1,0 +1,25 @@
+import VoiceEngine
+
+extension ParticipantSnapshot {
+    /// Folds every stream of `statistics` into one participant line.
+    init(_ statistics: ParticipantStatistics, muted: Bool) {
+        self.init(participant: statistics.participant, muted: muted)
+        path = statistics.path?.rawValue
+        rttMilliseconds = statistics.roundTripMilliseconds
+        channels = statistics.streams.keys.sorted()
+        for stream in statistics.streams.values {
+            let receive = stream.receive
+            levelDB = max(levelDB, SessionSnapshot.finiteLevel(stream.levelDBFS))
+            speaking = speaking || stream.isSpeaking
+            packetsReceived += receive.packetsReceived
+            packetsLost += receive.packetsLost
+            packetsRecovered += receive.recoveredByFEC + receive.recoveredByRedundancy
+            concealedSamples += receive.concealedSamples
+            jitterMilliseconds = max(jitterMilliseconds, receive.jitterMilliseconds)
+            bufferDelayMilliseconds = max(bufferDelayMilliseconds, receive.currentDelayMilliseconds)
+            targetDelayMilliseconds = max(targetDelayMilliseconds, receive.targetDelayMilliseconds)
+        }
+        let expected = packetsReceived + packetsLost
+        lossFraction = expected > 0 ? Double(packetsLost) / Double(expected) : 0
+    }
+}

@@ -1,0 +1,24 @@
+/// The operations a control socket, the interactive console and scripts drive, over either a 1:1
+/// call (`CallControl`) or a match (`MatchControl`). Every method may be called from any thread;
+/// a refused operation throws and leaves the session as it was.
+public protocol VoiceSessionControl: AnyObject, Sendable {
+    func snapshot() -> SessionSnapshot
+    func setMicrophoneMuted(_ muted: Bool) throws(ControlError)
+    /// Turns push-to-talk on or off: when on, the microphone sends only while the talk key is down.
+    func setPushToTalk(_ enabled: Bool) throws(ControlError)
+    /// The push-to-talk key.
+    func setTalking(_ down: Bool) throws(ControlError)
+    /// 0…1. `channel` nil: the call's remote participant, or every channel of a match.
+    func setVolume(_ volume: Float, channel: String?) throws(ControlError)
+    /// `channel` nil: the call, or every channel of a match.
+    func setPlayer(_ player: String, muted: Bool, channel: String?) throws(ControlError)
+    func startChannel(_ name: String) throws(ControlError)
+    func stopChannel(_ name: String) throws(ControlError)
+    /// Gives the microphone to this channel, taking it from the channel that had it.
+    func activateChannel(_ name: String) throws(ControlError)
+}
+
+extension VoiceSessionControl {
+    /// The participants' IDs, sorted, as the console numbers them.
+    public var participantIDs: [String] { snapshot().participants.map(\.participant) }
+}

@@ -1,0 +1,48 @@
+import ArgumentParser
+import VoiceControl
+
+/// How a running session can be watched and steered from outside: a stats file, a control socket,
+/// and (on a terminal) the interactive console. Shared by the commands that run a call or a match.
+struct ObservationOptions: ParsableArguments {
+    @Option(
+        name: .customLong("stats-json"),
+        help: ArgumentHelp(
+            "Write one JSON line per second to this file: levels, speaking, path, rtt, loss, jitter and buffer "
+                + "delay per participant (\"-\" for standard output). Example: --stats-json /tmp/call.jsonl",
+            valueName: "file"))
+    var statsJSON: String?
+
+    @Option(
+        name: .customLong("control"),
+        help: ArgumentHelp(
+            "Listen on this Unix-domain socket for JSON-line commands (mute, set-volume, mute-player, channels, "
+                + "stats, subscribe; send {\"command\":\"help\"} for the list). "
+                + "Example: --control /tmp/voice.sock, then: "
+                + "echo '{\"id\":1,\"command\":\"mute\"}' | nc -U -q1 /tmp/voice.sock",
+            valueName: "path"))
+    var control: String?
+
+    @Flag(
+        name: .customLong("no-console"),
+        help: "Do not show the interactive console even when standard input and output are a terminal.")
+    var noConsole = false
+
+    func validate() throws {
+        if let statsJSON, statsJSON.isEmpty {
+            throw ValidationError("--stats-json needs a file path (or \"-\" for standard output).")
+        }
+        if let control {
+            guard !control.isEmpty else {
+                throw ValidationError("--control needs a socket path, e.g. --control /tmp/voice.sock.")
+            }
+            guard control.utf8.count <= 107 else {
+                throw ValidationError(
+                    "--control path is \(control.utf8.count) bytes; Unix sockets allow at most 107, "
+                        + "so choose a shorter path (e.g. under /tmp).")
+            }
+            if control == statsJSON {
+                throw ValidationError("--control and --stats-json must be different paths.")
+            }
+        }
+    }
+}

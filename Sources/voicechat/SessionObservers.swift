@@ -1,0 +1,76 @@
+import VoiceControl
+
+/// Starts what `ObservationOptions` ask for around a running session (the stats file, the control
+/// socket, the interactive console on a terminal) and stops them at its end. With none of the
+/// options and no terminal it does nothing, so scripts and CI see no change.
+///
+/// Use: `let observers = try await SessionObservers.start(options, control: control)`, run the
+/// session until it ends or `InterruptSignal.wasReceived` (the console's q key sets it too), then
+/// `await observers.stop()`.
+final class SessionObservers: Sendable {
+    let statsWriter: StatsJSONWriter?
+    let controlServer: ControlServer?
+    let console: InteractiveConsole?
+
+    private init(statsWriter: StatsJSONWriter?, controlServer: ControlServer?, console: InteractiveConsole?) {
+        self.statsWriter = statsWriter
+        self.controlServer = controlServer
+        self.console = console
+    }
+
+    /// - Parameter interactive: whether to show the console; nil decides from the terminal (both
+    ///   standard input and output must be one) and `--no-console`.
+    static func start(
+        _ options: ObservationOptions, control: any VoiceSessionControl, interactive: Bool? = nil
+    ) async throws(CommandFailure) -> SessionObservers {
+        var statsWriter: StatsJSONWriter?
+        if let path = options.statsJSON {
+            do {
+                statsWriter = try StatsJSONWriter.start(path: path, control: control)
+            } catch {
+                throw CommandFailure("--stats-json: \(error)")
+            }
+        }
+        var controlServer: ControlServer?
+        if let path = options.control {
+            do {
+                controlServer = try await ControlServer.start(path: path, control: control)
+            } catch {
+                await statsWriter?.close()
+                throw CommandFailure("--control: \(error)")
+            }
+        }
+        // The console and stats on standard output would draw over each other.
+        let wantsConsole =
+            (interactive ?? (InteractiveConsole.isAvailable && !options.noConsole)) && options.statsJSON != "-"
+        var console: InteractiveConsole?
+        if wantsConsole {
+            // Ctrl-C must reach the console's loop (which restores the terminal) rather than end
+            // the process with the terminal still raw.
+            InterruptSignal.install()
+            let candidate = InteractiveConsole(control: control)
+            if candidate.start() { console = candidate }
+        }
+        return SessionObservers(statsWriter: statsWriter, controlServer: controlServer, console: console)
+    }
+
+    /// Whether the console is showing (and so owns the terminal's standard output).
+    var isInteractive: Bool { console != nil }
+
+    /// Prints a message: above the console's live block when it shows, else as a plain line.
+    func note(_ message: String) {
+        if let console {
+            console.note(message)
+        } else {
+            print(message)
+        }
+    }
+
+    /// Stops the console (restoring the terminal), closes the control socket and writes the stats
+    /// file's last line.
+    func stop() async {
+        console?.stop()
+        await controlServer?.close()
+        await statsWriter?.close()
+    }
+}

@@ -1,0 +1,94 @@
+import Testing
+import VoiceControl
+
+@Suite struct ConsoleTests {
+    @Test func renderingShowsMetersChannelsAndOneLinePerParticipant() {
+        let lines = ConsoleRenderer.lines(for: .sample, status: "microphone muted", width: 200)
+        #expect(lines[0] == "voicechat 1:15  microphone live")
+        // −20 dBFS fills two thirds of a 24-wide meter spanning −60…0.
+        #expect(lines[1] == "  in  [################--------]  -20.0 dB")
+        #expect(lines[2] == "  out [------------------------]   -inf dB")
+        #expect(lines[3] == "  channels: [*team on 50%] [ all off 100%]")
+        let bob = lines[4]
+        #expect(bob.hasPrefix("1 bob   [########----]  -18.0 dB speaking direct"))
+        #expect(bob.contains("rtt 12 ms"))
+        #expect(bob.contains("loss 2.5%"))
+        #expect(bob.contains("jitter 3.2 ms") || bob.contains("jitter 3.3 ms"))
+        #expect(bob.contains("buffer 41 ms"))
+        #expect(lines[5].hasPrefix("2 carol [------------]   -inf dB MUTED    no path"))
+        #expect(lines[6] == ConsoleRenderer.keyHelp)
+        #expect(lines.last == "microphone muted")
+        #expect(ConsoleRenderer.lines(for: .sample, width: 200).count == lines.count - 1)
+    }
+
+    @Test func renderingFitsTheWidthAndShowsPushToTalkAndTheCallVolume() {
+        var snapshot = SessionSnapshot.sample
+        snapshot.channels = []
+        snapshot.volume = 0.7
+        snapshot.microphoneMuted = true
+        snapshot.pushToTalk = true
+        snapshot.talking = true
+        let lines = ConsoleRenderer.lines(for: snapshot, width: 30)
+        #expect(lines.allSatisfy { $0.count <= 30 })
+        #expect(lines[0] == "voicechat 1:15  microphone MUT")
+        #expect(lines.contains("  volume 70%"))
+        let full = ConsoleRenderer.lines(for: snapshot, width: 200)
+        #expect(full[0] == "voicechat 1:15  microphone MUTED, talking")
+        snapshot.participants = []
+        #expect(ConsoleRenderer.lines(for: snapshot).contains("  (nobody else yet)"))
+    }
+
+    @Test func keysMapToControlCalls() {
+        let control = FakeControl(.sample)
+        let keys = ConsoleKeyHandler(control: control)
+        #expect(keys.handle(UInt8(ascii: "m")) == .status("microphone muted"))
+        #expect(keys.handle(UInt8(ascii: "m")) == .status("microphone live"))
+        #expect(keys.handle(UInt8(ascii: " ")) == .status("push-to-talk on: talking (press again to stop)"))
+        #expect(keys.handle(UInt8(ascii: "t")) == .status("push-to-talk: not talking"))
+        #expect(keys.handle(UInt8(ascii: "+")) == .status("team volume 60%"))
+        #expect(keys.handle(UInt8(ascii: "-")) == .status("team volume 50%"))
+        #expect(keys.handle(UInt8(ascii: "2")) == .status("carol unmuted"))
+        #expect(keys.handle(UInt8(ascii: "1")) == .status("bob muted"))
+        #expect(keys.handle(UInt8(ascii: "9")) == .status("no player 9; there are 2"))
+        #expect(keys.handle(0x09) == .status("talking in all"))
+        #expect(keys.handle(UInt8(ascii: "c")) == .status("talking in team"))
+        #expect(keys.handle(UInt8(ascii: "x")) == .status(""))
+        #expect(keys.handle(UInt8(ascii: "q")) == .quit)
+        #expect(keys.handle(0x03) == .quit)
+        #expect(
+            control.calls == [
+                .microphoneMuted(true), .microphoneMuted(false), .pushToTalk(true), .talking(true), .talking(false),
+                .volume(0.6, "team"), .volume(0.5, "team"), .player("carol", muted: false, channel: nil),
+                .player("bob", muted: true, channel: nil), .start("all"), .activate("all"), .activate("team"),
+            ])
+    }
+
+    @Test func volumeKeysStopAtTheEndsAndActOnTheCallWithoutChannels() {
+        var snapshot = SessionSnapshot.sample
+        snapshot.channels = []
+        snapshot.volume = 0.95
+        let control = FakeControl(snapshot)
+        let keys = ConsoleKeyHandler(control: control)
+        #expect(keys.handle(UInt8(ascii: "+")) == .status("volume 100%"))
+        #expect(keys.handle(UInt8(ascii: "+")) == .status("volume 100%"))
+        #expect(keys.handle(0x09) == .status("a 1:1 call has no channels to switch"))
+        #expect(control.calls == [.volume(1, nil), .volume(1, nil)])
+    }
+
+    @Test func aRefusedKeySaysWhy() {
+        final class Refusing: VoiceSessionControl {
+            func snapshot() -> SessionSnapshot { .sample }
+            func setMicrophoneMuted(_ muted: Bool) throws(ControlError) { throw .engine("shut down") }
+            func setPushToTalk(_ enabled: Bool) throws(ControlError) {}
+            func setTalking(_ down: Bool) throws(ControlError) {}
+            func setVolume(_ volume: Float, channel: String?) throws(ControlError) {}
+            func setPlayer(_ player: String, muted: Bool, channel: String?) throws(ControlError) {}
+            func startChannel(_ name: String) throws(ControlError) {}
+            func stopChannel(_ name: String) throws(ControlError) {}
+            func activateChannel(_ name: String) throws(ControlError) {}
+        }
+        #expect(
+            ConsoleKeyHandler(control: Refusing()).handle(UInt8(ascii: "m"))
+                == .status("refused: the voice engine refused: shut down"))
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+import VoiceControl
+
+@Suite struct ControlRequestTests {
+    private func failure(_ line: String) -> (id: JSONValue?, message: String?) {
+        let (id, result) = ControlRequest.parse(Array(line.utf8))
+        if case .failure(let error) = result { return (id, error.description) }
+        return (id, nil)
+    }
+
+    @Test func readsEveryFieldOfAGoodRequest() throws {
+        let (id, result) = ControlRequest.parse(
+            Array(#"{"id":2,"command":"set-volume","channel":"team","volume":0.5}"#.utf8))
+        let request = try result.get()
+        #expect(id == .number(2))
+        #expect(request.command == .setVolume)
+        #expect(request.channel == "team")
+        #expect(request.volume == 0.5)
+        let talk = try ControlRequest.parse(Array(#"{"command":"talk","down":true}"#.utf8)).request.get()
+        #expect(talk.down == true)
+        let subscribe = try ControlRequest.parse(Array(#"{"command":"subscribe","interval_ms":250}"#.utf8)).request
+            .get()
+        #expect(subscribe.intervalMilliseconds == 250)
+    }
+
+    @Test func refusalsNameWhatWasWrongAndKeepTheID() {
+        #expect(failure("{nope").message?.contains("not valid JSON") == true)
+        #expect(failure("[1,2]").message?.contains("must be a JSON object") == true)
+        #expect(failure(#"{"id":1}"#).message?.contains("missing field \"command\"") == true)
+        let unknown = failure(#"{"id":"a","command":"explode"}"#)
+        #expect(unknown.id == .string("a"))
+        #expect(unknown.message?.contains("unknown command \"explode\"") == true)
+        #expect(unknown.message?.contains("set-volume") == true)
+        #expect(failure(#"{"id":3,"command":"set-volume"}"#).message == "set-volume needs field \"volume\"")
+        #expect(
+            failure(#"{"command":"set-volume","volume":1.5}"#).message?.contains("volume 1.5 is outside 0…1") == true)
+        #expect(failure(#"{"command":"set-volume","volume":"loud"}"#).message?.contains("must be a number") == true)
+        #expect(failure(#"{"command":"mute-player","player":""}"#).message?.contains("non-empty string") == true)
+        #expect(failure(#"{"command":"talk","down":1}"#).message?.contains("true or false") == true)
+        #expect(failure(#"{"command":"mute","volume":1}"#).message == "mute takes no field \"volume\"")
+        #expect(
+            failure(#"{"command":"set-volume","volume":1,"chanel":"x"}"#).message
+                == "set-volume takes no field \"chanel\"; it takes: volume, channel")
+        #expect(failure(#"{"command":"subscribe","interval_ms":5}"#).message?.contains("from 50 to 60000") == true)
+    }
+
+    @Test func repliesEncodeAsCompactLinesThatDecodeBack() throws {
+        let reply = ControlReply(id: .number(7), ok: true, snapshot: .sample)
+        let line = ControlJSON.line(reply)
+        #expect(line.hasSuffix("\n"))
+        #expect(!line.dropLast().contains("\n"))
+        #expect(line.hasPrefix(#"{"id":7,"ok":true"#))
+        #expect(try JSONDecoder().decode(ControlReply.self, from: Data(line.utf8)) == reply)
+        let failure = ControlJSON.line(ControlReply.failure(id: nil, .volumeOutOfRange(2)))
+        #expect(!failure.contains("\"id\""))
+        #expect(failure.contains("\"ok\":false"))
+    }
+
+    @Test func dispatcherTurnsRequestsIntoControlCalls() {
+        let control = FakeControl(.sample)
+        let dispatcher = ControlDispatcher(control: control)
+        let lines = [
+            #"{"id":1,"command":"mute"}"#, #"{"id":2,"command":"set-volume","channel":"team","volume":0.25}"#,
+            #"{"id":3,"command":"mute-player","player":"bob","channel":"team"}"#,
+            #"{"id":4,"command":"unmute-player","player":"bob"}"#,
+            #"{"id":5,"command":"start-channel","channel":"all"}"#,
+            #"{"id":6,"command":"activate-channel","channel":"all"}"#,
+            #"{"id":7,"command":"stop-channel","channel":"team"}"#,
+            #"{"id":8,"command":"push-to-talk","enabled":true}"#, #"{"id":9,"command":"talk","down":true}"#,
+            #"{"id":10,"command":"unmute"}"#,
+        ]
+        for line in lines {
+            let (reply, change) = dispatcher.handle(Array(line.utf8))
+            #expect(reply.ok, "\(line): \(reply.error ?? "")")
+            #expect(change == nil)
+        }
+        #expect(
+            control.calls == [
+                .microphoneMuted(true), .volume(0.25, "team"), .player("bob", muted: true, channel: "team"),
+                .player("bob", muted: false, channel: nil), .start("all"), .activate("all"), .stop("team"),
+                .pushToTalk(true), .talking(true), .microphoneMuted(false),
+            ])
+        let (subscribe, change) = dispatcher.handle(Array(#"{"command":"subscribe"}"#.utf8))
+        #expect(subscribe.intervalMilliseconds == 1000)
+        #expect(change == .subscribe(intervalMilliseconds: 1000))
+        #expect(dispatcher.handle(Array(#"{"command":"unsubscribe"}"#.utf8)).change == .unsubscribe)
+        let help = dispatcher.handle(Array(#"{"command":"help"}"#.utf8)).reply
+        #expect(help.commands?.map(\.command) == ControlCommand.allCases.map(\.rawValue))
+        let refused = dispatcher.handle(Array(#"{"id":11,"command":"start-channel","channel":"red"}"#.utf8)).reply
+        #expect(!refused.ok)
+        #expect(refused.error == "no channel \"red\"; use one of: team, all")
+    }
+}

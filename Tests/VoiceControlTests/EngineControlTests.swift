@@ -1,0 +1,167 @@
+import Foundation
+import Testing
+import VoiceControl
+import VoiceCore
+import VoiceEngine
+
+/// Commands through a real control socket, acting on engines that run in virtual time.
+@Suite struct EngineControlTests {
+    @Test func callCommandsChangeWhatTheEngineDoes() async throws {
+        let world = SimulatedWorld()
+        let setup = try world.acceptedCall()
+        let (alice, bob) = (setup.alice, setup.bob)
+        let control = CallControl(service: setup.bobService, remote: "alice")
+        world.run(seconds: 3, [alice, bob])
+        let path = temporarySocketPath()
+        let server = try await ControlServer.start(path: path, control: control)
+        defer { Task { await server.close() } }
+        let client = try LineClient(path: path)
+
+        let stats = try #require(try client.request(#"{"id":1,"command":"stats"}"#).snapshot)
+        #expect(stats.channels.isEmpty)
+        #expect(stats.volume == 1)
+        #expect(stats.inputLevelDB > -30)
+        #expect(stats.outputLevelDB > -40)
+        let heard = try #require(stats.participants.first)
+        #expect(stats.participants.count == 1)
+        #expect(heard.participant == "alice")
+        #expect(heard.path == "direct")
+        #expect(heard.rttMilliseconds != nil)
+        #expect(heard.packetsReceived > 50)
+        #expect(heard.levelDB > -40)
+        #expect((0...0.05).contains(heard.lossFraction))
+
+        #expect(try client.request(#"{"id":2,"command":"set-volume","volume":0.5}"#).ok)
+        #expect(setup.bobService.remoteParticipantVolume == 0.5)
+
+        // Muting the player silences them and keeps the volume to return to.
+        #expect(try client.request(#"{"id":3,"command":"mute-player","player":"alice"}"#).ok)
+        #expect(setup.bobService.remoteParticipantVolume == 0)
+        world.run(seconds: 1.5, [alice, bob])
+        #expect(bob.heardLevel(of: alice.frequency, lastSeconds: 1) < 0.005)
+        let muted = try #require(try client.request(#"{"id":4,"command":"stats"}"#).snapshot)
+        #expect(muted.participants.first?.muted == true)
+        #expect(muted.volume == 0.5)
+        #expect(try client.request(#"{"id":5,"command":"unmute-player","player":"alice"}"#).ok)
+        #expect(setup.bobService.remoteParticipantVolume == 0.5)
+        world.run(seconds: 1.5, [alice, bob])
+        #expect(bob.heardLevel(of: alice.frequency, lastSeconds: 1) > 0.02)
+
+        // The microphone: alice stops hearing bob.
+        #expect(try client.request(#"{"id":6,"command":"mute"}"#).ok)
+        #expect(setup.bobService.isMicrophoneMuted)
+        world.run(seconds: 1.5, [alice, bob])
+        #expect(alice.heardLevel(of: bob.frequency, lastSeconds: 1) < 0.005)
+        #expect(try client.request(#"{"id":7,"command":"unmute"}"#).ok)
+        #expect(!setup.bobService.isMicrophoneMuted)
+
+        #expect(try client.request(#"{"id":8,"command":"push-to-talk","enabled":true}"#).ok)
+        #expect(try client.request(#"{"id":9,"command":"talk","down":true}"#).ok)
+        #expect(setup.bobService.pushToTalk && setup.bobService.isTalkKeyDown)
+
+        // What a call cannot do is refused with the reason, and the call goes on.
+        let channel = try client.request(#"{"id":10,"command":"start-channel","channel":"team"}"#)
+        #expect(channel.error?.contains("needs a match") == true)
+        let volume = try client.request(#"{"id":11,"command":"set-volume","volume":0.2,"channel":"team"}"#)
+        #expect(volume.error?.contains("a 1:1 call has no channels") == true)
+        let player = try client.request(#"{"id":12,"command":"mute-player","player":"carol"}"#)
+        #expect(player.error == "no player \"carol\"; use one of: alice")
+        #expect(setup.bobService.remoteParticipantVolume == 0.5)
+        #expect(try client.request(#"{"id":13,"command":"stats"}"#).snapshot?.participants.first?.path == "direct")
+    }
+
+    @Test func matchCommandsDriveChannelsVolumesAndMutes() async throws {
+        let world = SimulatedWorld()
+        let players = try world.threePlayerMatch()
+        let (alice, bob, carol) = (players[0], players[1], players[2])
+        let aliceMatch = try #require(alice.match)
+        let team = try aliceMatch.voiceChat(named: "team")
+        let all = try aliceMatch.voiceChat(named: "all")
+        let bobTeam = try #require(bob.match).voiceChat(named: "team")
+        try bobTeam.start()
+        try bobTeam.setActive(true)
+        carol.isTalking = false
+        alice.isTalking = false
+        let control = MatchControl(match: aliceMatch, channels: [team, all])
+        let path = temporarySocketPath()
+        let server = try await ControlServer.start(path: path, control: control)
+        defer { Task { await server.close() } }
+        let client = try LineClient(path: path)
+
+        #expect(try client.request(#"{"id":1,"command":"start-channel","channel":"team"}"#).ok)
+        #expect(team.isStarted && !all.isStarted)
+        #expect(try client.request(#"{"id":2,"command":"start-channel","channel":"all"}"#).ok)
+        #expect(try client.request(#"{"id":3,"command":"activate-channel","channel":"all"}"#).ok)
+        #expect(all.isActive && !team.isActive)
+        #expect(try client.request(#"{"id":4,"command":"activate-channel","channel":"team"}"#).ok)
+        #expect(team.isActive && !all.isActive)
+        #expect(try client.request(#"{"id":5,"command":"stop-channel","channel":"all"}"#).ok)
+        #expect(!all.isStarted)
+        #expect(try client.request(#"{"id":6,"command":"set-volume","channel":"team","volume":0.25}"#).ok)
+        #expect(team.volume == 0.25)
+        #expect(try client.request(#"{"id":7,"command":"set-volume","channel":"team","volume":1}"#).ok)
+
+        world.run(seconds: 2.5, players)
+        #expect(alice.heardLevel(of: bob.frequency, lastSeconds: 1.5) > 0.05)
+        let stats = try #require(try client.request(#"{"id":8,"command":"stats"}"#).snapshot)
+        #expect(stats.channels.map(\.name) == ["team", "all"])
+        #expect(stats.channels.map(\.started) == [true, false])
+        #expect(stats.channels.map(\.active) == [true, false])
+        #expect(stats.channels[0].playerStates["bob"] == "speaking")
+        #expect(stats.participants.map(\.participant) == ["bob", "carol"])
+        let bobLine = stats.participants[0]
+        #expect(bobLine.speaking)
+        #expect(bobLine.levelDB > -40)
+        #expect(bobLine.path == "direct")
+        #expect(bobLine.channels == ["team"])
+        #expect(bobLine.packetsReceived > 50)
+
+        // Muting bob in team: alice hears nothing of him.
+        #expect(try client.request(#"{"id":9,"command":"mute-player","player":"bob","channel":"team"}"#).ok)
+        world.run(seconds: 1.5, players)
+        #expect(alice.heardLevel(of: bob.frequency, lastSeconds: 1) < 0.005)
+        let muted = try #require(try client.request(#"{"id":10,"command":"stats"}"#).snapshot)
+        #expect(muted.channels[0].mutedPlayers == ["bob"])
+        #expect(muted.participants[0].muted == false)  // still heard in "all"
+        #expect(try client.request(#"{"id":11,"command":"mute-player","player":"bob"}"#).ok)
+        #expect(try client.request(#"{"id":12,"command":"stats"}"#).snapshot?.participants[0].muted == true)
+        #expect(try client.request(#"{"id":13,"command":"unmute-player","player":"bob"}"#).ok)
+        world.run(seconds: 1.5, players)
+        #expect(alice.heardLevel(of: bob.frequency, lastSeconds: 1) > 0.05)
+
+        // The microphone, engine-wide: bob hears alice while she talks, then not once muted.
+        alice.isTalking = true
+        world.run(seconds: 2, players)
+        #expect(bob.heardLevel(of: alice.frequency, lastSeconds: 1.5) > 0.05)
+        #expect(try client.request(#"{"id":14,"command":"mute"}"#).ok)
+        world.run(seconds: 1.5, players)
+        #expect(bob.heardLevel(of: alice.frequency, lastSeconds: 1) < 0.005)
+        #expect(try client.request(#"{"id":15,"command":"stats"}"#).snapshot?.microphoneMuted == true)
+
+        let channel = try client.request(#"{"id":16,"command":"stop-channel","channel":"red"}"#)
+        #expect(channel.error == "no channel \"red\"; use one of: team, all")
+        let player = try client.request(#"{"id":17,"command":"mute-player","player":"mallory","channel":"team"}"#)
+        #expect(player.error == "no player \"mallory\"; use one of: bob, carol")
+        #expect(team.isStarted)
+    }
+
+    @Test func subscribersGetSnapshotsOfARunningCall() async throws {
+        let world = SimulatedWorld()
+        let setup = try world.acceptedCall()
+        world.run(seconds: 2, [setup.alice, setup.bob])
+        let control = CallControl(service: setup.aliceService, remote: "bob")
+        let path = temporarySocketPath()
+        let server = try await ControlServer.start(path: path, control: control)
+        defer { Task { await server.close() } }
+        let client = try LineClient(path: path)
+        #expect(try client.request(#"{"id":1,"command":"subscribe","interval_ms":50}"#).ok)
+        let first = try client.nextPush()
+        world.run(seconds: 0.5, [setup.alice, setup.bob])
+        var later = try client.nextPush()
+        while later.snapshot.time == first.snapshot.time { later = try client.nextPush() }
+        #expect(later.snapshot.time > first.snapshot.time)
+        #expect(later.snapshot.participants.first?.participant == "bob")
+        #expect(later.snapshot.participants.first?.path == "direct")
+        #expect(try client.request(#"{"id":2,"command":"unsubscribe"}"#).ok)
+    }
+}

@@ -1,0 +1,187 @@
+// A copy of the simulated participant from VoiceEngineTests (test targets cannot share sources).
+import Foundation
+import Synchronization
+import VoiceCore
+import VoiceEngine
+import VoiceTransport
+
+/// One participant of a simulated world: an engine on the world's clock, a "voice" (a tone of its
+/// own frequency in syllable-like bursts, so the speech gate opens and its contribution to a mix
+/// can be told apart from the others'), and a recording of what it heard.
+final class SimulatedParticipant: @unchecked Sendable {
+    let name: ParticipantID
+    let engine: VoiceEngine
+    let client: SimulatedClient
+    let network: SimulatedNetwork
+    let frequency: Double
+    var service: VoiceChatService?
+    var match: Match?
+    var isTalking = true
+    private(set) var heard: [Float] = []
+    private var sample = 0
+    let callEvents = EventLog<VoiceChatEvent>()
+    let matchEvents = EventLog<MatchEvent>()
+
+    init(
+        _ name: ParticipantID, index: Int, world: SimulatedWorld, offersRealTime: Bool,
+        configuration: EngineConfiguration
+    ) throws {
+        self.name = name
+        frequency = 500 + 400 * Double(index)
+        client = SimulatedClient(name, world: world, offersRealTime: offersRealTime)
+        network = SimulatedNetwork(address: try PeerAddress(host: "10.0.0.\(index + 1)", port: 5000), world: world)
+        engine = try VoiceEngine(
+            participant: name, configuration: configuration, network: network, clock: world.clock)
+        network.engine = engine
+        world.networks[network.address] = network
+        world.engines[name] = engine
+        world.receivers[name] = { [unowned self] delivery in
+            if delivery.realTime {
+                service?.receivedRealTime(delivery.bytes, from: delivery.from)
+                match?.receivedRealTime(delivery.bytes, from: delivery.from)
+            } else {
+                service?.received(delivery.bytes, from: delivery.from)
+                match?.received(delivery.bytes, from: delivery.from)
+            }
+        }
+    }
+
+    func makeService() -> VoiceChatService {
+        let events = callEvents
+        let service = VoiceChatService(engine: engine, client: client) { event in
+            events.append(event)
+        }
+        self.service = service
+        return service
+    }
+
+    func join(_ matchID: String, players: [ParticipantID]) throws -> Match {
+        let events = matchEvents
+        let match = try Match(engine: engine, client: client, matchID: matchID, players: players) { event in
+            events.append(event)
+        }
+        self.match = match
+        return match
+    }
+
+    /// The next captured frame: 400 ms of tone, 100 ms of near-silence, over and over.
+    func nextFrame(samples: Int) -> [Float] {
+        var frame = [Float](repeating: 0, count: samples)
+        for index in 0..<samples {
+            let position = sample % 24_000
+            let amplitude: Float = isTalking && position < 19_200 ? 0.3 : 0.0005
+            frame[index] = amplitude * Float(sin(2 * Double.pi * frequency * Double(sample) / 48_000))
+            sample += 1
+        }
+        return frame
+    }
+
+    func record(_ frame: [Float]) { heard.append(contentsOf: frame) }
+
+    func clearRecording() { heard.removeAll(keepingCapacity: true) }
+
+    /// Power of `frequency` in the last `seconds` of what this participant heard (Goertzel), as
+    /// the RMS amplitude of a sine of that frequency.
+    func heardLevel(of frequency: Double, lastSeconds seconds: Double) -> Double {
+        let count = min(heard.count, Int(seconds * 48_000))
+        let slice = heard[(heard.count - count)...]
+        let omega = 2 * Double.pi * frequency / 48_000
+        let coefficient = 2 * cos(omega)
+        var previous = 0.0
+        var beforePrevious = 0.0
+        for value in slice {
+            let current = Double(value) + coefficient * previous - beforePrevious
+            beforePrevious = previous
+            previous = current
+        }
+        let power = previous * previous + beforePrevious * beforePrevious - coefficient * previous * beforePrevious
+        return count > 0 ? (2 * power).squareRoot() / Double(count) : 0
+    }
+}
+
+extension SimulatedWorld {
+    static let frame = FrameDuration.ms20
+
+    func participant(
+        _ name: ParticipantID, index: Int, offersRealTime: Bool = true,
+        configuration: EngineConfiguration = SimulatedWorld.fastConfiguration
+    ) throws -> SimulatedParticipant {
+        try SimulatedParticipant(
+            name, index: index, world: self, offersRealTime: offersRealTime, configuration: configuration)
+    }
+
+    /// Runs `seconds` of virtual time in 20 ms frames: delivers what is due, then ticks every engine.
+    func run(seconds: Double, _ participants: [SimulatedParticipant]) {
+        let frames = Int((seconds * 1000 / Self.frame.milliseconds).rounded())
+        let samples = Self.frame.engineFrames
+        var output = [Float](repeating: 0, count: samples)
+        for _ in 0..<frames {
+            clock.advance(by: Self.frame.nanoseconds)
+            deliver()
+            for participant in participants {
+                let captured = participant.nextFrame(samples: samples)
+                captured.withUnsafeBufferPointer { capturedBuffer in
+                    output.withUnsafeMutableBufferPointer { outputBuffer in
+                        participant.engine.tick(at: clock.now, captured: capturedBuffer, output: outputBuffer)
+                    }
+                }
+                participant.record(output)
+            }
+        }
+    }
+
+    /// Engine settings for tests: the defaults, with a short invitation timeout.
+    static var fastConfiguration: EngineConfiguration {
+        EngineConfiguration(invitationTimeoutSeconds: 5, pathTimeoutSeconds: 6)
+    }
+}
+
+/// Events as a handler received them, for tests to read back.
+final class EventLog<Event: Sendable>: Sendable {
+    private let events = Mutex<[Event]>([])
+
+    func append(_ event: Event) { events.withLock { $0.append(event) } }
+
+    func withLock<Result>(_ body: ([Event]) -> Result) -> Result { events.withLock { body($0) } }
+}
+
+/// A 1:1 call from alice to bob, set up by `invitedCall` or `acceptedCall`.
+struct SimulatedCall {
+    let alice: SimulatedParticipant
+    let bob: SimulatedParticipant
+    let aliceService: VoiceChatService
+    let bobService: VoiceChatService
+    let call: CallID
+}
+
+extension SimulatedWorld {
+    /// Alice invites bob and the invitation arrives (0.1 s). With `blockingDirect`, alice's direct
+    /// address is unreachable from the start.
+    func invitedCall(blockingDirect: Bool = false) throws -> SimulatedCall {
+        let alice = try participant("alice", index: 0)
+        let bob = try participant("bob", index: 1)
+        if blockingDirect { _ = blocked.withLock { $0.insert(alice.network.address) } }
+        let aliceService = alice.makeService()
+        let bobService = bob.makeService()
+        let call = try aliceService.startVoiceChat(with: "bob")
+        run(seconds: 0.1, [alice, bob])
+        return SimulatedCall(alice: alice, bob: bob, aliceService: aliceService, bobService: bobService, call: call)
+    }
+
+    /// `invitedCall`, then bob accepts; `run` the world to let the call start.
+    func acceptedCall(blockingDirect: Bool = false) throws -> SimulatedCall {
+        let call = try invitedCall(blockingDirect: blockingDirect)
+        try call.bobService.accept(call.call)
+        return call
+    }
+
+    /// Alice, bob and carol, each in match "arena" with the other two, introduced to each other (0.1 s).
+    func threePlayerMatch() throws -> [SimulatedParticipant] {
+        let players = try ["alice", "bob", "carol"].enumerated().map { index, name in
+            try participant(name, index: index)
+        }
+        for player in players { _ = try player.join("arena", players: players.map(\.name)) }
+        run(seconds: 0.1, players)
+        return players
+    }
+}

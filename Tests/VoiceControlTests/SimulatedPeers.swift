@@ -1,0 +1,107 @@
+// A copy of the virtual-time network from VoiceEngineTests (test targets cannot share sources).
+import Synchronization
+import VoiceCore
+import VoiceEngine
+import VoiceTransport
+
+/// A virtual-time world for engines: an app signalling channel between participants (reliable,
+/// in order, delivered on the next step), an app real-time channel, and a UDP-like network whose
+/// addresses can be blocked, all driven by one clock.
+final class SimulatedWorld: @unchecked Sendable {
+    // One thread drives the world (the test); the engines' clients only append to these queues.
+    struct Delivery {
+        var bytes: [UInt8]
+        var from: ParticipantID
+        var to: ParticipantID
+        var realTime: Bool
+    }
+
+    struct Datagram {
+        var bytes: [UInt8]
+        var from: PeerAddress
+        var to: PeerAddress
+        var due: MediaTime
+    }
+
+    let clock = ManualClock()
+    private let pending = Mutex<(signalling: [Delivery], datagrams: [Datagram])>(([], []))
+    /// Addresses whose datagrams (to or from them) are lost.
+    let blocked = Mutex<Set<PeerAddress>>([])
+    /// Participants whose app real-time channel drops everything.
+    let realTimeBlocked = Mutex<Set<ParticipantID>>([])
+    let networkDelay: MediaTime = MediaTime.milliseconds(10)
+    var receivers: [ParticipantID: (Delivery) -> Void] = [:]
+    var engines: [ParticipantID: VoiceEngine] = [:]
+    var networks: [PeerAddress: SimulatedNetwork] = [:]
+    /// Every datagram that crossed the network, for tests that replay or forge them.
+    let captured = Mutex<[Datagram]>([])
+
+    func post(_ delivery: Delivery) {
+        if delivery.realTime, realTimeBlocked.withLock({ $0.contains(delivery.from) || $0.contains(delivery.to) }) {
+            return
+        }
+        pending.withLock { $0.signalling.append(delivery) }
+    }
+
+    func post(_ datagram: Datagram) {
+        let isBlocked = blocked.withLock { $0.contains(datagram.from) || $0.contains(datagram.to) }
+        guard !isBlocked else { return }
+        captured.withLock { $0.append(datagram) }
+        pending.withLock { $0.datagrams.append(datagram) }
+    }
+
+    /// Delivers everything due by now.
+    func deliver() {
+        let now = clock.now
+        let (signalling, datagrams) = pending.withLock { queues in
+            let signalling = queues.signalling
+            queues.signalling = []
+            let due = queues.datagrams.filter { $0.due <= now }
+            queues.datagrams.removeAll { $0.due <= now }
+            return (signalling, due)
+        }
+        for delivery in signalling { receivers[delivery.to]?(delivery) }
+        for datagram in datagrams {
+            networks[datagram.to]?.engine?.receiveDatagram(datagram.bytes, from: datagram.from)
+        }
+    }
+}
+
+/// A participant's app in the simulated world: carries signalling and (optionally) real-time data.
+final class SimulatedClient: VoiceChatClient {
+    let participantID: ParticipantID
+    let offersRealTimeData: Bool
+    private let world: SimulatedWorld
+
+    init(_ participant: ParticipantID, world: SimulatedWorld, offersRealTime: Bool) {
+        participantID = participant
+        offersRealTimeData = offersRealTime
+        self.world = world
+    }
+
+    func send(_ data: [UInt8], to participant: ParticipantID) {
+        world.post(.init(bytes: data, from: participantID, to: participant, realTime: false))
+    }
+
+    func sendRealTime(_ data: [UInt8], to participant: ParticipantID) {
+        world.post(.init(bytes: data, from: participantID, to: participant, realTime: true))
+    }
+}
+
+/// One participant's UDP socket in the simulated world.
+final class SimulatedNetwork: DatagramNetwork, @unchecked Sendable {
+    let address: PeerAddress
+    private let world: SimulatedWorld
+    weak var engine: VoiceEngine?
+
+    init(address: PeerAddress, world: SimulatedWorld) {
+        self.address = address
+        self.world = world
+    }
+
+    var localCandidates: [PeerAddress] { [address] }
+
+    func send(_ datagram: [UInt8], to address: PeerAddress) {
+        world.post(.init(bytes: datagram, from: self.address, to: address, due: world.clock.now + world.networkDelay))
+    }
+}
