@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 #if canImport(Glibc)
@@ -13,7 +14,9 @@ public final class StatsJSONWriter: Sendable {
     private let intervalMilliseconds: Int
     /// The file descriptor (-1 once closed) and the first write error.
     private let file: Mutex<(descriptor: Int32, failure: ControlError?)>
-    private let timer = Mutex<Task<Void, Never>?>(nil)
+    /// The writing thread runs while this is false; it signals `finished` on its way out.
+    private let stopping = Atomic<Bool>(false)
+    private let finished = DispatchSemaphore(value: 0)
 
     private init(path: String, descriptor: Int32, control: any VoiceSessionControl, intervalMilliseconds: Int) {
         self.path = path
@@ -43,16 +46,36 @@ public final class StatsJSONWriter: Sendable {
         }
         let writer = StatsJSONWriter(
             path: path, descriptor: descriptor, control: control, intervalMilliseconds: intervalMilliseconds)
-        writer.timer.withLock { timer in
-            timer = Task.detached { [weak writer] in
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: .milliseconds(intervalMilliseconds))
-                    guard !Task.isCancelled, let writer else { return }
-                    try? writer.writeSnapshot()
-                }
-            }
-        }
+        // A thread of its own, not a task: a busy or blocked cooperative pool must not stop the
+        // lines, and the deadlines are absolute, so the interval does not drift.
+        let thread = Thread { writer.writeUntilStopped() }
+        thread.name = "voicechat stats"
+        thread.start()
         return writer
+    }
+
+    private func writeUntilStopped() {
+        defer { finished.signal() }
+        let interval = UInt64(intervalMilliseconds) * 1_000_000
+        var deadline = Self.monotonicNanoseconds() + interval
+        while !stopping.load(ordering: .acquiring) {
+            let now = Self.monotonicNanoseconds()
+            if now >= deadline {
+                try? writeSnapshot()
+                deadline += interval
+                // After a long stall, skip the missed lines rather than write a burst of them.
+                if deadline <= now { deadline = now + interval }
+                continue
+            }
+            // Short naps keep `close()` prompt.
+            usleep(useconds_t(min(deadline - now, 20_000_000) / 1000))
+        }
+    }
+
+    private static func monotonicNanoseconds() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
     }
 
     /// The first write that failed, if any; the writer stops writing after it.
@@ -79,14 +102,9 @@ public final class StatsJSONWriter: Sendable {
         }
     }
 
-    /// Stops the timer, writes a last line and closes the file.
+    /// Stops the writing thread, writes a last line and closes the file. Safe to call more than once.
     public func close() async {
-        let task = timer.withLock { timer in
-            defer { timer = nil }
-            return timer
-        }
-        task?.cancel()
-        await task?.value
+        if !stopping.exchange(true, ordering: .acquiringAndReleasing) { finished.wait() }
         try? writeSnapshot()
         file.withLock { file in
             if file.descriptor >= 0, file.descriptor != STDOUT_FILENO { Glibc.close(file.descriptor) }
