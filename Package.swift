@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "VoiceEngine", targets: ["VoiceEngine"]),
         .library(name: "VoiceTesting", targets: ["VoiceTesting"]),
         .library(name: "VoiceRelay", targets: ["VoiceRelay"]),
+        .library(name: "VoiceSignalling", targets: ["VoiceSignalling"]),
         .executable(name: "voicechat", targets: ["voicechat"]),
     ],
     dependencies: [
@@ -74,11 +75,20 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
+        .target(
+            name: "VoiceSignalling",
+            dependencies: [
+                "VoiceCore", "VoiceEngine",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         .target(name: "VoiceTesting", dependencies: ["VoiceCore", "VoiceCodec", "VoiceWire", "VoiceMedia"]),
         .executableTarget(
             name: "voicechat",
             dependencies: [
                 "VoiceCore", "VoiceCodec", "VoiceDevices", "VoiceWire", "VoiceMedia", "VoiceTesting",
+                "VoiceTransport", "VoiceEngine", "VoiceSignalling",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -106,6 +116,10 @@ let package = Package(
         ),
         .testTarget(
             name: "VoiceTransportTests", dependencies: ["VoiceTransport", "VoiceCore", "VoiceWire", "VoiceTesting"]),
+        .testTarget(
+            name: "VoiceSignallingTests",
+            dependencies: ["VoiceSignalling", "VoiceEngine", "VoiceTransport", "VoiceCore"]
+        ),
         .testTarget(name: "VoiceChatCLITests", dependencies: ["voicechat", "VoiceCore", "VoiceTesting"]),
     ],
     swiftLanguageModes: [.v6]

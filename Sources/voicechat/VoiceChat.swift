@@ -1,7 +1,7 @@
 import ArgumentParser
 
 @main
-struct VoiceChat: ParsableCommand {
+struct VoiceChat: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "voicechat",
         abstract: "Real-time voice chat for games: devices, codec loopback, calls.",
@@ -10,6 +10,8 @@ struct VoiceChat: ParsableCommand {
             default "default") or WAV files instead (--input, --output).
             """,
         version: "0.1.0",
-        subcommands: [DevicesCommand.self, LoopbackCommand.self, SimulateCommand.self]
+        subcommands: [
+            DevicesCommand.self, LoopbackCommand.self, SimulateCommand.self, ListenCommand.self, CallCommand.self,
+        ]
     )
 }
