@@ -47,7 +47,6 @@ struct CallCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        setvbuf(stdout, nil, _IOLBF, 0)
         InterruptSignal.install()
         let started = MediaTime.monotonicNow()
         let deadline = call.duration.map { started + MediaTime.milliseconds($0 * 1000) }
@@ -62,7 +61,7 @@ struct CallCommand: AsyncParsableCommand {
             await local.shutDown()
             throw CommandFailure(error.description)
         }
-        print("connected to \(link.remoteParticipant) at \(target)")
+        printStatus("connected to \(link.remoteParticipant) at \(target)")
         let result = await CallSession.run(local: local, link: link, role: .placing, options: call, until: deadline)
         try result.get()
     }
@@ -80,7 +79,7 @@ enum CallSession {
         do throws(CommandFailure) {
             try local.start()
             let summary = try await runner.run(until: deadline)
-            print(summary.report)
+            printStatus(summary.report)
             result = .success(())
         } catch {
             result = .failure(error)

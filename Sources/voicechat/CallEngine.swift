@@ -51,8 +51,12 @@ struct CallEngine {
     }
 }
 
-/// A UDP network that also offers its loopback address: two programs on one host then find the
-/// direct path without leaving it, and a peer on another host finds nothing there and uses the others.
+/// The addresses a UDP socket bound to every IPv4 interface offers its peer.
+///
+/// Only IPv4 ones: the socket cannot send to IPv6 addresses, and a failed send to one closes it (the
+/// peer's IPv6 candidates are then not probed either, as no local candidate has that family). Its
+/// loopback address is offered too, so two programs on one host find the direct path without leaving
+/// it; a peer on another host finds nothing there and uses the others.
 final class CandidateNetwork: DatagramNetwork {
     private let udp: UDPNetwork
     let localCandidates: [PeerAddress]
@@ -60,8 +64,8 @@ final class CandidateNetwork: DatagramNetwork {
     init(_ udp: UDPNetwork) {
         self.udp = udp
         let port = udp.endpoint.localPort
-        let loopback = CandidateGathering.localCandidates(port: port, includeLoopback: true).filter(\.isLoopback)
-        localCandidates = udp.localCandidates + loopback.filter { !udp.localCandidates.contains($0) }
+        let interfaces = CandidateGathering.localCandidates(port: port, includeLoopback: true)
+        localCandidates = interfaces.filter { $0.family == .ipv4 }
     }
 
     func send(_ datagram: [UInt8], to address: PeerAddress) {

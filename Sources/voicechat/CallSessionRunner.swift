@@ -24,7 +24,7 @@ final class CallSessionRunner: Sendable {
     /// The participant on the other end of the link.
     var remote: ParticipantID { link.remoteParticipant }
     private let role: Role
-    private let pending: Mutex<[VoiceChatEvent]>
+    private let pending: PendingEvents
     private let hangUpRequested = Atomic<Bool>(false)
     /// How long a call may take to start before giving up: the engine's invitation and path
     /// timeouts, plus a margin.
@@ -37,10 +37,10 @@ final class CallSessionRunner: Sendable {
         self.engine = engine
         self.link = link
         self.role = role
-        let pending = Mutex<[VoiceChatEvent]>([])
+        let pending = PendingEvents()
         self.pending = pending
         service = VoiceChatService(engine: engine, client: link) { event in
-            pending.withLock { $0.append(event) }
+            pending.events.withLock { $0.append(event) }
         }
         setupSeconds =
             engine.configuration.invitationTimeoutSeconds + engine.configuration.pathTimeoutSeconds + 5
@@ -68,12 +68,12 @@ final class CallSessionRunner: Sendable {
             } catch {
                 throw CommandFailure("cannot call \(remote): \(error)")
             }
-            print("calling \(remote) …")
+            printStatus("calling \(remote) …")
         }
         var ending: CallSummary.Ending
         loop: while true {
             let now = MediaTime.monotonicNow()
-            for event in pending.withLock({ events in
+            for event in pending.events.withLock({ events in
                 defer { events.removeAll() }
                 return events
             }) {
@@ -83,7 +83,7 @@ final class CallSessionRunner: Sendable {
                         try? service.deny(invited)
                         continue
                     }
-                    print("incoming call from \(from); accepting")
+                    printStatus("incoming call from \(from); accepting")
                     do {
                         try service.accept(invited)
                     } catch {
@@ -92,9 +92,9 @@ final class CallSessionRunner: Sendable {
                     call = invited
                 case .started(_, let with, let path):
                     callStart = now
-                    print("call with \(with) started: path \(path.rawValue)")
+                    printStatus("call with \(with) started: path \(path.rawValue)")
                 case .pathChanged(_, let with, let path):
-                    print("path to \(with) changed: \(path?.rawValue ?? "none (looking for one)")")
+                    printStatus("path to \(with) changed: \(path?.rawValue ?? "none (looking for one)")")
                 case .didNotStart(_, let with, let reason):
                     throw CommandFailure(Self.didNotStartMessage(with: with, reason: reason))
                 case .stopped(_, _, let reason):
@@ -109,6 +109,12 @@ final class CallSessionRunner: Sendable {
                 break
             }
             if hangUpRequested.load(ordering: .relaxed) || deadline.map({ now >= $0 }) == true {
+                guard callStart != nil else {
+                    try? service.stopVoiceChat(with: remote)
+                    throw CommandFailure(
+                        "the call with \(remote) had not started when --duration ran out; allow more time, "
+                            + "or check the other side's output")
+                }
                 ending = .durationReached
                 break
             }
@@ -171,4 +177,9 @@ final class CallSessionRunner: Sendable {
             "the call with \(other) did not start: \(reason)"
         }
     }
+}
+
+/// Events the service reported that the run loop has not looked at yet.
+private final class PendingEvents: Sendable {
+    let events = Mutex<[VoiceChatEvent]>([])
 }

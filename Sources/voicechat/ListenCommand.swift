@@ -42,7 +42,6 @@ struct ListenCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        setvbuf(stdout, nil, _IOLBF, 0)
         InterruptSignal.install()
         let started = MediaTime.monotonicNow()
         let deadline = call.duration.map { started + MediaTime.milliseconds($0 * 1000) }
@@ -54,15 +53,15 @@ struct ListenCommand: AsyncParsableCommand {
             await local.shutDown()
             throw CommandFailure(error.description)
         }
-        print("listening on port \(port) as \(name) (TCP signalling, UDP voice)")
+        printStatus("listening on port \(port) as \(name) (TCP signalling, UDP voice)")
         let link = await Self.waitForCaller(listener, until: deadline)
         await listener.close()
         guard let link else {
             await local.shutDown()
-            print(InterruptSignal.wasReceived ? "stopped: interrupted, no call arrived" : "stopped: no call arrived")
+            printStatus(InterruptSignal.wasReceived ? "stopped: interrupted, no call arrived" : "stopped: no call arrived")
             return
         }
-        print("\(link.remoteParticipant) connected")
+        printStatus("\(link.remoteParticipant) connected")
         let result = await CallSession.run(local: local, link: link, role: .answering, options: call, until: deadline)
         try result.get()
     }

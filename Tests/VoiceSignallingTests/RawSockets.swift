@@ -15,7 +15,7 @@ final class SilentServer {
     let port: Int
 
     init() throws {
-        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw SocketError(description: "socket() failed") }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -34,6 +34,7 @@ final class SilentServer {
         _ = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
         }
+        self.descriptor = descriptor
         port = Int(UInt16(bigEndian: address.sin_port))
     }
 
@@ -45,7 +46,7 @@ final class RawClient {
     let descriptor: Int32
 
     init(port: Int) throws {
-        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -59,6 +60,7 @@ final class RawClient {
             Glibc.close(descriptor)
             throw SocketError(description: "connect() failed")
         }
+        self.descriptor = descriptor
     }
 
     func write(_ bytes: [UInt8]) {
