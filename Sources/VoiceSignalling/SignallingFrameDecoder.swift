@@ -22,7 +22,8 @@ public struct SignallingFrameDecoder: Sendable {
         guard available >= 4 else { return nil }
         let start = consumed
         let length =
-            Int(buffer[start]) << 24 | Int(buffer[start + 1]) << 16 | Int(buffer[start + 2]) << 8 | Int(buffer[start + 3])
+            Int(buffer[start]) << 24 | Int(buffer[start + 1]) << 16 | Int(buffer[start + 2]) << 8
+            | Int(buffer[start + 3])
         guard length > 0 else { throw .emptyFrame }
         guard length <= SignallingFrame.maximumLength + 1 else {
             throw .oversize(kind: nil, length: length, maximum: SignallingFrame.maximumLength + 1)
@@ -47,7 +48,8 @@ public struct SignallingFrameDecoder: Sendable {
         guard available >= 4 else { throw .truncated(kind: nil, needed: 4, available: available) }
         let start = consumed
         let length =
-            Int(buffer[start]) << 24 | Int(buffer[start + 1]) << 16 | Int(buffer[start + 2]) << 8 | Int(buffer[start + 3])
+            Int(buffer[start]) << 24 | Int(buffer[start + 1]) << 16 | Int(buffer[start + 2]) << 8
+            | Int(buffer[start + 3])
         let kind = available > 4 ? SignallingFrame.Kind(rawValue: buffer[start + 4]) : nil
         throw .truncated(kind: kind, needed: 4 + length, available: available)
     }

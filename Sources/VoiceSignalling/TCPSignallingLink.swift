@@ -53,7 +53,8 @@ public final class TCPSignallingLink: VoiceChatClient {
             throw connectFailure(error, host: host, port: port, seconds: seconds)
         }
         connection.setChannel(channel)
-        channel.writeAndFlush(ByteBuffer(bytes: SignallingFrame.hello(participant: participant).encoded()), promise: nil)
+        channel.writeAndFlush(
+            ByteBuffer(bytes: SignallingFrame.hello(participant: participant).encoded()), promise: nil)
         let timer = channel.eventLoop.scheduleTask(in: .nanoseconds(nanoseconds)) {
             connection.completeHello(.failure(.helloTimedOut(host: host, port: port, seconds: seconds)))
         }

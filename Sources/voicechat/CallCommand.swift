@@ -34,7 +34,8 @@ struct CallCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("connect-timeout"),
-        help: ArgumentHelp("Seconds to wait for the connection and the hello (e.g. --connect-timeout 3).", valueName: "seconds"))
+        help: ArgumentHelp(
+            "Seconds to wait for the connection and the hello (e.g. --connect-timeout 3).", valueName: "seconds"))
     var connectTimeout = 5.0
 
     @OptionGroup var call: CallOptions

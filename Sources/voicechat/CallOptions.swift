@@ -25,7 +25,8 @@ struct CallOptions: ParsableArguments {
     @Option(name: .customLong("frame-ms"), help: "Frame length in ms: 5, 10 or 20 (e.g. --frame-ms 10).")
     var frameMilliseconds = 20.0
 
-    @Option(help: ArgumentHelp("Opus bitrate in bit/s; 'k' means thousands (e.g. --bitrate 24k).", valueName: "bitrate"))
+    @Option(
+        help: ArgumentHelp("Opus bitrate in bit/s; 'k' means thousands (e.g. --bitrate 24k).", valueName: "bitrate"))
     var bitrate = Bitrate(bitsPerSecond: 32_000)
 
     @Flag(help: "Push-to-talk: the microphone sends only while the talk key is down (e.g. --ptt).")

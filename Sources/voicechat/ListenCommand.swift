@@ -55,14 +55,18 @@ struct ListenCommand: AsyncParsableCommand {
         }
         printStatus("listening on port \(port) as \(name) (TCP signalling, UDP voice)")
         let link = await Self.waitForCaller(listener, until: deadline)
-        await listener.close()
         guard let link else {
+            await listener.close()
             await local.shutDown()
-            printStatus(InterruptSignal.wasReceived ? "stopped: interrupted, no call arrived" : "stopped: no call arrived")
+            printStatus(
+                InterruptSignal.wasReceived ? "stopped: interrupted, no call arrived" : "stopped: no call arrived")
             return
         }
         printStatus("\(link.remoteParticipant) connected")
+        // The listener stays open during the call, so that another caller hears that this side is busy
+        // rather than that nobody listens.
         let result = await CallSession.run(local: local, link: link, role: .answering, options: call, until: deadline)
+        await listener.close()
         try result.get()
     }
 

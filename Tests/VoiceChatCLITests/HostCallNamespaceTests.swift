@@ -50,7 +50,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let caller = try BackgroundCommand(
             executable: NetworkNamespaces.ip,
-            arguments: namespaces.prefix(namespaces.second) + [
+            arguments: Array(namespaces.prefix(namespaces.second).dropFirst()) + [
                 CommandRunner.executable.path, "call", "\(namespaces.firstAddress):7300", "--input",
                 CommandRunner.fixture("tone-1k.wav"), "--output", "/dev/null",
             ], directory: directory, label: "caller")

@@ -44,7 +44,10 @@ import VoiceSignalling
     @Test func anOversizedLengthIsRefusedBeforeItsBytesArrive() {
         var decoder = SignallingFrameDecoder()
         decoder.append([0x7F, 0xFF, 0xFF, 0xFF])
-        #expect(throws: SignallingFrameError.oversize(kind: nil, length: 0x7FFF_FFFF, maximum: SignallingFrame.maximumLength + 1)) {
+        #expect(
+            throws: SignallingFrameError.oversize(
+                kind: nil, length: 0x7FFF_FFFF, maximum: SignallingFrame.maximumLength + 1)
+        ) {
             try decoder.next()
         }
     }

@@ -60,7 +60,8 @@ private final class FrameCollector: Sendable {
         callee.setReceiver { collector.receive($0) }
         caller.send(Array(repeating: 5, count: 100_000), to: "alice")
         let frames = await collector.wait(for: 3)
-        #expect(frames == [.signalling([1, 2, 3]), .realTime([9, 9]), .signalling(Array(repeating: 5, count: 100_000))])
+        #expect(
+            frames == [.signalling([1, 2, 3]), .realTime([9, 9]), .signalling(Array(repeating: 5, count: 100_000))])
 
         let back = FrameCollector()
         caller.setReceiver { back.receive($0) }
