@@ -27,14 +27,6 @@ import Testing
         expectOneLineFailure(result, containing: "nothing is listening at 127.0.0.1:\(port); start `voicechat listen")
     }
 
-    @Test func anUnknownHostNameIsExplained() throws {
-        let result = try CommandRunner.run(["call", "no-such-host.invalid:7300", "--connect-timeout", "3"] + files)
-        #expect(result.status != 0)
-        #expect(result.standardError.split(separator: "\n").count == 1, "\(result.standardError)")
-        #expect(
-            result.standardError.contains("no-such-host.invalid"), "\(result.standardError)")
-    }
-
     @Test func aPeerThatNeverAnswersTimesOut() throws {
         let silent = try SilentServer()
         defer { silent.close() }
