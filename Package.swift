@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "VoiceTesting", targets: ["VoiceTesting"]),
         .library(name: "VoiceRelay", targets: ["VoiceRelay"]),
         .library(name: "VoiceControl", targets: ["VoiceControl"]),
+        .library(name: "VoiceSignalling", targets: ["VoiceSignalling"]),
         .executable(name: "voicechat", targets: ["voicechat"]),
     ],
     dependencies: [
@@ -83,12 +84,20 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        .target(
+            name: "VoiceSignalling",
+            dependencies: [
+                "VoiceCore", "VoiceEngine",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         .target(name: "VoiceTesting", dependencies: ["VoiceCore", "VoiceCodec", "VoiceWire", "VoiceMedia"]),
         .executableTarget(
             name: "voicechat",
             dependencies: [
                 "VoiceCore", "VoiceCodec", "VoiceDevices", "VoiceWire", "VoiceMedia", "VoiceTesting", "VoiceRelay",
-                "VoiceEngine", "VoiceControl",
+                "VoiceTransport", "VoiceEngine", "VoiceControl", "VoiceSignalling",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -125,6 +134,10 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
+        ),
+        .testTarget(
+            name: "VoiceSignallingTests",
+            dependencies: ["VoiceSignalling", "VoiceEngine", "VoiceTransport", "VoiceCore"]
         ),
         .testTarget(name: "VoiceChatCLITests", dependencies: ["voicechat", "VoiceCore", "VoiceTesting", "VoiceRelay"]),
     ],

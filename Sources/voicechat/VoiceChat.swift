@@ -11,8 +11,8 @@ struct VoiceChat: AsyncParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [
-            DevicesCommand.self, LoopbackCommand.self, SimulateCommand.self, RelayCommand.self, TokenCommand.self,
-            ObserveDemoCommand.self,
+            DevicesCommand.self, LoopbackCommand.self, SimulateCommand.self, ListenCommand.self, CallCommand.self,
+            RelayCommand.self, TokenCommand.self, ObserveDemoCommand.self,
         ]
     )
 }

@@ -1,0 +1,93 @@
+import ArgumentParser
+import Foundation
+import VoiceCore
+import VoiceEngine
+import VoiceSignalling
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+struct CallCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "call",
+        abstract: "Call a host where `voicechat listen` runs, and talk until the call ends.",
+        discussion: """
+            Connects to HOST:PORT for signalling (TCP) and places the call; voice takes direct UDP when it \
+            can pass between the hosts, else the signalling connection. Runs until the call ends, \
+            --duration passes or Ctrl-C, then prints the path used and a summary (rtt, loss, jitter, \
+            buffer delay).
+
+            Examples:
+              voicechat call 192.0.2.7:7300 --name bob
+              voicechat call 192.0.2.7:7300 --name bob --input Fixtures/speech-female.wav --output heard.wav --duration 10
+              voicechat call [2001:db8::7]:7300 --name bob --capture default --playback default --record heard.wav
+              voicechat call alice.local:7300 --name bob --path direct --frame-ms 10 --bitrate 24k --ptt
+            """
+    )
+
+    @Argument(help: ArgumentHelp("Where the listener runs (e.g. 192.0.2.7:7300).", valueName: "host:port"))
+    var address: String
+
+    @Option(help: "This side's participant name, as the listener sees it (e.g. --name bob).")
+    var name = "caller"
+
+    @Option(
+        name: .customLong("connect-timeout"),
+        help: ArgumentHelp(
+            "Seconds to wait for the connection and the hello (e.g. --connect-timeout 3).", valueName: "seconds"))
+    var connectTimeout = 5.0
+
+    @OptionGroup var call: CallOptions
+
+    func validate() throws {
+        guard connectTimeout > 0, connectTimeout <= 120 else {
+            throw ValidationError("--connect-timeout must be between 0 and 120 seconds, not \(connectTimeout).")
+        }
+        try call.validateWithoutRelay(command: "call")
+    }
+
+    func run() async throws {
+        InterruptSignal.install()
+        let started = MediaTime.monotonicNow()
+        let deadline = call.duration.map { started + MediaTime.milliseconds($0 * 1000) }
+        let target = try CallAddress(parsing: address)
+        let local = try await CallEngine.open(options: call, participant: name, udpPort: 0)
+        let link: TCPSignallingLink
+        do {
+            link = try await TCPSignallingLink.connect(
+                host: target.host, port: target.port, participant: name,
+                timeout: .milliseconds(Int(connectTimeout * 1000)))
+        } catch {
+            await local.shutDown()
+            throw CommandFailure(error.description)
+        }
+        printStatus("connected to \(link.remoteParticipant) at \(target)")
+        let result = await CallSession.run(local: local, link: link, role: .placing, options: call, until: deadline)
+        try result.get()
+    }
+}
+
+/// What `listen` and `call` do once the link is up: start the engine, run the call, report, clean up.
+enum CallSession {
+    static func run(
+        local: CallEngine, link: TCPSignallingLink, role: CallSessionRunner.Role, options: CallOptions,
+        until deadline: MediaTime?
+    ) async -> Result<Void, CommandFailure> {
+        let runner = CallSessionRunner(engine: local.engine, link: link, role: role)
+        runner.service.pushToTalk = options.ptt
+        let result: Result<Void, CommandFailure>
+        do throws(CommandFailure) {
+            try local.start()
+            let summary = try await runner.run(until: deadline)
+            printStatus(summary.report)
+            result = .success(())
+        } catch {
+            result = .failure(error)
+        }
+        // Let the goodbye leave before the connection closes.
+        await link.close()
+        await local.shutDown()
+        return result
+    }
+}

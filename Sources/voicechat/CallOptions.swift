@@ -1,0 +1,102 @@
+import ArgumentParser
+import VoiceCore
+import VoiceDevices
+import VoiceEngine
+
+/// The options every voice session command shares (listen, call, join): audio endpoints, what to
+/// record, which path voice takes, the codec's frame length and bitrate, push-to-talk, and how long
+/// to run.
+struct CallOptions: ParsableArguments {
+    @OptionGroup var endpoints: AudioEndpointOptions
+
+    @Option(
+        help: ArgumentHelp(
+            "Also write what this side hears to a WAV file, while playing it (e.g. --record heard.wav).",
+            valueName: "file.wav"))
+    var record: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Real-time path for voice: auto (direct UDP, else over the signalling connection), direct, app, "
+                + "relay or relay-tcp (the last two need `join --relay`) (e.g. --path app).",
+            valueName: "path"))
+    var path: CallPathChoice = .auto
+
+    @Option(name: .customLong("frame-ms"), help: "Frame length in ms: 5, 10 or 20 (e.g. --frame-ms 10).")
+    var frameMilliseconds = 20.0
+
+    @Option(
+        help: ArgumentHelp("Opus bitrate in bit/s; 'k' means thousands (e.g. --bitrate 24k).", valueName: "bitrate"))
+    var bitrate = Bitrate(bitsPerSecond: 32_000)
+
+    @Flag(help: "Push-to-talk: the microphone sends only while the talk key is down (e.g. --ptt).")
+    var ptt = false
+
+    @Option(
+        help: ArgumentHelp(
+            "Stop after this many seconds from the start and exit 0 (e.g. --duration 30); default: until the "
+                + "call ends or Ctrl-C.",
+            valueName: "seconds"))
+    var duration: Double?
+
+    /// The frame lengths a call may use: long enough to be efficient, short enough for conversation.
+    static let frameLengths: [Double] = [5, 10, 20]
+
+    var frameDuration: FrameDuration {
+        // validate() has already checked it.
+        FrameDuration(milliseconds: frameMilliseconds) ?? .ms20
+    }
+
+    func validate() throws {
+        guard Self.frameLengths.contains(frameMilliseconds) else {
+            throw ValidationError("--frame-ms must be 5, 10 or 20 for a call, not \(frameMilliseconds).")
+        }
+        guard (6_000...510_000).contains(bitrate.bitsPerSecond) else {
+            throw ValidationError(
+                "--bitrate must be between 6k and 510k bit/s (Opus's range), not \(bitrate.bitsPerSecond).")
+        }
+        if let duration, !(duration > 0) {
+            throw ValidationError("--duration must be a positive number of seconds, not \(duration).")
+        }
+        guard endpoints.deviceChannels == 1 else {
+            throw ValidationError("calls use mono devices: leave --device-channels at 1 (ALSA's plug converts).")
+        }
+        if let record, record == endpoints.output {
+            throw ValidationError("--record and --output name the same file; give --record another name.")
+        }
+    }
+
+    /// For commands that connect two hosts directly (listen, call): a relay path needs a relay.
+    func validateWithoutRelay(command: String) throws {
+        guard !path.needsRelay else {
+            throw ValidationError(
+                "--path \(path.rawValue) needs a relay, which `\(command)` does not use: run "
+                    + "`voicechat join --relay HOST:PORT ...` instead, or use --path auto, direct or app.")
+        }
+    }
+
+    /// The engine settings these options describe.
+    func engineConfiguration() -> EngineConfiguration {
+        EngineConfiguration(
+            frameDuration: frameDuration, bitrate: bitrate.bitsPerSecond, forcedPath: path.forcedPath,
+            invitationTimeoutSeconds: 20, pathTimeoutSeconds: 10)
+    }
+
+    /// Opens the microphone and the speaker (with the recorder behind it, if asked). A failure says
+    /// which device or file and what to do.
+    func openAudio() throws(CommandFailure) -> (input: any AudioInput, output: any AudioOutput) {
+        let input: any AudioInput
+        var output: any AudioOutput
+        do {
+            input = try endpoints.openInput()
+            output = try endpoints.openOutput()
+            if let record {
+                let recorder = try WAVFileOutput(path: record, channels: 1, pacing: .onDemand)
+                output = RecordingOutput(playing: output, recording: recorder)
+            }
+        } catch {
+            throw CommandFailure(error.description)
+        }
+        return (input, output)
+    }
+}

@@ -1,0 +1,29 @@
+import ArgumentParser
+import VoiceTransport
+
+/// The CLI's `--path`: which real-time path a call's voice may take.
+enum CallPathChoice: String, ExpressibleByArgument, CaseIterable {
+    /// The best path that works: direct UDP, else carried over the signalling link.
+    case auto
+    /// Direct UDP between the hosts only.
+    case direct
+    /// Carried over the app's own signalling connection only.
+    case app
+    /// Through a relay over UDP only (`join --relay`).
+    case relay
+    /// Through a relay over TCP only (`join --relay`).
+    case relayTCP = "relay-tcp"
+
+    /// The engine's forced path; nil lets it choose.
+    var forcedPath: RealTimePathKind? {
+        switch self {
+        case .auto: nil
+        case .direct: .direct
+        case .app: .appCarried
+        case .relay: .relayUDP
+        case .relayTCP: .relayTCP
+        }
+    }
+
+    var needsRelay: Bool { self == .relay || self == .relayTCP }
+}

@@ -1,0 +1,185 @@
+import Foundation
+import Synchronization
+import VoiceCore
+import VoiceEngine
+import VoiceSignalling
+import VoiceTransport
+
+/// Runs one 1:1 call over a signalling link until it ends: the call ends or is refused, the link
+/// closes, the deadline passes, or Ctrl-C. Used by `listen` (answering) and `call` (placing).
+///
+/// Observers (statistics writers, a control socket, an interactive console) hook in through
+/// `service` and `remote`, and may call `hangUp()` to end the call from elsewhere.
+final class CallSessionRunner: Sendable {
+    enum Role {
+        /// Waits for the remote participant's invitation and accepts it.
+        case answering
+        /// Invites the remote participant.
+        case placing
+    }
+
+    let engine: VoiceEngine
+    let link: TCPSignallingLink
+    let service: VoiceChatService
+    /// The participant on the other end of the link.
+    var remote: ParticipantID { link.remoteParticipant }
+    private let role: Role
+    private let pending: PendingEvents
+    private let hangUpRequested = Atomic<Bool>(false)
+    /// How long a call may take to start before giving up: the engine's invitation and path
+    /// timeouts, plus a margin.
+    private let setupSeconds: Double
+
+    /// How often the loop looks at events, the clock and Ctrl-C.
+    private static let pollInterval: Duration = .milliseconds(50)
+
+    init(engine: VoiceEngine, link: TCPSignallingLink, role: Role) {
+        self.engine = engine
+        self.link = link
+        self.role = role
+        let pending = PendingEvents()
+        self.pending = pending
+        service = VoiceChatService(engine: engine, client: link) { event in
+            pending.events.withLock { $0.append(event) }
+        }
+        setupSeconds =
+            engine.configuration.invitationTimeoutSeconds + engine.configuration.pathTimeoutSeconds + 5
+        link.attach(service)
+    }
+
+    /// Asks the loop to end the call as if the deadline had passed.
+    func hangUp() {
+        hangUpRequested.store(true, ordering: .relaxed)
+    }
+
+    /// Runs the call until it ends. `deadline` is a monotonic time (`MediaTime`) or nil.
+    ///
+    /// - Throws: `CommandFailure` when the call does not start or the connection is lost during it.
+    func run(until deadline: MediaTime?) async throws(CommandFailure) -> CallSummary {
+        let started = MediaTime.monotonicNow()
+        let setupDeadline = started + MediaTime.milliseconds(setupSeconds * 1000)
+        var callStart: MediaTime?
+        var call: CallID?
+        var lastStatistics: ParticipantStatistics?
+        var nextSnapshot: MediaTime = 0
+        if role == .placing {
+            do {
+                call = try service.startVoiceChat(with: remote)
+            } catch {
+                throw CommandFailure("cannot call \(remote): \(error)")
+            }
+            printStatus("calling \(remote) …")
+        }
+        var ending: CallSummary.Ending
+        loop: while true {
+            let now = MediaTime.monotonicNow()
+            for event in pending.events.withLock({ events in
+                defer { events.removeAll() }
+                return events
+            }) {
+                switch event {
+                case .invitation(let invited, let from):
+                    guard role == .answering, from == remote, call == nil else {
+                        try? service.deny(invited)
+                        continue
+                    }
+                    printStatus("incoming call from \(from); accepting")
+                    do {
+                        try service.accept(invited)
+                    } catch {
+                        throw CommandFailure("cannot accept the call from \(from): \(error)")
+                    }
+                    call = invited
+                case .started(_, let with, let path):
+                    callStart = now
+                    printStatus("call with \(with) started: path \(path.rawValue)")
+                case .pathChanged(_, let with, let path):
+                    printStatus("path to \(with) changed: \(path?.rawValue ?? "none (looking for one)")")
+                case .didNotStart(_, let with, let reason):
+                    throw CommandFailure(Self.didNotStartMessage(with: with, reason: reason))
+                case .stopped(_, _, let reason):
+                    ending = .remoteEnded(reason.description)
+                    break loop
+                case .signallingRejected(let from, let error):
+                    FileHandle.standardError.write(Data("warning: refused signalling from \(from): \(error)\n".utf8))
+                }
+            }
+            if InterruptSignal.wasReceived {
+                ending = .interrupted
+                break
+            }
+            if hangUpRequested.load(ordering: .relaxed) || deadline.map({ now >= $0 }) == true {
+                guard callStart != nil else {
+                    try? service.stopVoiceChat(with: remote)
+                    throw CommandFailure(
+                        "the call with \(remote) had not started when --duration ran out; allow more time, "
+                            + "or check the other side's output")
+                }
+                ending = .durationReached
+                break
+            }
+            if let linkEnding = link.ending {
+                guard callStart != nil else {
+                    throw CommandFailure(
+                        "\(remote) closed the connection before the call started (\(linkEnding)); "
+                            + "check the other side's output")
+                }
+                if case .peerHungUp = linkEnding {
+                    ending = .remoteEnded("\(remote) hung up")
+                    break
+                }
+                lastStatistics = statistics() ?? lastStatistics
+                throw CommandFailure(
+                    "the connection to \(remote) ended during the call (\(linkEnding)); "
+                        + summaryLine(callStart: callStart, statistics: lastStatistics))
+            }
+            if callStart == nil, now >= setupDeadline {
+                throw CommandFailure(
+                    "the call with \(remote) did not start within \(Int(setupSeconds)) s; check that voice (UDP) "
+                        + "can pass between the hosts or try --path app")
+            }
+            if callStart != nil, now >= nextSnapshot {
+                lastStatistics = statistics() ?? lastStatistics
+                nextSnapshot = now + .milliseconds(500)
+            }
+            try? await Task.sleep(for: Self.pollInterval)
+        }
+        if callStart != nil {
+            lastStatistics = statistics() ?? lastStatistics
+        }
+        if case .remoteEnded = ending {
+        } else {
+            try? service.stopVoiceChat(with: remote)
+        }
+        let seconds = callStart.map { Double(MediaTime.monotonicNow() - $0) / 1e9 } ?? 0
+        return CallSummary(remote: remote, ending: ending, callSeconds: seconds, statistics: lastStatistics)
+    }
+
+    private func statistics() -> ParticipantStatistics? {
+        engine.statistics().first { $0.participant == remote }
+    }
+
+    private func summaryLine(callStart: MediaTime?, statistics: ParticipantStatistics?) -> String {
+        let seconds = callStart.map { Double(MediaTime.monotonicNow() - $0) / 1e9 } ?? 0
+        return CallSummary(remote: remote, ending: .linkClosed(""), callSeconds: seconds, statistics: statistics)
+            .report.split(separator: "\n").last.map(String.init) ?? ""
+    }
+
+    private static func didNotStartMessage(with other: ParticipantID, reason: CallEndReason) -> String {
+        switch reason {
+        case .denied:
+            "\(other) denied the call"
+        case .timedOut:
+            "\(other) did not answer the call in time; check that the other side accepts calls"
+        case .noRealTimePath:
+            "no real-time path to \(other) could be found; check that UDP can pass between the hosts, or try --path app"
+        default:
+            "the call with \(other) did not start: \(reason)"
+        }
+    }
+}
+
+/// Events the service reported that the run loop has not looked at yet.
+private final class PendingEvents: Sendable {
+    let events = Mutex<[VoiceChatEvent]>([])
+}

@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+
+/// `listen` and `call` refuse bad input with one line that says what to do, and a non-zero exit.
+@Suite struct CallBadInputTests {
+    private func expectOneLineFailure(
+        _ result: CommandResult, containing text: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        #expect(result.status != 0, sourceLocation: sourceLocation)
+        let lines = result.standardError.split(separator: "\n").filter { !$0.isEmpty }
+        #expect(lines.count == 1, "\(result.standardError)", sourceLocation: sourceLocation)
+        #expect(result.standardError.contains(text), "\(result.standardError)", sourceLocation: sourceLocation)
+    }
+
+    private let files = ["--input", CommandRunner.fixture("tone-1k.wav"), "--output", "/dev/null"]
+
+    @Test func aMalformedAddressIsExplained() throws {
+        for address in ["localhost", "127.0.0.1:", "127.0.0.1:99999", ":7300", "::1:7300", "[::1]7300"] {
+            let result = try CommandRunner.run(["call", address] + files)
+            expectOneLineFailure(result, containing: "write it as HOST:PORT")
+        }
+    }
+
+    @Test func nobodyListeningIsExplained() throws {
+        let port = HostCallRun.port(offset: 5)
+        let result = try CommandRunner.run(["call", "127.0.0.1:\(port)"] + files)
+        expectOneLineFailure(result, containing: "nothing is listening at 127.0.0.1:\(port); start `voicechat listen")
+    }
+
+    @Test func aPeerThatNeverAnswersTimesOut() throws {
+        let silent = try SilentServer()
+        defer { silent.close() }
+        let started = Date()
+        let result = try CommandRunner.run(
+            ["call", "127.0.0.1:\(silent.port)", "--connect-timeout", "1"] + files)
+        expectOneLineFailure(result, containing: "sent no hello within 1 s")
+        #expect(Date().timeIntervalSince(started) < 10)
+    }
+
+    @Test func aPortInUseIsExplained() throws {
+        let silent = try SilentServer()
+        defer { silent.close() }
+        let result = try CommandRunner.run(
+            ["listen", "--port", String(silent.port), "--duration", "1"] + files)
+        expectOneLineFailure(result, containing: "already in use")
+    }
+
+    @Test func anUnknownALSADeviceIsNamed() throws {
+        let result = try CommandRunner.run([
+            "listen", "--port", String(HostCallRun.port(offset: 6)), "--capture", "no_such_pcm_device", "--output",
+            "/dev/null", "--duration", "1",
+        ])
+        #expect(result.status != 0)
+        #expect(result.standardError.contains("no_such_pcm_device"), "\(result.standardError)")
+    }
+
+    @Test func aRelayPathNeedsJoin() throws {
+        for command in [["listen"], ["call", "127.0.0.1:7300"]] {
+            let result = try CommandRunner.run(command + ["--path", "relay"] + files)
+            #expect(result.status != 0)
+            #expect(result.standardError.contains("voicechat join --relay"), "\(result.standardError)")
+        }
+    }
+
+    @Test func aBusyListenerRefusesASecondCaller() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let port = HostCallRun.port(offset: 7)
+        let listener = try BackgroundCommand(
+            executable: CommandRunner.executable.path,
+            arguments: ["listen", "--port", String(port), "--name", "alice", "--duration", "8"] + files,
+            directory: directory, label: "listener")
+        defer { listener.stop() }
+        #expect(listener.waitForOutput("listening on", seconds: 10))
+        let first = try BackgroundCommand(
+            executable: CommandRunner.executable.path,
+            arguments: ["call", "127.0.0.1:\(port)", "--name", "bob", "--duration", "6"] + files,
+            directory: directory, label: "first")
+        defer { first.stop() }
+        #expect(first.waitForOutput("connected to alice", seconds: 10))
+        let second = try CommandRunner.run(["call", "127.0.0.1:\(port)", "--name", "carol"] + files)
+        expectOneLineFailure(second, containing: "already in a call with \"bob\"")
+    }
+
+    @Test func everyOptionHasAnExampleInHelp() throws {
+        for command in ["listen", "call"] {
+            let result = try CommandRunner.run([command, "--help"])
+            #expect(result.status == 0)
+            for option in ["--record", "--path", "--frame-ms", "--bitrate", "--ptt", "--duration", "--name"] {
+                #expect(result.standardOutput.contains(option), "\(command) --help lacks \(option)")
+            }
+            #expect(result.standardOutput.contains("Examples:"))
+        }
+    }
+}

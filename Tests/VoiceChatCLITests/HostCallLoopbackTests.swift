@@ -1,0 +1,44 @@
+import Foundation
+import Testing
+
+/// `listen` and `call` as two processes on this host, WAV in and out. Real time: paced suite.
+@Suite struct HostCallLoopbackTests {
+    private func call(path: String?, portOffset: Int, expectPath: String) throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let port = HostCallRun.port(offset: portOffset)
+        let listenerHeard = directory.appendingPathComponent("listener-heard.wav").path
+        let listenerRecord = directory.appendingPathComponent("listener-record.wav").path
+        let callerHeard = directory.appendingPathComponent("caller-heard.wav").path
+        let pathArguments = path.map { ["--path", $0] } ?? []
+        let run = try HostCallRun.run(
+            directory: directory,
+            listenArguments: [
+                "--port", String(port), "--name", "alice", "--input", CommandRunner.fixture("speech-female.wav"),
+                "--output", listenerHeard, "--record", listenerRecord, "--duration", "14",
+            ] + pathArguments,
+            callArguments: [
+                "127.0.0.1:\(port)", "--name", "bob", "--input", CommandRunner.fixture("speech-male.wav"),
+                "--output", callerHeard, "--duration", "9",
+            ] + pathArguments,
+            seconds: 20)
+        let transcript = run.transcript
+        #expect(run.callerStatus == 0, "\(transcript)")
+        #expect(run.listenerStatus == 0, "\(transcript)")
+        #expect(run.caller.standardOutput.contains("path \(expectPath)"), "\(transcript)")
+        #expect(run.listener.standardOutput.contains("incoming call from bob"), "\(transcript)")
+        #expect(run.caller.standardOutput.contains("summary: path \(expectPath), rtt"), "\(transcript)")
+        #expect(run.listener.standardOutput.contains("summary: path"), "\(transcript)")
+        try HostCallRun.expectSpeech(heardPath: listenerHeard, sentFixture: "speech-male.wav", context: transcript)
+        try HostCallRun.expectSpeech(heardPath: listenerRecord, sentFixture: "speech-male.wav", context: transcript)
+        try HostCallRun.expectSpeech(heardPath: callerHeard, sentFixture: "speech-female.wav", context: transcript)
+    }
+
+    @Test func aCallBetweenTwoProcessesCarriesSpeechBothWaysDirectly() throws {
+        try call(path: nil, portOffset: 0, expectPath: "direct")
+    }
+
+    @Test func aCallCarriedOverTheSignallingConnectionCarriesSpeech() throws {
+        try call(path: "app", portOffset: 1, expectPath: "app")
+    }
+}

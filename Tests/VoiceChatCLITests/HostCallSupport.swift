@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+
+/// A listener and a caller run as two processes, each sending a speech fixture and writing what it
+/// heard, and the checks every two-process call test makes.
+struct HostCallRun {
+    var listener: BackgroundCommand
+    var caller: BackgroundCommand
+    var listenerStatus: Int32?
+    var callerStatus: Int32?
+
+    var transcript: String {
+        """
+        listener (exit \(listenerStatus.map(String.init) ?? "stopped")):
+        \(listener.standardOutput)\(listener.standardError)
+        caller (exit \(callerStatus.map(String.init) ?? "stopped")):
+        \(caller.standardOutput)\(caller.standardError)
+        """
+    }
+
+    /// Starts `listen` with `listenArguments`, waits until it listens, runs `call` with `callArguments`,
+    /// and waits for both to finish. `prefix` runs each inside something (e.g. `ip netns exec NS`).
+    static func run(
+        directory: URL, listenArguments: [String], callArguments: [String], listenerPrefix: [String] = [],
+        callerPrefix: [String] = [], environment: [String: String] = [:], seconds: Double
+    ) throws -> HostCallRun {
+        func command(_ prefix: [String], _ arguments: [String]) -> (String, [String]) {
+            let executable = CommandRunner.executable.path
+            guard let first = prefix.first else { return (executable, arguments) }
+            return (first, Array(prefix.dropFirst()) + [executable] + arguments)
+        }
+        let (listenTool, listenFull) = command(listenerPrefix, ["listen"] + listenArguments)
+        let listener = try BackgroundCommand(
+            executable: listenTool, arguments: listenFull, directory: directory, label: "listener",
+            environment: environment)
+        guard listener.waitForOutput("listening on", seconds: 15) else {
+            listener.stop()
+            Issue.record("the listener did not start: \(listener.standardOutput) \(listener.standardError)")
+            return HostCallRun(listener: listener, caller: listener, listenerStatus: nil, callerStatus: nil)
+        }
+        let (callTool, callFull) = command(callerPrefix, ["call"] + callArguments)
+        let caller = try BackgroundCommand(
+            executable: callTool, arguments: callFull, directory: directory, label: "caller", environment: environment)
+        let callerStatus = caller.waitForExit(seconds: seconds)
+        let listenerStatus = listener.waitForExit(seconds: 10)
+        return HostCallRun(
+            listener: listener, caller: caller, listenerStatus: listenerStatus, callerStatus: callerStatus)
+    }
+
+    /// Checks that `heardPath` carries the speech of `sentFixture`: its loudness over time follows the
+    /// fixture's at some delay, clearly better than it follows the other speech fixture, and it is not
+    /// silence. The bar is modest because a loaded machine makes the jitter buffer drop and insert
+    /// frames, which smears the envelope; a wrong or silent signal stays well below it.
+    static func expectSpeech(
+        heardPath: String, sentFixture: String, lags: ClosedRange<Int> = -50...250, context: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let other = sentFixture == "speech-male.wav" ? "speech-female.wav" : "speech-male.wav"
+        let heard = try SpeechEnvelope.levels(ofFile: heardPath)
+        let sent = try SpeechEnvelope.levels(ofFile: CommandRunner.fixture(sentFixture))
+        let unrelated = try SpeechEnvelope.levels(ofFile: CommandRunner.fixture(other))
+        let match = SpeechEnvelope.bestMatch(heard: heard, sent: sent, lags: lags)
+        let mismatch = SpeechEnvelope.bestMatch(heard: heard, sent: unrelated, lags: lags)
+        #expect(
+            SpeechEnvelope.loudFrames(heard) > 100, "\(heardPath) is nearly silent\n\(context)",
+            sourceLocation: sourceLocation)
+        #expect(
+            match.correlation > 0.5 && match.correlation > mismatch.correlation + 0.1,
+            """
+            envelope correlation \(match.correlation) at lag \(match.lag) frames with \(sentFixture), \
+            \(mismatch.correlation) with \(other)
+            \(context)
+            """,
+            sourceLocation: sourceLocation)
+    }
+
+    /// A TCP/UDP port unlikely to be in use: different per process and per test.
+    static func port(offset: Int) -> Int {
+        20_000 + Int(getpid() % 4_000) * 8 + offset
+    }
+}
