@@ -26,7 +26,8 @@ public final class UDPNetwork: DatagramNetwork {
     /// Binds a UDP socket on `host`:`port` (port 0: any free one).
     ///
     /// - Parameter candidates: the addresses to offer peers; by default every interface address
-    ///   of this host at the bound port (with loopback only when bound to loopback).
+    ///   of the socket's family at the bound port, loopback last (it lets two programs on one host
+    ///   meet without leaving it; a peer elsewhere finds nothing there and uses the others).
     public static func bind(host: String = "0.0.0.0", port: Int = 0, candidates: [PeerAddress]? = nil)
         async throws(TransportError) -> UDPNetwork
     {
@@ -38,7 +39,8 @@ public final class UDPNetwork: DatagramNetwork {
         if let candidates {
             offered = candidates
         } else if host == "0.0.0.0" || host == "::" {
-            offered = CandidateGathering.localCandidates(port: endpoint.localPort, includeLoopback: false)
+            offered = CandidateGathering.localCandidates(port: endpoint.localPort, includeLoopback: true)
+                .filter { $0.family == endpoint.family }
         } else {
             offered = [try PeerAddress(host: host, port: endpoint.localPort)]
         }

@@ -13,12 +13,18 @@ public final class UDPEndpoint: Sendable {
     public let localPort: Int
     /// The address the socket is bound to, as given to `bind`.
     public let localHost: String
+    /// The socket's address family: it can only send to addresses of this family.
+    public let family: PeerAddress.Family
     private let channel: any Channel
     private let counters: DatagramErrorCounters
 
-    private init(channel: any Channel, localHost: String, localPort: Int, counters: DatagramErrorCounters) {
+    private init(
+        channel: any Channel, localHost: String, family: PeerAddress.Family, localPort: Int,
+        counters: DatagramErrorCounters
+    ) {
         self.channel = channel
         self.localHost = localHost
+        self.family = family
         self.localPort = localPort
         self.counters = counters
     }
@@ -51,13 +57,21 @@ public final class UDPEndpoint: Sendable {
             try? await channel.close()
             throw .bindFailed(host: local.host, port: port, reason: "the socket reports no local port")
         }
-        return UDPEndpoint(channel: channel, localHost: local.host, localPort: boundPort, counters: counters)
+        return UDPEndpoint(
+            channel: channel, localHost: local.host, family: local.family, localPort: boundPort, counters: counters)
     }
 
     /// Queues `datagram` for `address` and returns at once. A datagram that cannot be sent (socket
     /// closed, unreachable network, full buffer) is dropped and counted in `sendErrorCount`:
     /// real-time data is never worth retrying.
     public func send(_ datagram: [UInt8], to address: PeerAddress) {
+        // A write to another family fails with an error that makes NIO close the socket, which
+        // would end the direct path to every peer; a peer's candidate of the other family is
+        // simply unreachable from here.
+        guard address.family == family else {
+            counters.sendErrors.add(1, ordering: .relaxed)
+            return
+        }
         let socketAddress: SocketAddress
         do {
             socketAddress = try SocketAddress(ipAddress: address.host, port: address.port)

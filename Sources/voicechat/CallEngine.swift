@@ -28,7 +28,7 @@ struct CallEngine {
         do {
             engine = try VoiceEngine(
                 participant: participant, configuration: options.engineConfiguration(), input: input, output: output,
-                network: CandidateNetwork(udp))
+                network: udp)
         } catch {
             await udp.close()
             throw CommandFailure(error.description)
@@ -48,27 +48,5 @@ struct CallEngine {
     func shutDown() async {
         engine.shutDown()
         await network.close()
-    }
-}
-
-/// The addresses a UDP socket bound to every IPv4 interface offers its peer.
-///
-/// Only IPv4 ones: the socket cannot send to IPv6 addresses, and a failed send to one closes it (the
-/// peer's IPv6 candidates are then not probed either, as no local candidate has that family). Its
-/// loopback address is offered too, so two programs on one host find the direct path without leaving
-/// it; a peer on another host finds nothing there and uses the others.
-final class CandidateNetwork: DatagramNetwork {
-    private let udp: UDPNetwork
-    let localCandidates: [PeerAddress]
-
-    init(_ udp: UDPNetwork) {
-        self.udp = udp
-        let port = udp.endpoint.localPort
-        let interfaces = CandidateGathering.localCandidates(port: port, includeLoopback: true)
-        localCandidates = interfaces.filter { $0.family == .ipv4 }
-    }
-
-    func send(_ datagram: [UInt8], to address: PeerAddress) {
-        udp.send(datagram, to: address)
     }
 }

@@ -69,4 +69,13 @@ private final class DirectClient: VoiceChatClient {
         await aliceNetwork.close()
         await bobNetwork.close()
     }
+
+    @Test func aSocketOnEveryInterfaceOffersOnlyAddressesItCanSendTo() async throws {
+        let network = try await UDPNetwork.bind(host: "0.0.0.0")
+        #expect(!network.localCandidates.isEmpty)
+        #expect(network.localCandidates.allSatisfy { $0.family == .ipv4 && $0.port == network.endpoint.localPort })
+        // Loopback comes last: two programs on one host meet through it, peers elsewhere use the others.
+        #expect(network.localCandidates.last?.isLoopback == true)
+        await network.close()
+    }
 }

@@ -54,6 +54,20 @@ struct UDPEndpointTests {
         #expect(endpoint.sendErrorCount == 1)
     }
 
+    @Test func anAddressOfTheOtherFamilyIsCountedAndTheSocketKeepsWorking() async throws {
+        let inbox = Inbox()
+        let a = try await UDPEndpoint.bind(host: "0.0.0.0") { _, _ in }
+        let b = try await UDPEndpoint.bind(host: "127.0.0.1") { inbox.append($0, from: $1) }
+        #expect(a.family == .ipv4)
+        a.send([6], to: try PeerAddress(host: "::1", port: b.localPort))
+        a.send([4], to: try PeerAddress(host: "127.0.0.1", port: b.localPort))
+        let received = try await inbox.wait(for: 1)
+        #expect(received.map(\.0) == [[4]])
+        #expect(a.sendErrorCount == 1)
+        await a.close()
+        await b.close()
+    }
+
     @Test func bindingATakenPortFailsWithAClearError() async throws {
         let first = try await UDPEndpoint.bind(host: "127.0.0.1") { _, _ in }
         await #expect(throws: TransportError.self) {
