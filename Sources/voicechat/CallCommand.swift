@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import VoiceControl
 import VoiceCore
 import VoiceEngine
 import VoiceSignalling
@@ -40,6 +41,8 @@ struct CallCommand: AsyncParsableCommand {
 
     @OptionGroup var call: CallOptions
 
+    @OptionGroup var observation: ObservationOptions
+
     func validate() throws {
         guard connectTimeout > 0, connectTimeout <= 120 else {
             throw ValidationError("--connect-timeout must be between 0 and 120 seconds, not \(connectTimeout).")
@@ -63,7 +66,8 @@ struct CallCommand: AsyncParsableCommand {
             throw CommandFailure(error.description)
         }
         printStatus("connected to \(link.remoteParticipant) at \(target)")
-        let result = await CallSession.run(local: local, link: link, role: .placing, options: call, until: deadline)
+        let result = await CallSession.run(
+            local: local, link: link, role: .placing, options: call, observation: observation, until: deadline)
         try result.get()
     }
 }
@@ -72,19 +76,25 @@ struct CallCommand: AsyncParsableCommand {
 enum CallSession {
     static func run(
         local: CallEngine, link: TCPSignallingLink, role: CallSessionRunner.Role, options: CallOptions,
-        until deadline: MediaTime?
+        observation: ObservationOptions, until deadline: MediaTime?
     ) async -> Result<Void, CommandFailure> {
         let runner = CallSessionRunner(engine: local.engine, link: link, role: role)
         runner.service.pushToTalk = options.ptt
         let result: Result<Void, CommandFailure>
+        var observers: SessionObservers?
         do throws(CommandFailure) {
+            observers = try await SessionObservers.start(
+                observation, control: CallControl(service: runner.service, remote: runner.remote))
             try local.start()
             let summary = try await runner.run(until: deadline)
+            await observers?.stop()
+            observers = nil
             printStatus(summary.report)
             result = .success(())
         } catch {
             result = .failure(error)
         }
+        await observers?.stop()
         // Let the goodbye leave before the connection closes.
         await link.close()
         await local.shutDown()

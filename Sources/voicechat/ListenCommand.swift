@@ -34,6 +34,8 @@ struct ListenCommand: AsyncParsableCommand {
 
     @OptionGroup var call: CallOptions
 
+    @OptionGroup var observation: ObservationOptions
+
     func validate() throws {
         guard (1...65_535).contains(port) else {
             throw ValidationError("--port must be a number from 1 to 65535, not \(port).")
@@ -65,7 +67,8 @@ struct ListenCommand: AsyncParsableCommand {
         printStatus("\(link.remoteParticipant) connected")
         // The listener stays open during the call, so that another caller hears that this side is busy
         // rather than that nobody listens.
-        let result = await CallSession.run(local: local, link: link, role: .answering, options: call, until: deadline)
+        let result = await CallSession.run(
+            local: local, link: link, role: .answering, options: call, observation: observation, until: deadline)
         await listener.close()
         try result.get()
     }

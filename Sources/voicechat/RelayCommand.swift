@@ -70,7 +70,7 @@ struct RelayCommand: AsyncParsableCommand {
         if let metricsPort = relay.prometheusPort {
             listening += ", metrics at http://127.0.0.1:\(metricsPort)/metrics"
         }
-        StandardOutput.line(listening)
+        printStatus(listening)
         let reporter = RelayReporter(
             admin: relay.admin, interval: reportEvery > 0 ? .milliseconds(Int(reportEvery * 1000)) : nil)
         let group = ServiceGroup(

@@ -18,12 +18,12 @@ struct RelayReporter: Service {
             while !Task.isCancelled {
                 try? await Task.sleep(for: interval)
                 if !Task.isCancelled, let statistics = try? await admin.statistics() {
-                    StandardOutput.line(Self.line(statistics))
+                    printStatus(Self.line(statistics))
                 }
             }
         }
         let final = try? await admin.statistics()
-        StandardOutput.line("relay stopping" + (final.map { ": " + Self.line($0) } ?? ""))
+        printStatus("relay stopping" + (final.map { ": " + Self.line($0) } ?? ""))
     }
 
     static func line(_ statistics: RelayStatistics) -> String {

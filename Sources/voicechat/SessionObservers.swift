@@ -49,7 +49,10 @@ final class SessionObservers: Sendable {
             // the process with the terminal still raw.
             InterruptSignal.install()
             let candidate = InteractiveConsole(control: control)
-            if candidate.start() { console = candidate }
+            if candidate.start() {
+                console = candidate
+                StatusOutput.console.withLock { $0 = candidate }
+            }
         }
         return SessionObservers(statsWriter: statsWriter, controlServer: controlServer, console: console)
     }
@@ -57,19 +60,13 @@ final class SessionObservers: Sendable {
     /// Whether the console is showing (and so owns the terminal's standard output).
     var isInteractive: Bool { console != nil }
 
-    /// Prints a message: above the console's live block when it shows, else as a plain line.
-    func note(_ message: String) {
-        if let console {
-            console.note(message)
-        } else {
-            print(message)
-        }
-    }
-
     /// Stops the console (restoring the terminal), closes the control socket and writes the stats
     /// file's last line.
     func stop() async {
-        console?.stop()
+        if let console {
+            StatusOutput.console.withLock { $0 = nil }
+            console.stop()
+        }
         await controlServer?.close()
         await statsWriter?.close()
     }
