@@ -115,7 +115,7 @@ struct LatencyPeerCommand: ParsableCommand {
         writer.write("ready")
         while let line = readLine(strippingNewline: true), line != "stop" {
             if line == "stats" {
-                writer.write("stats " + deviceStatistics(microphone: microphone, speaker: speaker))
+                writer.write("stats " + deviceStatistics(microphone: microphone, speaker: speaker) + "}")
             }
         }
         running.value = false
@@ -128,7 +128,9 @@ struct LatencyPeerCommand: ParsableCommand {
         let capture = microphone.statistics
         let playback = speaker.statistics
         return "{\"capture_xruns\": \(capture.xruns), \"capture_ring_dropped\": \(capture.ringStarvedFrames), "
-            + "\"playback_xruns\": \(playback.xruns), \"playback_ring_starved\": \(playback.ringStarvedFrames)"
+            + "\"playback_xruns\": \(playback.xruns), \"playback_ring_starved\": \(playback.ringStarvedFrames), "
+            + "\"capture_backlog_frames\": \(microphone.availableToRead), "
+            + "\"playback_queued_frames\": \(speaker.queuedFrames)"
     }
 
     private func statistics(engine: VoiceEngine, microphone: ALSACaptureDevice, speaker: ALSAPlaybackDevice)
