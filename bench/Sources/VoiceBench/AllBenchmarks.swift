@@ -72,14 +72,14 @@ struct AllBenchmarks: ParsableCommand {
             if Self.plotting.contains(name) { arguments += ["--report-directory", folder + "/" + name] }
             print("== bench/run \(arguments.joined(separator: " "))")
             // The child writes straight to the same output; ours must not wait in a buffer.
-            fflush(stdout)
+            fflush(nil)
             let started = Date()
             let outcome = runBenchmark(name: name, arguments: arguments, log: folder + "/\(name).log")
             outcomes.append(outcome)
             print(
                 "== \(name): \(outcome.verdict) in \(Int(Date().timeIntervalSince(started))) s, "
                     + "\(outcome.figures.count) figures")
-            fflush(stdout)
+            fflush(nil)
         }
         let markdown = SuiteReport(outcomes: outcomes, quick: quick, folder: folder).markdown()
         try markdown.write(toFile: folder + "/REPORT.md", atomically: true, encoding: .utf8)
