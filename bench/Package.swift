@@ -27,6 +27,7 @@ let package = Package(
                 .product(name: "VoiceWire", package: "voicechat"),
                 .product(name: "VoiceMedia", package: "voicechat"),
                 .product(name: "VoiceTransport", package: "voicechat"),
+                .product(name: "VoiceEngine", package: "voicechat"),
                 .product(name: "VoiceTesting", package: "voicechat"),
                 .product(name: "VoiceRelay", package: "voicechat"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -7,6 +7,29 @@ struct BenchmarkFigure {
     var unit: String
     /// The same figure for the reference measured in the same run, where there is one.
     var baseline: Double?
+    /// What the figure must reach, where the issue sets a target for it.
+    var target: BenchmarkTarget?
+}
+
+/// A bound a figure must respect; failing it fails the benchmark.
+struct BenchmarkTarget {
+    enum Comparison: String {
+        case atMost = "<="
+        case atLeast = ">="
+    }
+
+    var comparison: Comparison
+    var limit: Double
+
+    static func atMost(_ limit: Double) -> BenchmarkTarget { BenchmarkTarget(comparison: .atMost, limit: limit) }
+    static func atLeast(_ limit: Double) -> BenchmarkTarget { BenchmarkTarget(comparison: .atLeast, limit: limit) }
+
+    func isMet(by value: Double) -> Bool {
+        switch comparison {
+        case .atMost: value <= limit
+        case .atLeast: value >= limit
+        }
+    }
 }
 
 /// Collects a benchmark's figures and threshold checks, then prints a table followed by one
@@ -20,8 +43,16 @@ struct BenchmarkReport {
         self.bench = bench
     }
 
-    mutating func add(_ metric: String, _ value: Double, unit: String, baseline: Double? = nil) {
-        figures.append(BenchmarkFigure(metric: metric, value: value, unit: unit, baseline: baseline))
+    /// Adds a figure; with a `target`, also a threshold that the figure must meet.
+    mutating func add(
+        _ metric: String, _ value: Double, unit: String, baseline: Double? = nil, target: BenchmarkTarget? = nil
+    ) {
+        figures.append(BenchmarkFigure(metric: metric, value: value, unit: unit, baseline: baseline, target: target))
+        if let target, !target.isMet(by: value) {
+            failures.append(
+                "\(metric) is \(format(value)) \(unit); the target is \(target.comparison.rawValue) \(format(target.limit))"
+            )
+        }
     }
 
     /// Records a threshold; a failed one makes the benchmark exit non-zero after printing.
@@ -38,13 +69,21 @@ struct BenchmarkReport {
             let ratio = figure.baseline.map { $0 == 0 ? "-" : format(figure.value / $0, digits: 3) } ?? "-"
             print(
                 pad(figure.metric, metricWidth) + "  " + pad(format(figure.value), 14) + "  "
-                    + pad(figure.baseline.map { format($0) } ?? "-", 14) + "  " + pad(ratio, 7) + "  " + figure.unit)
+                    + pad(figure.baseline.map { format($0) } ?? "-", 14) + "  " + pad(ratio, 7) + "  " + figure.unit
+                    + (figure.target.map {
+                        "  (target \($0.comparison.rawValue) \(format($0.limit)): \($0.isMet(by: figure.value) ? "met" : "MISSED"))"
+                    } ?? ""))
         }
         for failure in failures { print("THRESHOLD FAILED: \(failure)") }
         for figure in figures {
             var line =
                 "{\"bench\": \(json(bench)), \"metric\": \(json(figure.metric)), \"value\": \(format(figure.value))"
-            line += ", \"unit\": \(json(figure.unit)), \"baseline\": \(figure.baseline.map { format($0) } ?? "null")}"
+            line += ", \"unit\": \(json(figure.unit)), \"baseline\": \(figure.baseline.map { format($0) } ?? "null")"
+            if let target = figure.target {
+                line += ", \"target\": \(json(target.comparison.rawValue + " " + format(target.limit)))"
+                line += ", \"pass\": \(target.isMet(by: figure.value))"
+            }
+            line += "}"
             print(line)
         }
         return failures.isEmpty

@@ -1,0 +1,196 @@
+import Foundation
+import VoiceCore
+import VoiceDevices
+
+/// One measured run of the latency benchmark: the processes under test (two engine peers in a
+/// call, or the bare device copy), the click train played into the near end's microphone port
+/// and the far end's speaker port recorded, all on one JACK server.
+///
+/// The benchmark is a JACK client of its own through two ALSA jack PCMs: `lat_inj` plays the
+/// clicks, and the 2-channel `lat_det` records the clicks as they enter the near end's
+/// microphone (channel 0) and what leaves the far end's speaker (channel 1). Both channels pass
+/// through the same capture in the same JACK cycle, so their difference is the latency from
+/// the microphone port to the speaker port and nothing of the benchmark's own buffering.
+struct LatencyRun {
+    enum Kind: String {
+        case engine, baseline
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    struct Result {
+        /// The clicks after the warm-up, found or not.
+        var arrivals: [ClickTrain.Arrival]
+        /// The far end's (B's) statistics line, and the near end's (A's) for a call.
+        var farStatistics: [String: Double]
+        var nearStatistics: [String: Double]
+    }
+
+    let kind: Kind
+    let mode: LatencyMode
+    let server: JACKDummyServer
+    let train: ClickTrain
+    let bufferPeriods: Int
+    let seconds: Double
+    let warmupSeconds: Double
+    /// A fresh suffix for JACK client names, so that a client still closing never clashes.
+    let tag: String
+    let directory: String
+
+    static let leadSeconds = 0.2
+
+    func measure() throws -> Result {
+        let configuration = try writeALSAConfiguration()
+        let environment = ["ALSA_CONFIG_PATH": configuration, "JACK_DEFAULT_SERVER": server.name]
+        setenv("ALSA_CONFIG_PATH", configuration, 1)
+        defer { try? FileManager.default.removeItem(atPath: configuration) }
+
+        let common = [
+            "--frame-ms", "\(mode.frameMilliseconds)", "--period-frames", "\(mode.periodFrames)",
+            "--buffer-periods", "\(bufferPeriods)", "--margin-frames", "\(mode.marginFrames)",
+            "--percentile", "\(mode.percentile)",
+        ]
+        var peers: [PeerProcess] = []
+        defer { for peer in peers { peer.stop() } }
+        let near: PeerProcess
+        let far: PeerProcess
+        switch kind {
+        case .baseline:
+            near = try PeerProcess(
+                label: "copy",
+                arguments: ["latency-peer", "--role", "copy", "--capture", "lat_a_mic", "--playback", "lat_b_spk"]
+                    + common, environment: environment)
+            far = near
+            peers = [near]
+        case .engine:
+            let other = LockedValue<PeerProcess?>(nil)
+            let otherOfFar = LockedValue<PeerProcess?>(nil)
+            // The benchmark is the app: it carries each peer's signalling to the other.
+            near = try PeerProcess(
+                label: "peer a",
+                arguments: [
+                    "latency-peer", "--role", "caller", "--participant", "a", "--remote", "b", "--capture",
+                    "lat_a_mic", "--playback", "lat_a_spk",
+                ] + common, environment: environment
+            ) { line in
+                guard line.hasPrefix("signal ") else { return false }
+                other.value?.send(line)
+                return true
+            }
+            peers.append(near)
+            far = try PeerProcess(
+                label: "peer b",
+                arguments: [
+                    "latency-peer", "--role", "callee", "--participant", "b", "--remote", "a", "--capture",
+                    "lat_b_mic", "--playback", "lat_b_spk",
+                ] + common, environment: environment
+            ) { line in
+                guard line.hasPrefix("signal ") else { return false }
+                otherOfFar.value?.send(line)
+                return true
+            }
+            peers.append(far)
+            other.value = far
+            otherOfFar.value = near
+        }
+        for peer in peers {
+            guard let line = peer.waitForLine(prefixes: ["ready", "failed"], timeout: 30), line == "ready" else {
+                throw Failure(description: "\(peer.label) did not open its devices (see its messages above)")
+            }
+        }
+        if kind == .engine {
+            near.send("call")
+            for peer in peers {
+                guard let line = peer.waitForLine(prefixes: ["started", "failed"], timeout: 20),
+                    line.hasPrefix("started")
+                else {
+                    throw Failure(description: "the call did not start at \(peer.label)")
+                }
+            }
+        }
+
+        let total = Self.leadSeconds + warmupSeconds + seconds
+        let signal = train.signal(seconds: total, leadSeconds: Self.leadSeconds)
+        let recording = try play(signal, seconds: total)
+        let reference = stride(from: 0, to: recording.count - 1, by: 2).map { recording[$0] }
+        let received = stride(from: 1, to: recording.count, by: 2).map { recording[$0] }
+        let maximum = min(train.intervalSeconds * 800, 400)
+        let measured = train.arrivals(reference: reference, received: received, maximumLatencyMilliseconds: maximum)
+            .filter { $0.sentSeconds >= Self.leadSeconds + warmupSeconds - 0.05 }
+
+        far.send("stats")
+        let farStatistics = parse(far.waitForLine(prefixes: ["stats "], timeout: 5))
+        var nearStatistics: [String: Double] = [:]
+        if kind == .engine {
+            near.send("stats")
+            nearStatistics = parse(near.waitForLine(prefixes: ["stats "], timeout: 5))
+        }
+        return Result(
+            arrivals: measured, farStatistics: farStatistics, nearStatistics: nearStatistics)
+    }
+
+    /// Plays `signal` into the near end's microphone port and records both channels.
+    private func play(_ signal: [Float], seconds: Double) throws -> [Float] {
+        let frames = signal.count + 48_000
+        let injector = try ALSAPlaybackDevice(
+            ALSADeviceConfiguration(
+                name: "lat_inj", sampleFormat: .float32, periodFrames: mode.periodFrames,
+                bufferFrames: 4 * mode.periodFrames, ringFrames: frames))
+        let detector = try ALSACaptureDevice(
+            ALSADeviceConfiguration(
+                name: "lat_det", channels: 2, sampleFormat: .float32, periodFrames: mode.periodFrames,
+                bufferFrames: 4 * mode.periodFrames, ringFrames: frames))
+        try server.connect("inj\(tag):out_000", to: "amic\(tag):in_000")
+        try server.connect("inj\(tag):out_000", to: "det\(tag):in_000")
+        try server.connect("bspk\(tag):out_000", to: "det\(tag):in_001")
+        guard signal.withUnsafeBufferPointer({ injector.write($0) }) == signal.count else {
+            throw Failure(description: "the injector's ring took only part of the click train")
+        }
+        try detector.start()
+        try injector.start()
+        injector.stop()  // returns once the whole train has played
+        usleep(500_000)
+        detector.stop()
+        var recording = [Float](repeating: 0, count: detector.availableToRead * 2)
+        let read = recording.withUnsafeMutableBufferPointer { detector.read(into: $0) }
+        recording.removeLast(recording.count - read * 2)
+        if read < Int(seconds * 48_000) {
+            throw Failure(
+                description: "recorded \(read) frames of \(Int(seconds * 48_000)); ports: \(server.connections())")
+        }
+        return recording
+    }
+
+    /// One jack PCM per port of the chain; every PCM is wired to a system port at first (the
+    /// plugin refuses to open without a connection), and the benchmark adds the chain's own.
+    private func writeALSAConfiguration() throws -> String {
+        func playback(_ pcm: String, _ client: String) -> String {
+            "pcm.\(pcm) { type jack name \"\(client)\(tag)\" playback_ports { 0 system:playback_1 } }"
+        }
+        func capture(_ pcm: String, _ client: String) -> String {
+            "pcm.\(pcm) { type jack name \"\(client)\(tag)\" capture_ports { 0 system:capture_1 } }"
+        }
+        let text = """
+            </usr/share/alsa/alsa.conf>
+            \(playback("lat_inj", "inj"))
+            pcm.lat_det { type jack name "det\(tag)" capture_ports { 0 system:capture_1 1 system:capture_2 } }
+            \(capture("lat_a_mic", "amic"))
+            \(playback("lat_a_spk", "aspk"))
+            \(capture("lat_b_mic", "bmic"))
+            \(playback("lat_b_spk", "bspk"))
+
+            """
+        let path = directory + "/asound-\(tag).conf"
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    private func parse(_ line: String?) -> [String: Double] {
+        guard let line, let data = line.dropFirst("stats ".count).data(using: .utf8),
+            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else { return [:] }
+        return object.compactMapValues { ($0 as? NSNumber)?.doubleValue }
+    }
+}
