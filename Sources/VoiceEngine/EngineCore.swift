@@ -17,6 +17,22 @@ public struct EngineCounters: Sendable, Hashable, Codable {
     public var voiceForStoppedChannels = 0
     /// Datagrams sent, by path kind.
     public var datagramsSent: [String: Int] = [:]
+    /// Audio the engine thread dropped to catch up with its devices after a stall.
+    public var deviceCatchUp = DeviceCatchUp()
+
+    /// What keeping the devices' delay bounded cost.
+    public struct DeviceCatchUp: Sendable, Hashable, Codable {
+        /// Captured samples dropped because they had waited a whole window behind the engine.
+        public var captureSamplesDropped = 0
+        /// Mixed frames not queued for playback because the speaker's queue had stood above a frame
+        /// for a whole window.
+        public var playbackFramesSkipped = 0
+
+        public init(captureSamplesDropped: Int = 0, playbackFramesSkipped: Int = 0) {
+            self.captureSamplesDropped = captureSamplesDropped
+            self.playbackFramesSkipped = playbackFramesSkipped
+        }
+    }
 
     public init() {}
 }

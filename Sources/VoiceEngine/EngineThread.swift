@@ -37,6 +37,10 @@ final class EngineThread: Sendable {
         done.wait()
     }
 
+    /// Frames a backlog must stand, on either side, before it is trimmed: long enough that ordinary
+    /// scheduling jitter never costs audio, short enough that a stall's delay is gone within a second.
+    static let standingWindowFrames = 50
+
     private func run() {
         let samples = engine.frameSamples
         let period = engine.configuration.frameDuration.nanoseconds
@@ -48,20 +52,37 @@ final class EngineThread: Sendable {
             capture.deallocate()
             mix.deallocate()
         }
+        // A real-time microphone is emptied every frame (its ring must not fill behind the
+        // engine's back); an on-demand source gives exactly what is asked, one frame per tick.
+        let backlog =
+            input?.pacing == .realTime
+            ? CaptureBacklog(
+                frameSamples: samples, capacitySamples: 24_000, windowFrames: Self.standingWindowFrames) : nil
+        var playback = output.map { PlaybackPacer(output: $0, frameSamples: samples) }
         var filled = 0
+        var reported = EngineCounters.DeviceCatchUp()
         var deadline = MediaTime.monotonicNow()
         while running.load(ordering: .acquiring) {
             var captured: UnsafeBufferPointer<Float>?
             if let input {
-                filled += input.read(into: UnsafeMutableBufferPointer(rebasing: capture[filled..<samples]))
-                if filled == samples {
-                    captured = UnsafeBufferPointer(capture)
-                    filled = 0
+                if let backlog {
+                    if backlog.nextFrame(from: input, into: capture) { captured = UnsafeBufferPointer(capture) }
+                } else {
+                    filled += input.read(into: UnsafeMutableBufferPointer(rebasing: capture[filled..<samples]))
+                    if filled == samples {
+                        captured = UnsafeBufferPointer(capture)
+                        filled = 0
+                    }
                 }
             }
             engine.tick(at: MediaTime.monotonicNow(), captured: captured, output: mix)
-            if let output, output.availableToWrite >= samples {
-                _ = output.write(UnsafeBufferPointer(mix))
+            playback?.write(UnsafeBufferPointer(mix))
+            let catchUp = EngineCounters.DeviceCatchUp(
+                captureSamplesDropped: backlog?.droppedSamples ?? 0,
+                playbackFramesSkipped: playback?.skippedFrames ?? 0)
+            if catchUp != reported {
+                engine.withCore { $0.counters.deviceCatchUp = catchUp }
+                reported = catchUp
             }
             deadline += period
             let now = MediaTime.monotonicNow()
