@@ -87,7 +87,7 @@ let package = Package(
         .target(
             name: "VoiceSignalling",
             dependencies: [
-                "VoiceCore", "VoiceEngine",
+                "VoiceCore", "VoiceEngine", "VoiceRelay",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
@@ -123,7 +123,10 @@ let package = Package(
         .testTarget(name: "VoiceTestingTests", dependencies: ["VoiceTesting", "VoiceCore"]),
         .testTarget(
             name: "VoiceEngineTests",
-            dependencies: ["VoiceEngine", "VoiceTransport", "VoiceWire", "VoiceCore", "VoiceTesting", "VoiceRelay"]
+            dependencies: [
+                "VoiceEngine", "VoiceTransport", "VoiceWire", "VoiceCore", "VoiceTesting", "VoiceSignalling",
+                "VoiceRelay",
+            ]
         ),
         .testTarget(
             name: "VoiceTransportTests", dependencies: ["VoiceTransport", "VoiceCore", "VoiceWire", "VoiceTesting"]),
