@@ -58,7 +58,10 @@ let package = Package(
         ),
         .target(
             name: "VoiceEngine",
-            dependencies: ["VoiceCore", "VoiceCodec", "VoiceWire", "VoiceMedia", "VoiceTransport"]
+            dependencies: [
+                "VoiceCore", "VoiceCodec", "VoiceWire", "VoiceMedia", "VoiceTransport", "VoiceRelay",
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
         ),
         .target(
             name: "VoiceRelay",
@@ -102,7 +105,7 @@ let package = Package(
         .testTarget(name: "VoiceTestingTests", dependencies: ["VoiceTesting", "VoiceCore"]),
         .testTarget(
             name: "VoiceEngineTests",
-            dependencies: ["VoiceEngine", "VoiceTransport", "VoiceWire", "VoiceCore", "VoiceTesting"]
+            dependencies: ["VoiceEngine", "VoiceTransport", "VoiceWire", "VoiceCore", "VoiceTesting", "VoiceRelay"]
         ),
         .testTarget(
             name: "VoiceTransportTests", dependencies: ["VoiceTransport", "VoiceCore", "VoiceWire", "VoiceTesting"]),
