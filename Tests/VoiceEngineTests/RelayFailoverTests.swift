@@ -55,8 +55,9 @@ import VoiceTransport
         }
         try await relayWorld.run(seconds: 1.5, players)
         #expect(bob.heardLevel(of: alice.frequency, lastSeconds: 1) > 0.05)
-        #expect(alice.matchEvents.withLock { $0 }.last { if case .pathChanged = $0 { true } else { false } }
-            == .pathChanged(player: "bob", path: .direct))
+        #expect(
+            alice.matchEvents.withLock { $0 }.last { if case .pathChanged = $0 { true } else { false } }
+                == .pathChanged(player: "bob", path: .direct))
         #expect(!alice.matchEvents.withLock { $0 }.contains(.playerConnection(player: "bob", connected: false)))
         await relayWorld.shutdown(players)
     }

@@ -16,7 +16,8 @@ import VoiceWire
         var red: [ParticipantID: VoiceChannel] = [:]
         var blue: [ParticipantID: VoiceChannel] = [:]
         for player in players {
-            let match = try player.join("arena", players: players.map(\.name), relay: try relayWorld.options(player.name))
+            let match = try player.join(
+                "arena", players: players.map(\.name), relay: try relayWorld.options(player.name))
             red[player.name] = try match.voiceChat(named: "red")
             blue[player.name] = try match.voiceChat(named: "blue")
         }
@@ -88,7 +89,8 @@ import VoiceWire
         let players = [alice, bob]
         var bobOptions = try relayWorld.options("bob")
         bobOptions.allowsTCP = false
-        let aliceMatch = try alice.join("arena", players: ["alice", "bob"], relay: try relayWorld.options("alice", isPrimary: false))
+        let aliceMatch = try alice.join(
+            "arena", players: ["alice", "bob"], relay: try relayWorld.options("alice", isPrimary: false))
         let bobMatch = try bob.join("arena", players: ["alice", "bob"], relay: bobOptions)
         for match in [aliceMatch, bobMatch] {
             let channel = try match.voiceChat(named: "team")
