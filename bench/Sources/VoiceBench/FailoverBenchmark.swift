@@ -61,9 +61,14 @@ struct FailoverBenchmark: ParsableCommand {
             for scenario in scenarios {
                 var times: [Double] = []
                 for _ in 0..<repetitions {
-                    let run = try await FailoverRun.measure(
-                        fallback: scenario.fallback, configuration: scenario.configuration, warmup: warmupTime,
-                        relay: relay)
+                    let run: (gap: MediaTime, maximumTickDelay: Double)
+                    do {
+                        run = try await FailoverRun.measure(
+                            fallback: scenario.fallback, configuration: scenario.configuration, warmup: warmupTime,
+                            relay: relay)
+                    } catch let error as FailoverRun.NoFailover {
+                        throw FailoverRun.NoFailover(description: "failover \(scenario.name): \(error)")
+                    }
                     times.append(run.gap.milliseconds)
                     tickDelay = max(tickDelay, run.maximumTickDelay)
                 }
@@ -174,7 +179,11 @@ enum FailoverRun {
             if failedAt == nil, now - start >= warmup {
                 // On a loaded machine the driver can stall long enough for every route to look dead;
                 // wait for the call to recover rather than fail a route that is not in use.
-                guard let index = a.socketCarryingVoice(), b.socketCarryingVoice() != nil else {
+                // (Also wait for voice on the route: without direct candidates, the relay routes only
+                // become active once the direct check time is over.)
+                guard let index = a.socketCarryingVoice(), b.socketCarryingVoice() != nil,
+                    b.voiceArrivals().contains(where: { $0.socket == index })
+                else {
                     if now - start > warmup + 10 * MediaTime.nanosecondsPerSecond {
                         throw NoFailover(
                             description: "no route was active after the warm-up (A: \(a.stateDescription), B: "
