@@ -60,7 +60,10 @@ let package = Package(
         ),
         .target(
             name: "VoiceEngine",
-            dependencies: ["VoiceCore", "VoiceCodec", "VoiceWire", "VoiceMedia", "VoiceTransport"]
+            dependencies: [
+                "VoiceCore", "VoiceCodec", "VoiceWire", "VoiceMedia", "VoiceTransport", "VoiceRelay",
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
         ),
         .target(
             name: "VoiceRelay",

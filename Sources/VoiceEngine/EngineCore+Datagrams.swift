@@ -43,6 +43,9 @@ extension EngineCore {
         in session: Session, now: MediaTime
     ) {
         guard session.peers[name]?.isGone == false else { return }
+        // With the relay as the primary path this participant's address stays hidden: nothing
+        // answers on a direct route, not even a probe from a peer that learnt it elsewhere.
+        if case .direct = route, session.relay?.isPrimary == true { return }
         session.peers[name]?.paths?.receivedTraffic(on: route, now: now)
         switch header.content {
         case .voice:

@@ -4,7 +4,7 @@ import VoiceWire
 extension EngineCore {
     func joinMatch(
         _ match: String, players: [ParticipantID], client: any VoiceChatClient, events: SessionEvents,
-        now: MediaTime
+        relay: RelayLink? = nil, now: MediaTime
     ) throws(VoiceChatError) {
         guard !match.isEmpty, match.utf8.count <= SignallingMessage.maximumIdentifierBytes else {
             throw .invalidPlayers("a match ID must be 1…256 bytes")
@@ -20,6 +20,7 @@ extension EngineCore {
             seen[id] = player
         }
         let session = Session(reference: .match(match), client: client, events: events)
+        session.relay = relay.map { SessionRelay(link: $0) }
         for player in others { session.peers[player] = RemotePeer(participant: player) }
         createOwnKey(channel: 0, in: session)
         sessions[session.reference] = session
@@ -121,6 +122,7 @@ extension EngineCore {
             throw .media(error.description)
         }
         if !started { removeStreams(in: session) { $0.channel == number } }
+        mirrorToRelay(session)
         let announcement = ChannelAnnouncement(number: number, name: channel.name, isStarted: started)
         for peer in session.peers.values where !peer.isGone {
             sendSignalling(.channel(match: match, announcement), to: peer.participant, in: session)
@@ -155,7 +157,14 @@ extension EngineCore {
         let session = try matchSession(match)
         guard let channel = session.channels[number] else { throw .outOfRange("unknown channel") }
         guard session.peers[player] != nil else { throw .invalidPlayers("\"\(player)\" is not a player of the match") }
-        try? mixer.setPlayer(MediaID(participant: player).rawValue, muted: muted, channel: channel.mixerChannel)
+        let id = MediaID(participant: player)
+        try? mixer.setPlayer(id.rawValue, muted: muted, channel: channel.mixerChannel)
+        if muted {
+            session.channels[number]?.mutedPlayers.insert(id)
+        } else {
+            session.channels[number]?.mutedPlayers.remove(id)
+        }
+        mirrorToRelay(session)
     }
 
     func sendGameData(_ data: [UInt8], to players: [ParticipantID]?, mode: GameDataMode, match: String)

@@ -20,8 +20,9 @@ extension EngineCore {
         }
     }
 
-    /// Encodes the captured frame once per session that sends, seals it once, and sends the same
-    /// envelope to every peer listening to that channel.
+    /// Encodes the captured frame once per session that sends and sends it to every peer listening
+    /// to that channel: one envelope for all of them when the relay makes the copies, else one
+    /// for the direct and app-carried peers and one per peer behind the relay.
     func sendCaptured(_ frame: UnsafeBufferPointer<Float>, now: MediaTime) {
         if inputMeteringEnabled { inputMeter.process(frame) }
         for session in sessions.values {
@@ -43,12 +44,35 @@ extension EngineCore {
             guard count > 0 else { continue }
             let listeners = session.listeners(of: channel)
             guard !listeners.isEmpty else { continue }
-            let envelope = seal(
-                .voice, channel: channel, destination: SealedEnvelopeHeader.everyone,
-                plaintext: UnsafeRawBufferPointer(rebasing: packet[0..<count]), in: session)
-            guard let envelope else { continue }
+            let voice = UnsafeRawBufferPointer(rebasing: packet[0..<count])
+            if let kind = sharedRelayRoute(of: listeners) {
+                let envelope = seal(
+                    .voice, channel: channel, destination: SealedEnvelopeHeader.everyone, plaintext: voice,
+                    in: session)
+                guard let envelope else { continue }
+                counters.datagramsSent[kind.rawValue, default: 0] += 1
+                sendThroughRelay(envelope, via: kind, in: session)
+                continue
+            }
+            // Direct and app-carried peers share one envelope; the relay forwards by the clear
+            // header, so each peer behind it gets one addressed to it.
+            var everyone: [UInt8]?
             for peer in listeners {
-                if let route = peer.activeRoute { send(envelope, to: peer, route: route, session: session) }
+                guard let route = peer.activeRoute else { continue }
+                let envelope: [UInt8]?
+                switch route.kind {
+                case .relayUDP, .relayTCP:
+                    envelope = seal(
+                        .voice, channel: channel, destination: peer.mediaID.rawValue, plaintext: voice, in: session)
+                case .direct, .appCarried:
+                    everyone =
+                        everyone
+                        ?? seal(
+                            .voice, channel: channel, destination: SealedEnvelopeHeader.everyone, plaintext: voice,
+                            in: session)
+                    envelope = everyone
+                }
+                if let envelope { send(envelope, to: peer, route: route, session: session) }
             }
         }
     }

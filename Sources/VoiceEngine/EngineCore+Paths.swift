@@ -5,11 +5,16 @@ import VoiceWire
 extension EngineCore {
     /// A path selector for a peer whose offer arrived, restricted to what both ends can use.
     func makePaths(for offer: SessionOffer, in session: Session, now: MediaTime) -> PathSelector {
+        let isRelayPrimary = session.relay?.isPrimary == true
+        var pathConfiguration = configuration.paths
+        // Without direct candidates there is nothing to wait for before using the relay.
+        if isRelayPrimary { pathConfiguration.directCheckTimeout = 0 }
         var paths = PathSelector(
-            configuration: configuration.paths, localCandidates: network?.localCandidates ?? [],
-            appCarriedAvailable: session.client.offersRealTimeData && offer.offersRealTime, now: now)
+            configuration: pathConfiguration, localCandidates: isRelayPrimary ? [] : network?.localCandidates ?? [],
+            appCarriedAvailable: appCarriedAllowed(in: session) && offer.offersRealTime, now: now)
         paths.setPreferred(configuration.forcedPath)
-        paths.addRemoteCandidates(offer.candidates, now: now)
+        if !isRelayPrimary { paths.addRemoteCandidates(offer.candidates, now: now) }
+        for kind in session.relay?.joined.sorted() ?? [] { paths.setRelayAvailable(kind, true, now: now) }
         return paths
     }
 

@@ -149,7 +149,8 @@ extension EngineCore {
 
     func offer(for session: Session) -> SessionOffer {
         SessionOffer(
-            publicKey: session.keyAgreement.publicKeyBytes, candidates: network?.localCandidates ?? [],
+            publicKey: session.keyAgreement.publicKeyBytes,
+            candidates: session.relay?.isPrimary == true ? [] : network?.localCandidates ?? [],
             offersRealTime: session.client.offersRealTimeData)
     }
 

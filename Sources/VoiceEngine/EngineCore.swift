@@ -134,8 +134,7 @@ final class EngineCore {
         case .appCarried:
             outbox.append(.realTime(bytes, to: peer.participant, client: session.client))
         case .relayUDP, .relayTCP:
-            // Relay routes are only offered to a selector once a relay is configured.
-            break
+            sendThroughRelay(bytes, via: route.kind, in: session)
         }
     }
 

@@ -14,6 +14,10 @@ enum OutgoingItem {
     case signalling([UInt8], to: ParticipantID, client: any VoiceChatClient)
     case realTime([UInt8], to: ParticipantID, client: any VoiceChatClient)
     case datagram([UInt8], to: PeerAddress)
+    /// An envelope for the relay, through its UDP or TCP client.
+    case relayDatagram([UInt8], via: RealTimePathKind, link: RelayLink)
+    /// What the relay should forward to this participant: its started channels and muted players.
+    case relayInterest(channels: Set<UInt16>, muted: Set<UInt32>, link: RelayLink)
     case callEvent(VoiceChatEvent, EventSink<VoiceChatEvent>)
     case matchEvent(MatchEvent, EventSink<MatchEvent>)
 }

@@ -13,26 +13,56 @@ public final class Match: Sendable {
     public let client: any VoiceChatClient
     /// Player states per channel, connections, path changes and game data, in order.
     public let events: AsyncStream<MatchEvent>
+    /// The relay this match uses, if any.
+    public let relay: RelayOptions?
     private let sink: EventSink<MatchEvent>
+    private let relayLink: RelayLink?
 
     /// Joins the match: introduces this engine to every other player in `players`.
     ///
-    /// - Parameter onEvent: called with every event as well, right after it happens (never under
-    ///   the engine's lock, never on an audio thread).
+    /// - Parameters:
+    ///   - relay: a relay for this match's voice and unreliable game data: a path that works when
+    ///     no direct one does (or, with `isPrimary`, the path from the start). The engine joins it
+    ///     over UDP and TCP at once, as allowed, so that either takes over within about a second.
+    ///   - onEvent: called with every event as well, right after it happens (never under the
+    ///     engine's lock, never on an audio thread).
     public init(
         engine: VoiceEngine, client: any VoiceChatClient, matchID: String, players: [ParticipantID],
-        onEvent: (@Sendable (MatchEvent) -> Void)? = nil
+        relay: RelayOptions? = nil, onEvent: (@Sendable (MatchEvent) -> Void)? = nil
     ) throws(VoiceChatError) {
         self.matchID = matchID
         self.engine = engine
         self.client = client
+        self.relay = relay
         let (events, continuation) = AsyncStream.makeStream(of: MatchEvent.self)
         self.events = events
         let sink = EventSink(continuation: continuation, handler: onEvent)
         self.sink = sink
+        if let relay { try Self.validate(relay) }
+        let link = relay.map {
+            RelayLink(
+                options: $0, participant: engine.participant, matchID: matchID,
+                forcedPath: engine.configuration.forcedPath)
+        }
+        relayLink = link
         let now = engine.now
         try engine.withCore { core throws(VoiceChatError) in
-            try core.joinMatch(matchID, players: players, client: client, events: .match(sink), now: now)
+            try core.joinMatch(
+                matchID, players: players, client: client, events: .match(sink), relay: link, now: now)
+        }
+        link?.start(engine: engine)
+    }
+
+    private static func validate(_ relay: RelayOptions) throws(VoiceChatError) {
+        guard !relay.host.isEmpty else { throw .outOfRange("the relay's host is empty; give its name or address") }
+        for port in [relay.port, relay.tcpPort ?? relay.port] where !(1...65_535).contains(port) {
+            throw .outOfRange("relay port \(port) is outside 1…65535")
+        }
+        guard !relay.token.isEmpty else {
+            throw .outOfRange("the relay token is empty; the game server issues one per match and player")
+        }
+        guard relay.allowsUDP || relay.allowsTCP else {
+            throw .outOfRange("the relay options allow neither UDP nor TCP; allow at least one")
         }
     }
 
@@ -87,10 +117,24 @@ public final class Match: Sendable {
         engine.withCore { core in core.sessions[.match(matchID)]?.peers[player]?.activeRoute?.kind }
     }
 
-    /// Leaves the match, telling every player.
+    /// Leaves the match, telling every player, and closes the relay connections in the background.
     public func disconnect() {
         engine.withCore { core in core.leaveMatch(matchID) }
         sink.continuation.finish()
+        if let relayLink { Task { await relayLink.close() } }
+    }
+
+    /// Leaves the match like `disconnect()`, and returns once the relay connections are closed.
+    public func leave() async {
+        engine.withCore { core in core.leaveMatch(matchID) }
+        sink.continuation.finish()
+        await relayLink?.close()
+    }
+
+    /// A fresh relay token for this player (after `.relayFailed(_, .refused(.expired))`, for
+    /// instance): the relay clients join again with it.
+    public func updateRelayToken(_ token: String) {
+        relayLink?.updateToken(token)
     }
 }
 

@@ -33,6 +33,8 @@ struct LocalChannel {
     /// The mixer's ID for it (unique across sessions).
     let mixerChannel: UInt16
     var isStarted = false
+    /// Players this participant muted in this channel.
+    var mutedPlayers: Set<MediaID> = []
 }
 
 /// The sender-key state of one of this participant's channels.

@@ -58,6 +58,8 @@ final class Session {
     var hasStarted = false
     /// Events of a call go to the service; of a match, to the match.
     let events: SessionEvents
+    /// The match's relay, when the app gave it one.
+    var relay: SessionRelay?
 
     init(reference: SessionReference, client: any VoiceChatClient, events: SessionEvents) {
         self.reference = reference

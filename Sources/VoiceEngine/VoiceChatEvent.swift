@@ -53,4 +53,7 @@ public enum MatchEvent: Sendable, Hashable {
     case data([UInt8], from: ParticipantID, mode: GameDataMode)
     /// A signalling message was refused; nothing it said was used.
     case signallingRejected(from: ParticipantID, error: SignallingError)
+    /// The relay transport `path` (`.relayUDP` or `.relayTCP`) refused or removed this player, or
+    /// could not start; voice through it stops until the cause is dealt with.
+    case relayFailed(path: RealTimePathKind, RelayFailure)
 }

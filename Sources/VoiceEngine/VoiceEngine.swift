@@ -72,6 +72,8 @@ public final class VoiceEngine: Sendable {
         thread?.stop()
         input?.stop()
         output?.stop()
+        let links = withCore { core in core.sessions.values.compactMap(\.relay?.link) }
+        for link in links { Task { await link.close() } }
     }
 
     /// Runs one frame at `now`: sends `captured` (one frame, or nil for none), writes the mix into
@@ -116,6 +118,8 @@ public final class VoiceEngine: Sendable {
             case .realTime(let bytes, let participant, let client): client.sendRealTime(bytes, to: participant)
             case .datagram(let bytes, let address):
                 network?.send(bytes, to: address)
+            case .relayDatagram(let bytes, let kind, let link): link.send(bytes, via: kind)
+            case .relayInterest(let channels, let muted, let link): link.update(channels: channels, muted: muted)
             case .callEvent(let event, let sink): sink.deliver(event)
             case .matchEvent(let event, let sink): sink.deliver(event)
             }

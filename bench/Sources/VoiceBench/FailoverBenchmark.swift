@@ -1,8 +1,11 @@
 import ArgumentParser
 import Foundation
+import NIOPosix
 import Synchronization
 import VoiceCore
+import VoiceRelay
 import VoiceTransport
+import VoiceWire
 
 /// `bench/run failover`: how long voice stops when the route it takes dies, over real loopback UDP.
 struct FailoverBenchmark: ParsableCommand {
@@ -15,8 +18,11 @@ struct FailoverBenchmark: ParsableCommand {
             probes and keepalives as the selector asks; datagrams are not sealed). After a warm-up, \
             the socket of B on which A's voice arrives turns into a black hole: it drops everything \
             it receives and sends nothing. The figure is the gap at B between the last voice datagram \
-            on that socket and the first on another one. Scenarios: a second direct pair takes over, \
-            and app-carried (simulated by a third socket pair) takes over. The baseline is the same \
+            on that socket and the first on another one. Scenarios: a second direct pair takes over; \
+            app-carried (simulated by a third socket pair) takes over; a relay (a RelayServer in this \
+            process, joined by a RelayClient per peer and transport) takes over from direct UDP; and \
+            relay TCP takes over from relay UDP (B's relay UDP client turns into the black hole). \
+            Relay datagrams carry a sealed-envelope clear header so the relay forwards them. The baseline is the same \
             harness with conventional keepalive timing (1 s keepalives, dead after 3 s of silence, \
             the usual "three missed keepalives" rule), so the ratio shows what the liveness timing buys.
             """
@@ -42,27 +48,38 @@ struct FailoverBenchmark: ParsableCommand {
         let scenarios: [(name: String, fallback: FailoverPeer.Fallback, configuration: PathSelectorConfiguration)] = [
             ("to 2nd direct pair", .secondDirect, PathSelectorConfiguration()),
             ("to app-carried", .appCarried, PathSelectorConfiguration()),
+            ("direct to relay UDP", .relayUDP, PathSelectorConfiguration()),
+            ("relay UDP to relay TCP", .relayTCP, PathSelectorConfiguration()),
             ("to 2nd direct pair, conventional 3 s", .secondDirect, conventional),
         ]
+        let baselineIndex = scenarios.count - 1
         let warmupTime = MediaTime.milliseconds(warmup * 1_000)
         let (results, tickDelay) = try blockingAsync {
+            let relay = try await FailoverRelay.start()
             var results: [[Double]] = []
             var tickDelay = 0.0
             for scenario in scenarios {
                 var times: [Double] = []
                 for _ in 0..<repetitions {
-                    let run = try await FailoverRun.measure(
-                        fallback: scenario.fallback, configuration: scenario.configuration, warmup: warmupTime)
+                    let run: (gap: MediaTime, maximumTickDelay: Double)
+                    do {
+                        run = try await FailoverRun.measure(
+                            fallback: scenario.fallback, configuration: scenario.configuration, warmup: warmupTime,
+                            relay: relay)
+                    } catch let error as FailoverRun.NoFailover {
+                        throw FailoverRun.NoFailover(description: "failover \(scenario.name): \(error)")
+                    }
                     times.append(run.gap.milliseconds)
                     tickDelay = max(tickDelay, run.maximumTickDelay)
                 }
                 results.append(times)
             }
+            await relay.server.shutdown()
             return (results, tickDelay)
         }
 
         var report = BenchmarkReport(bench: "failover")
-        let baseline = results[2]
+        let baseline = results[baselineIndex]
         for (scenario, times) in zip(scenarios, results) {
             let isBaseline = scenario.configuration != PathSelectorConfiguration()
             let sorted = times.sorted()
@@ -109,16 +126,33 @@ enum FailoverRun {
     }
 
     static func measure(
-        fallback: FailoverPeer.Fallback, configuration: PathSelectorConfiguration, warmup: MediaTime
+        fallback: FailoverPeer.Fallback, configuration: PathSelectorConfiguration, warmup: MediaTime,
+        relay: FailoverRelay
     ) async throws -> (gap: MediaTime, maximumTickDelay: Double) {
         var maximumLateness = 0.0
-        let a = FailoverPeer(fallback: fallback)
-        let b = FailoverPeer(fallback: fallback)
+        let a = FailoverPeer(fallback: fallback, name: "a", peerName: "b")
+        let b = FailoverPeer(fallback: fallback, name: "b", peerName: "a")
         try await a.bindSockets()
         try await b.bindSockets()
         defer {
             let sockets = a.allSockets + b.allSockets
-            Task { for socket in sockets { await socket.close() } }
+            let clients = a.allRelayClients + b.allRelayClients
+            Task {
+                for socket in sockets { await socket.close() }
+                for client in clients { await client.close() }
+            }
+        }
+        if fallback.usesRelay {
+            let match = "failover-\(UInt64.random(in: 0...UInt64.max))"
+            try await a.joinRelay(relay, match: match)
+            try await b.joinRelay(relay, match: match)
+            let joinedBy = MediaTime.monotonicNow() + 10 * MediaTime.nanosecondsPerSecond
+            while !(a.relayJoined && b.relayJoined) {
+                guard MediaTime.monotonicNow() < joinedBy else {
+                    throw NoFailover(description: "the relay clients did not join within 10 s")
+                }
+                try await Task.sleep(for: .milliseconds(10))
+            }
         }
         let start = MediaTime.monotonicNow()
         a.connect(to: b, configuration: configuration, now: start)
@@ -145,7 +179,11 @@ enum FailoverRun {
             if failedAt == nil, now - start >= warmup {
                 // On a loaded machine the driver can stall long enough for every route to look dead;
                 // wait for the call to recover rather than fail a route that is not in use.
-                guard let index = a.socketCarryingVoice(), b.socketCarryingVoice() != nil else {
+                // (Also wait for voice on the route: without direct candidates, the relay routes only
+                // become active once the direct check time is over.)
+                guard let index = a.socketCarryingVoice(), b.socketCarryingVoice() != nil,
+                    b.voiceArrivals().contains(where: { $0.socket == index })
+                else {
                     if now - start > warmup + 10 * MediaTime.nanosecondsPerSecond {
                         throw NoFailover(
                             description: "no route was active after the warm-up (A: \(a.stateDescription), B: "
@@ -183,6 +221,21 @@ final class FailoverPeer: Sendable {
         case secondDirect
         /// One direct pair (socket 0) and app-carried (socket 1).
         case appCarried
+        /// One direct pair (socket 0) and the relay over UDP ("socket" 1).
+        case relayUDP
+        /// The relay over UDP ("socket" 0) and over TCP ("socket" 1), no direct pair.
+        case relayTCP
+
+        var usesRelay: Bool { self == .relayUDP || self == .relayTCP }
+
+        /// The relay transports, by the socket index they stand for.
+        var relayRoutes: [Int: PathRoute] {
+            switch self {
+            case .secondDirect, .appCarried: [:]
+            case .relayUDP: [1: .relayUDP]
+            case .relayTCP: [0: .relayUDP, 1: .relayTCP]
+            }
+        }
     }
 
     enum DatagramKind: UInt8 {
@@ -192,17 +245,47 @@ final class FailoverPeer: Sendable {
     }
 
     let fallback: Fallback
+    private let name: String
+    private let mediaID: UInt32
+    private let peerMediaID: UInt32
+    private let relayClients = Mutex<[PathRoute: RelayClient]>([:])
+    private let relayCounter = Atomic<UInt64>(0)
     private let sockets = Mutex<[UDPEndpoint]>([])
     private let remoteAddresses = Mutex<[PeerAddress]>([])
     private let selector = Mutex<PathSelector?>(nil)
     private let blackHoled = Atomic<Int>(-1)
     private let arrivals = Mutex<[(time: MediaTime, socket: Int)]>([])
 
-    init(fallback: Fallback) {
+    init(fallback: Fallback, name: String, peerName: String) {
         self.fallback = fallback
+        self.name = name
+        mediaID = MediaID(participant: name).rawValue
+        peerMediaID = MediaID(participant: peerName).rawValue
     }
 
     var allSockets: [UDPEndpoint] { sockets.withLock { $0 } }
+    var allRelayClients: [RelayClient] { relayClients.withLock { Array($0.values) } }
+    var relayJoined: Bool {
+        relayClients.withLock { $0.count == fallback.relayRoutes.count && $0.values.allSatisfy(\.state.isJoined) }
+    }
+
+    /// Joins `match` on the relay with one client per relay route of the scenario.
+    func joinRelay(_ relay: FailoverRelay, match: String) async throws {
+        for (index, route) in fallback.relayRoutes {
+            let configuration = RelayClientConfiguration(
+                host: "127.0.0.1", port: relay.port, transport: route == .relayTCP ? .tcp : .udp,
+                token: try relay.token(match: match, participant: name), participant: name, channels: [1])
+            let client = try await RelayClient.connect(
+                configuration, eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
+                onDatagram: { [self] envelope in
+                    let header = SealedEnvelopeHeader.encodedBytes
+                    let tag = SealedEnvelopeHeader.tagBytes
+                    guard envelope.count > header + tag else { return }
+                    receive(Array(envelope[header..<(envelope.count - tag)]), on: route, socket: index)
+                })
+            relayClients.withLock { $0[route] = client }
+        }
+    }
 
     var localAddresses: [PeerAddress] {
         allSockets.map { try! PeerAddress(host: "127.0.0.1", port: $0.localPort) }
@@ -221,12 +304,18 @@ final class FailoverPeer: Sendable {
         let remote = peer.localAddresses
         remoteAddresses.withLock { $0 = remote }
         let local = localAddresses
-        let directCount = fallback == .secondDirect ? 2 : 1
+        let directCount: Int =
+            switch fallback {
+            case .secondDirect: 2
+            case .appCarried, .relayUDP: 1
+            case .relayTCP: 0
+            }
         var selector = PathSelector(
             configuration: configuration, localCandidates: Array(local.prefix(directCount)),
             appCarriedAvailable: fallback == .appCarried, now: now,
             firstTransaction: UInt64.random(in: 1...UInt64.max / 2))
         selector.addRemoteCandidates(Array(remote.prefix(directCount)), now: now)
+        for route in fallback.relayRoutes.values { selector.setRelayAvailable(route.kind, true, now: now) }
         self.selector.withLock { $0 = selector }
     }
 
@@ -263,11 +352,14 @@ final class FailoverPeer: Sendable {
     }
 
     private func receive(_ bytes: [UInt8], from source: PeerAddress, socket: Int) {
+        receive(bytes, on: fallback == .appCarried && socket == 1 ? .appCarried : .direct(source), socket: socket)
+    }
+
+    private func receive(_ bytes: [UInt8], on route: PathRoute, socket: Int) {
         guard blackHoled.load(ordering: .relaxed) != socket, let first = bytes.first,
             let kind = DatagramKind(rawValue: first)
         else { return }
         let now = MediaTime.monotonicNow()
-        let route: PathRoute = fallback == .appCarried && socket == 1 ? .appCarried : .direct(source)
         switch kind {
         case .probe:
             guard let probe = try? ConnectivityProbe(parsing: bytes.dropFirst()) else { return }
@@ -295,15 +387,59 @@ final class FailoverPeer: Sendable {
         switch route {
         case .direct(let address): remoteAddresses.withLock { $0.firstIndex(of: address) }
         case .appCarried: fallback == .appCarried ? 1 : nil
-        case .relayUDP, .relayTCP: nil
+        case .relayUDP, .relayTCP: fallback.relayRoutes.first { $0.value == route }?.key
         }
     }
 
     /// Sends from this side's socket of the route to the peer's socket of the same index.
     private func send(_ datagram: [UInt8], on route: PathRoute) {
         guard let index = socketIndex(for: route), blackHoled.load(ordering: .relaxed) != index else { return }
+        if let client = relayClients.withLock({ $0[route] }) {
+            client.send(envelope(datagram))
+            return
+        }
         let socket = sockets.withLock { $0[index] }
         let target = remoteAddresses.withLock { $0[index] }
         socket.send(datagram, to: target)
+    }
+}
+
+extension FailoverPeer {
+    /// `datagram` behind a sealed envelope's clear header addressed to the peer (and a tag's worth
+    /// of bytes), which is all the relay reads; nothing is encrypted.
+    fileprivate func envelope(_ datagram: [UInt8]) -> [UInt8] {
+        let counter = relayCounter.wrappingAdd(1, ordering: .relaxed).newValue
+        var bytes = [UInt8](
+            repeating: 0, count: SealedEnvelopeHeader.encodedBytes + datagram.count + SealedEnvelopeHeader.tagBytes)
+        let header = SealedEnvelopeHeader(
+            content: datagram.first == DatagramKind.voice.rawValue ? .voice : .probe, channel: 1, sender: mediaID,
+            destination: peerMediaID, epoch: 0, counter: counter)
+        bytes.withUnsafeMutableBytes { try? header.write(into: $0) }
+        bytes.replaceSubrange(
+            SealedEnvelopeHeader.encodedBytes..<(SealedEnvelopeHeader.encodedBytes + datagram.count), with: datagram)
+        return bytes
+    }
+}
+
+/// The relay the relay scenarios fail over to, in this process on 127.0.0.1.
+struct FailoverRelay: Sendable {
+    let server: RelayServer
+    let port: Int
+    let secret: RelaySecret
+
+    static func start() async throws -> FailoverRelay {
+        let secret = RelaySecret.random()
+        let server = RelayServer(
+            configuration: RelayConfiguration(host: "127.0.0.1", secret: secret),
+            eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
+        let port = try await server.start()
+        return FailoverRelay(server: server, port: port, secret: secret)
+    }
+
+    func token(match: String, participant: String) throws -> String {
+        try RelayToken.sign(
+            match: match, participant: participant, expiry: UInt64(Date().timeIntervalSince1970) + 3600,
+            secret: secret
+        ).text
     }
 }

@@ -1,0 +1,117 @@
+import VoiceCore
+import VoiceRelay
+import VoiceTransport
+import VoiceWire
+
+/// A match's relay as the engine core sees it.
+struct SessionRelay {
+    let link: RelayLink
+    /// No direct candidates: the relay (then app-carried) carries everything.
+    let isPrimary: Bool
+    /// Relay transports joined now: the relay routes every peer's selector may use.
+    var joined: Set<RealTimePathKind> = []
+    /// What the link was last told to have the relay forward.
+    var mirroredChannels: Set<UInt16> = []
+    var mirroredMutes: Set<UInt32> = []
+
+    init(link: RelayLink) {
+        self.link = link
+        isPrimary = link.options.isPrimary
+    }
+}
+
+extension EngineCore {
+    /// A relay client of `match` joined, lost the relay, or was refused or removed.
+    func relayEvent(_ event: RelayClientEvent, on kind: RealTimePathKind, match: String, now: MediaTime) {
+        guard let session = sessions[.match(match)], session.relay != nil else { return }
+        switch event {
+        case .joined:
+            setRelay(kind, joined: true, in: session, now: now)
+        case .lost:
+            setRelay(kind, joined: false, in: session, now: now)
+        case .refused(let reason):
+            // Too many channels or mutes leaves the membership as it was.
+            if reason != .tooManyChannels && reason != .tooManyMutes {
+                setRelay(kind, joined: false, in: session, now: now)
+            }
+            emit(.relayFailed(path: kind, .refused(reason)), in: session)
+        case .kicked(let reason):
+            setRelay(kind, joined: false, in: session, now: now)
+            emit(.relayFailed(path: kind, .kicked(reason)), in: session)
+        case .moved, .serverMute:
+            // The game server's decisions; the relay enforces them, the engine's view stays its own.
+            break
+        }
+    }
+
+    func relayFailed(_ failure: RelayFailure, on kind: RealTimePathKind, match: String) {
+        guard let session = sessions[.match(match)], session.relay != nil else { return }
+        emit(.relayFailed(path: kind, failure), in: session)
+    }
+
+    /// Offers (or withdraws) a relay route to every peer of `session`.
+    private func setRelay(_ kind: RealTimePathKind, joined: Bool, in session: Session, now: MediaTime) {
+        guard var relay = session.relay, relay.joined.contains(kind) != joined else { return }
+        if joined { relay.joined.insert(kind) } else { relay.joined.remove(kind) }
+        session.relay = relay
+        let appCarried = appCarriedAllowed(in: session)
+        for name in Array(session.peers.keys) where session.peers[name]?.paths != nil {
+            session.peers[name]?.paths?.setRelayAvailable(kind, joined, now: now)
+            if relay.isPrimary { session.peers[name]?.paths?.setAppCarriedAvailable(appCarried, now: now) }
+        }
+    }
+
+    /// Whether the app's own channel may carry real-time data in `session`: with the relay as the
+    /// primary path, only while no relay transport is joined, so that it is a fallback and not
+    /// preferred over the relay.
+    func appCarriedAllowed(in session: Session) -> Bool {
+        guard session.client.offersRealTimeData else { return false }
+        guard let relay = session.relay, relay.isPrimary else { return true }
+        return relay.joined.isEmpty
+    }
+
+    /// Queues an envelope for the relay of `session`, through the transport of `kind`.
+    func sendThroughRelay(_ bytes: [UInt8], via kind: RealTimePathKind, in session: Session) {
+        guard let link = session.relay?.link else { return }
+        outbox.append(.relayDatagram(bytes, via: kind, link: link))
+    }
+
+    /// Tells the relay what this participant hears: its started channels, and the players it muted
+    /// in every one of them (a player muted in some channels only must still reach the others).
+    func mirrorToRelay(_ session: Session) {
+        guard var relay = session.relay else { return }
+        let started = session.channels.values.filter(\.isStarted)
+        let channels = Set(started.map(\.number))
+        var muted: Set<UInt32> = []
+        if let first = started.first {
+            let mutedEverywhere = started.dropFirst().reduce(first.mutedPlayers) { $0.intersection($1.mutedPlayers) }
+            muted = Set(mutedEverywhere.map(\.rawValue))
+        }
+        guard channels != relay.mirroredChannels || muted != relay.mirroredMutes else { return }
+        relay.mirroredChannels = channels
+        relay.mirroredMutes = muted
+        session.relay = relay
+        outbox.append(.relayInterest(channels: channels, muted: muted, link: relay.link))
+    }
+
+    /// The relay route every listener is on, when they all share one: then a single envelope to
+    /// everyone in the channel reaches them all, the relay making the copies.
+    func sharedRelayRoute(of listeners: [RemotePeer]) -> RealTimePathKind? {
+        guard listeners.count > 1, let kind = listeners.first?.activeRoute?.kind,
+            kind == .relayUDP || kind == .relayTCP,
+            listeners.allSatisfy({ $0.activeRoute?.kind == kind })
+        else { return nil }
+        return kind
+    }
+}
+
+extension VoiceEngine {
+    func relayEvent(_ event: RelayClientEvent, on kind: RealTimePathKind, match: String) {
+        let now = self.now
+        withCore { core in core.relayEvent(event, on: kind, match: match, now: now) }
+    }
+
+    func relayFailed(_ failure: RelayFailure, on kind: RealTimePathKind, match: String) {
+        withCore { core in core.relayFailed(failure, on: kind, match: match) }
+    }
+}

@@ -1,0 +1,146 @@
+import Testing
+import VoiceCore
+import VoiceEngine
+import VoiceRelay
+import VoiceTransport
+import VoiceWire
+
+/// Matches whose voice goes through a real relay on loopback, paced in real time.
+@Suite(.serialized) struct RelayRouteTests {
+    @Test func relayAsPrimaryCarriesEachChannelToItsListenersAndDropsMutedPlayers() async throws {
+        let relayWorld = try await RelayWorld.start()
+        let players = try ["alice", "bob", "carol"].enumerated().map { index, name in
+            try relayWorld.participant(name, index: index)
+        }
+        let (alice, bob, carol) = (players[0], players[1], players[2])
+        var red: [ParticipantID: VoiceChannel] = [:]
+        var blue: [ParticipantID: VoiceChannel] = [:]
+        for player in players {
+            let match = try player.join(
+                "arena", players: players.map(\.name), relay: try relayWorld.options(player.name))
+            red[player.name] = try match.voiceChat(named: "red")
+            blue[player.name] = try match.voiceChat(named: "blue")
+        }
+        // Red: everyone; blue: bob and carol. Alice talks in red, carol in blue, bob listens.
+        for name in ["alice", "bob", "carol"] { try red[name]?.start() }
+        for name in ["bob", "carol"] { try blue[name]?.start() }
+        try red["alice"]?.setActive(true)
+        try blue["carol"]?.setActive(true)
+        bob.isTalking = false
+
+        try await relayWorld.run(until: "every player reaches every other through the relay", players) {
+            players.allSatisfy { player in
+                players.allSatisfy { $0 === player || player.path(to: $0.name) == .relayUDP }
+            }
+        }
+        try await relayWorld.run(seconds: 2.5, players)
+        #expect(bob.heardLevel(of: alice.frequency, lastSeconds: 1.5) > 0.05)
+        #expect(bob.heardLevel(of: carol.frequency, lastSeconds: 1.5) > 0.05)
+        #expect(carol.heardLevel(of: alice.frequency, lastSeconds: 1.5) > 0.05)
+        #expect(alice.heardLevel(of: carol.frequency, lastSeconds: 1.5) < 0.01)
+        // No player's address was offered or used: everything went through the relay.
+        for player in players {
+            #expect(player.engine.counters.datagramsSent["direct"] == nil)
+            #expect(player.engine.statistics().allSatisfy { $0.path == .relayUDP })
+        }
+        let redNumber = try #require(red["bob"]?.number)
+        let blueNumber = try #require(blue["bob"]?.number)
+        #expect(try await relayWorld.member("bob").channels.sorted() == [redNumber, blueNumber].sorted())
+        #expect(try await relayWorld.member("alice").channels == [redNumber])
+
+        // Alice's voice leaves her once and the relay copies it to bob and carol.
+        let fannedOut = try await forwardedPerReceived("alice", relayWorld, players)
+        #expect(fannedOut > 1.5)
+
+        // Bob mutes alice wherever he listens: the relay stops forwarding her voice to him.
+        try red["bob"]?.setPlayer("alice", muted: true)
+        try await relayWorld.run(seconds: 0.2, players)
+        #expect(try await relayWorld.member("bob").muted.isEmpty, "muted in one of two channels only")
+        try blue["bob"]?.setPlayer("alice", muted: true)
+        try await relayWorld.run(until: "the relay knows bob muted alice", players) {
+            try await relayWorld.member("bob").muted == [MediaID(participant: "alice").rawValue]
+        }
+        let afterMute = try await forwardedPerReceived("alice", relayWorld, players)
+        #expect(afterMute < 1.3)
+        #expect(bob.heardLevel(of: alice.frequency, lastSeconds: 1) < 0.01)
+        #expect(carol.heardLevel(of: alice.frequency, lastSeconds: 1) > 0.05)
+        #expect(bob.heardLevel(of: carol.frequency, lastSeconds: 1) > 0.05)
+        await relayWorld.shutdown(players)
+    }
+
+    /// Copies the relay forwarded per envelope `participant` sent to it, over one second.
+    private func forwardedPerReceived(
+        _ participant: ParticipantID, _ relayWorld: RelayWorld, _ players: [SimulatedParticipant]
+    ) async throws -> Double {
+        let before = try await relayWorld.member(participant).counters
+        try await relayWorld.run(seconds: 1, players)
+        let after = try await relayWorld.member(participant).counters
+        let received = after.packetsReceived - before.packetsReceived
+        try #require(received > 30, "\(participant) sent \(received) envelopes in a second")
+        return Double(after.packetsForwarded - before.packetsForwarded) / Double(received)
+    }
+
+    @Test func forcedRelayTCPTalksWithAPlayerOnRelayUDP() async throws {
+        let relayWorld = try await RelayWorld.start()
+        var forced = SimulatedWorld.fastConfiguration
+        forced.forcedPath = .relayTCP
+        let alice = try relayWorld.participant("alice", index: 0, configuration: forced)
+        let bob = try relayWorld.participant("bob", index: 1)
+        let players = [alice, bob]
+        var bobOptions = try relayWorld.options("bob")
+        bobOptions.allowsTCP = false
+        let aliceMatch = try alice.join(
+            "arena", players: ["alice", "bob"], relay: try relayWorld.options("alice", isPrimary: false))
+        let bobMatch = try bob.join("arena", players: ["alice", "bob"], relay: bobOptions)
+        for match in [aliceMatch, bobMatch] {
+            let channel = try match.voiceChat(named: "team")
+            try channel.start()
+            try channel.setActive(true)
+        }
+
+        try await relayWorld.run(until: "alice talks over relay TCP and bob over relay UDP", players) {
+            alice.path(to: "bob") == .relayTCP && bob.path(to: "alice") == .relayUDP
+        }
+        try await relayWorld.run(seconds: 2, players)
+        #expect(alice.path(to: "bob") == .relayTCP)
+        #expect(bob.heardLevel(of: alice.frequency, lastSeconds: 1) > 0.05)
+        #expect(alice.heardLevel(of: bob.frequency, lastSeconds: 1) > 0.05)
+        let aliceAtRelay = try await relayWorld.member("alice")
+        #expect(aliceAtRelay.overTCP && !aliceAtRelay.overUDP)
+        let bobAtRelay = try await relayWorld.member("bob")
+        #expect(bobAtRelay.overUDP && !bobAtRelay.overTCP)
+        #expect(alice.engine.counters.datagramsSent["relay-tcp", default: 0] > 50)
+        #expect(alice.engine.counters.datagramsSent["relay"] == nil)
+        #expect(alice.engine.statistics().first?.path == .relayTCP)
+        await relayWorld.shutdown(players)
+    }
+
+    @Test func aRefusedTokenIsReportedAndNothingGoesThroughTheRelay() async throws {
+        let relayWorld = try await RelayWorld.start()
+        let alice = try relayWorld.participant("alice", index: 0)
+        var options = try relayWorld.options("alice")
+        options.token = try relayWorld.token("alice", secret: RelaySecret.random())
+        options.allowsTCP = false
+        _ = try alice.join("arena", players: ["alice", "bob"], relay: options)
+        try await relayWorld.run(until: "the refusal is reported", [alice]) {
+            alice.matchEvents.withLock { $0 }.contains(.relayFailed(path: .relayUDP, .refused(.badSignature)))
+        }
+        let statistics = try await relayWorld.relay.admin.statistics()
+        #expect(statistics.refusals[.badSignature, default: 0] >= 1)
+        #expect(statistics.participants == 0)
+        await relayWorld.shutdown([alice])
+    }
+
+    @Test func unusableRelayOptionsAreRefusedWithAReason() throws {
+        let world = SimulatedWorld()
+        let alice = try world.participant("alice", index: 0)
+        var options = RelayOptions(host: "127.0.0.1", port: 0, token: "t")
+        #expect(throws: VoiceChatError.outOfRange("relay port 0 is outside 1…65535")) {
+            try alice.join("arena", players: ["alice", "bob"], relay: options)
+        }
+        options.port = 4000
+        options.allowsUDP = false
+        options.allowsTCP = false
+        #expect(throws: VoiceChatError.self) { try alice.join("arena", players: ["alice", "bob"], relay: options) }
+    }
+}
