@@ -24,7 +24,7 @@ public enum ControlCommand: String, Sendable, Hashable, CaseIterable, Codable {
         case .setVolume: [("volume", true), ("channel", false)]
         case .mutePlayer, .unmutePlayer: [("player", true), ("channel", false)]
         case .startChannel, .stopChannel, .activateChannel: [("channel", true)]
-        case .subscribe: [("interval_ms", false)]
+        case .subscribe: [("intervalMilliseconds", false)]
         }
     }
 
@@ -45,7 +45,7 @@ public enum ControlCommand: String, Sendable, Hashable, CaseIterable, Codable {
         case .activateChannel: "give the microphone to a channel: {\"channel\": \"team\"}"
         case .stats: "reply with one snapshot of levels, paths and network statistics"
         case .subscribe:
-            "push {\"event\": \"stats\", \"snapshot\": …} every interval_ms (default 1000, 50…60000) "
+            "push {\"event\": \"stats\", \"snapshot\": …} every intervalMilliseconds (default 1000, 50…60000) "
                 + "until unsubscribe"
         case .unsubscribe: "stop the pushes"
         case .help: "list the commands"

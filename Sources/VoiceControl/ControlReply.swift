@@ -14,7 +14,7 @@ public struct ControlReply: Sendable, Hashable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case id, ok, error, snapshot, commands
-        case intervalMilliseconds = "interval_ms"
+        case intervalMilliseconds
     }
 
     public init(

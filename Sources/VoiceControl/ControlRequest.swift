@@ -75,10 +75,10 @@ public struct ControlRequest: Sendable, Hashable {
             }
             request.volume = Float(volume)
         }
-        if let interval = try number(fields, "interval_ms", command: name) {
+        if let interval = try number(fields, "intervalMilliseconds", command: name) {
             guard interval.rounded() == interval, intervalRange.contains(Int(exactly: interval) ?? -1) else {
                 throw .badRequest(
-                    "interval_ms \(interval) must be a whole number of milliseconds from "
+                    "intervalMilliseconds \(interval) must be a whole number of milliseconds from "
                         + "\(intervalRange.lowerBound) to \(intervalRange.upperBound)")
             }
             request.intervalMilliseconds = Int(interval)

@@ -19,7 +19,8 @@ import VoiceControl
         #expect(request.volume == 0.5)
         let talk = try ControlRequest.parse(Array(#"{"command":"talk","down":true}"#.utf8)).request.get()
         #expect(talk.down == true)
-        let subscribe = try ControlRequest.parse(Array(#"{"command":"subscribe","interval_ms":250}"#.utf8)).request
+        let subscribe = try ControlRequest.parse(Array(#"{"command":"subscribe","intervalMilliseconds":250}"#.utf8))
+            .request
             .get()
         #expect(subscribe.intervalMilliseconds == 250)
     }
@@ -42,7 +43,8 @@ import VoiceControl
         #expect(
             failure(#"{"command":"set-volume","volume":1,"chanel":"x"}"#).message
                 == "set-volume takes no field \"chanel\"; it takes: volume, channel")
-        #expect(failure(#"{"command":"subscribe","interval_ms":5}"#).message?.contains("from 50 to 60000") == true)
+        #expect(
+            failure(#"{"command":"subscribe","intervalMilliseconds":5}"#).message?.contains("from 50 to 60000") == true)
     }
 
     @Test func repliesEncodeAsCompactLinesThatDecodeBack() throws {

@@ -57,7 +57,7 @@ import VoiceControl
         defer { Task { await server.close() } }
         let first = try LineClient(path: path)
         let second = try LineClient(path: path)
-        let subscribed = try first.request(#"{"id":1,"command":"subscribe","interval_ms":50}"#)
+        let subscribed = try first.request(#"{"id":1,"command":"subscribe","intervalMilliseconds":50}"#)
         #expect(subscribed.ok && subscribed.intervalMilliseconds == 50)
         #expect(try first.nextPush().snapshot == .sample)
         #expect(try first.nextPush().event == "stats")
@@ -82,7 +82,7 @@ import VoiceControl
         let server = try await ControlServer.start(path: path, control: FakeControl(.sample))
         defer { Task { await server.close() } }
         let leaving = try LineClient(path: path)
-        #expect(try leaving.request(#"{"command":"subscribe","interval_ms":50}"#).ok)
+        #expect(try leaving.request(#"{"command":"subscribe","intervalMilliseconds":50}"#).ok)
         _ = try leaving.nextPush()
         #expect(server.connectionCount == 1)
         leaving.close()

@@ -154,7 +154,7 @@ import VoiceEngine
         let server = try await ControlServer.start(path: path, control: control)
         defer { Task { await server.close() } }
         let client = try LineClient(path: path)
-        #expect(try client.request(#"{"id":1,"command":"subscribe","interval_ms":50}"#).ok)
+        #expect(try client.request(#"{"id":1,"command":"subscribe","intervalMilliseconds":50}"#).ok)
         let first = try client.nextPush()
         world.run(seconds: 0.5, [setup.alice, setup.bob])
         var later = try client.nextPush()

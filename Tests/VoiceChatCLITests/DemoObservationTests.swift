@@ -1,20 +1,20 @@
 import Foundation
 import Testing
 
-/// The observers as the commands run them, through the hidden in-process `observe-demo`.
-@Suite struct ObservationOptionsTests {
+/// The observers as the commands run them, through `demo` (a relay and two players in one process).
+@Suite struct DemoObservationTests {
     @Test func statsFileAndControlSocketRunWithoutTouchingStandardOutput() throws {
         let directory = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let stats = directory.appendingPathComponent("stats.jsonl").path
         let socket = "/tmp/vc-cli-\(UInt32.random(in: 0...UInt32.max)).sock"
         let result = try CommandRunner.run([
-            "observe-demo", "--input", CommandRunner.fixture("speech-male.wav"), "--duration", "2.5",
-            "--stats-json", stats, "--control", socket,
+            "demo", "--duration", "2.5", "--output-directory", directory.path, "--stats-json", stats, "--control",
+            socket,
         ])
         #expect(result.status == 0, "\(result.standardError)")
-        // Not a terminal: no console, nothing printed.
-        #expect(result.standardOutput.isEmpty)
+        // Not a terminal: no console, so the meter lines are printed instead.
+        #expect(result.standardOutput.contains("alice says"))
         let lines = try String(contentsOfFile: stats, encoding: .utf8).split(separator: "\n")
         #expect(lines.count >= 2)
         for line in lines {
@@ -25,22 +25,22 @@ import Testing
         let last = try #require(
             try JSONSerialization.jsonObject(with: Data(lines.last!.utf8)) as? [String: Any])
         let participant = try #require((last["participants"] as? [[String: Any]])?.first)
-        #expect(participant["participant"] as? String == "speaker")
-        #expect(participant["path"] as? String == "app")
+        #expect(participant["participant"] as? String == "bob")
+        #expect(participant["path"] as? String == "relay")
         // The socket is removed at the end.
         #expect(!FileManager.default.fileExists(atPath: socket))
     }
 
     @Test func badObservationOptionsAreRefusedWithWhatToDo() throws {
         let long = "/tmp/" + String(repeating: "s", count: 110)
-        let result = try CommandRunner.run([
-            "observe-demo", "--input", CommandRunner.fixture("speech-male.wav"), "--control", long,
-        ])
+        let result = try CommandRunner.run(["demo", "--control", long])
         #expect(result.status != 0)
         #expect(result.standardError.contains("at most 107"))
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
         let missing = try CommandRunner.run([
-            "observe-demo", "--input", CommandRunner.fixture("speech-male.wav"), "--duration", "1",
-            "--stats-json", "/nonexistent-dir/stats.jsonl",
+            "demo", "--duration", "1", "--output-directory", directory.path, "--stats-json",
+            "/nonexistent-dir/stats.jsonl",
         ])
         #expect(missing.status != 0)
         #expect(missing.standardError.contains("--stats-json: cannot write stats to /nonexistent-dir/stats.jsonl"))

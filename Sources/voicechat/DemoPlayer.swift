@@ -1,0 +1,127 @@
+import Foundation
+import VoiceControl
+import VoiceCore
+import VoiceDevices
+import VoiceEngine
+import VoiceRelay
+import VoiceSignalling
+import VoiceTransport
+
+/// One of the demo's two players: an engine that speaks a fixture clip and records what it hears,
+/// in the match "demo" through the relay, as `voicechat join` would run it.
+final class DemoPlayer {
+    let name: String
+    let says: URL
+    let heardFile: URL
+    let speechSeconds: Double
+    let control: MatchControl
+    private let engine: VoiceEngine
+    private let network: UDPNetwork
+    private let client: RelayMatchClient
+    private let match: Match
+
+    private init(
+        name: String, says: URL, heardFile: URL, speechSeconds: Double, engine: VoiceEngine, network: UDPNetwork,
+        client: RelayMatchClient, match: Match, control: MatchControl
+    ) {
+        self.name = name
+        self.says = says
+        self.heardFile = heardFile
+        self.speechSeconds = speechSeconds
+        self.engine = engine
+        self.network = network
+        self.client = client
+        self.match = match
+        self.control = control
+    }
+
+    static func join(
+        name: String, says: URL, heard: URL, relay: RelayServer, port: Int, path: DemoCommand.DemoPath,
+        gate: DemoGate
+    ) async throws(CommandFailure) -> DemoPlayer {
+        let input: WAVFileInput
+        let output: WAVFileOutput
+        do {
+            // On demand: the engine thread's clock paces both, and the gate lines them up.
+            input = try WAVFileInput(path: says.path, channels: 1, pacing: .onDemand)
+            output = try WAVFileOutput(path: heard.path, channels: 1, pacing: .onDemand)
+        } catch {
+            throw CommandFailure(error.description)
+        }
+        let network: UDPNetwork
+        do {
+            network = try await UDPNetwork.bind(host: "127.0.0.1")
+        } catch {
+            throw CommandFailure(error.description)
+        }
+        let token: String
+        do {
+            token = try RelayToken.sign(
+                match: "demo", participant: name, expiry: UInt64(Date().timeIntervalSince1970) + 3600,
+                secret: relay.configuration.secret
+            ).text
+        } catch {
+            throw CommandFailure("cannot sign a token for \(name): \(error)")
+        }
+        var options = RelayOptions(host: "127.0.0.1", port: port, token: token)
+        options.isPrimary = path != .auto
+        options.allowsUDP = path != .relayTCP
+        let forced: RealTimePathKind? =
+            switch path {
+            case .relay: .relayUDP
+            case .relayTCP: .relayTCP
+            case .auto: nil
+            }
+        do {
+            let engine = try VoiceEngine(
+                participant: name, configuration: EngineConfiguration(forcedPath: forced),
+                input: GatedInput(input, gate: gate), output: GatedOutput(output, gate: gate), network: network)
+            network.deliver(to: engine)
+            let client = try await RelayMatchClient.connect(
+                host: "127.0.0.1", port: port, token: token, participant: name)
+            let match = try Match(engine: engine, client: client, matchID: "demo", players: [], relay: options)
+            client.attach(match)
+            let lobby = try match.voiceChat(named: "lobby")
+            try lobby.start()
+            try lobby.setActive(true)
+            return DemoPlayer(
+                name: name, says: says, heardFile: heard, speechSeconds: Double(input.frameCount) / 48_000,
+                engine: engine, network: network, client: client, match: match,
+                control: MatchControl(match: match, channels: [lobby]))
+        } catch {
+            await network.close()
+            throw CommandFailure("\(name) cannot join the demo match: \(error)")
+        }
+    }
+
+    func start() throws(CommandFailure) {
+        do {
+            try engine.start()
+        } catch {
+            throw CommandFailure(error.description)
+        }
+    }
+
+    /// Whether voice from `other` can reach this player: a path is up, which takes both players'
+    /// keys (probes are sealed).
+    func hears(_ other: ParticipantID) -> Bool { match.path(to: other) != nil }
+
+    func pathName(to other: ParticipantID) -> String { match.path(to: other)?.rawValue ?? "none" }
+
+    func statistics() -> [ParticipantStatistics] { engine.statistics() }
+
+    /// "alice says -18 dB, hears -21 dB" for the meter lines.
+    func meterLine() -> String {
+        let snapshot = control.snapshot()
+        func level(_ db: Float) -> String { db <= -60 ? "  –   " : String(format: "%4.0f dB", db) }
+        return "\(name) says \(level(snapshot.inputLevelDB)), hears \(level(snapshot.outputLevelDB))"
+    }
+
+    /// Leaves the match, stops the engine (which finishes the WAV file) and closes the socket.
+    func leave() async {
+        match.disconnect()
+        await client.close()
+        engine.shutDown()
+        await network.close()
+    }
+}

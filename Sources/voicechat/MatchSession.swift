@@ -1,0 +1,153 @@
+import Foundation
+import Synchronization
+import VoiceControl
+import VoiceCore
+import VoiceEngine
+import VoiceRelay
+import VoiceSignalling
+
+/// What `join` does once its engine is open: reach the relay, join the match, start the channels,
+/// run until the end, report, clean up.
+enum MatchSession {
+    static func run(
+        local: CallEngine, relay: CallAddress, options: RelayOptions, match matchID: String, channels: [String],
+        active: String, call: CallOptions, observation: ObservationOptions, until deadline: MediaTime?
+    ) async -> Result<Void, CommandFailure> {
+        let participant = local.engine.participant
+        let pending = PendingMatchNews()
+        let client: RelayMatchClient
+        do {
+            client = try await RelayMatchClient.connect(
+                host: relay.host, port: relay.port, token: options.token, participant: participant
+            ) { event in pending.append(.relay(event)) }
+        } catch {
+            await local.shutDown()
+            return .failure(CommandFailure("cannot reach the relay at \(relay): \(error)"))
+        }
+        let result: Result<Void, CommandFailure>
+        var observers: SessionObservers?
+        var match: Match?
+        do throws(CommandFailure) {
+            let joined: Match
+            let voiceChannels: [VoiceChannel]
+            do {
+                joined = try Match(
+                    engine: local.engine, client: client, matchID: matchID, players: [], relay: options
+                ) { event in pending.append(.match(event)) }
+                match = joined
+                client.attach(joined)
+                voiceChannels = try channels.map { name throws(VoiceChatError) in
+                    let channel = try joined.voiceChat(named: name)
+                    try channel.start()
+                    return channel
+                }
+                try voiceChannels.first { $0.name == active }?.setActive(true)
+            } catch {
+                throw CommandFailure("cannot join match \(matchID): \(error)")
+            }
+            let control = MatchControl(match: joined, channels: voiceChannels)
+            if call.ptt { try? control.setPushToTalk(true) }
+            observers = try await SessionObservers.start(observation, control: control)
+            try local.start()
+            printStatus(
+                "joining match \(matchID) as \(participant) through \(relay); channels "
+                    + channels.joined(separator: ", ") + ", talking in \(active)")
+            let started = MediaTime.monotonicNow()
+            let ending = try await loop(until: deadline, pending: pending, match: joined, relay: relay)
+            let seconds = Double(MediaTime.monotonicNow() - started) / 1e9
+            let statistics = local.engine.statistics().filter { $0.session == matchID }
+            await observers?.stop()
+            observers = nil
+            printStatus(MatchSummary(match: matchID, seconds: seconds, ending: ending, statistics: statistics).report)
+            result = .success(())
+        } catch {
+            result = .failure(error)
+        }
+        await observers?.stop()
+        match?.disconnect()
+        await client.close()
+        await local.shutDown()
+        return result
+    }
+
+    /// How long the relay may take to admit this player before the session gives up.
+    static let joinTimeoutSeconds = 10.0
+
+    /// Reports what happens until the deadline, Ctrl-C (or q), or a refusal that ends the session.
+    private static func loop(
+        until deadline: MediaTime?, pending: PendingMatchNews, match: Match, relay: CallAddress
+    ) async throws(CommandFailure) -> String {
+        var joined = false
+        let joinDeadline = MediaTime.monotonicNow() + MediaTime.milliseconds(joinTimeoutSeconds * 1000)
+        while true {
+            for news in pending.take() {
+                switch news {
+                case .match(let event):
+                    if let line = describe(event) { printStatus(line) }
+                case .relay(let event):
+                    switch event {
+                    case .joined(let members):
+                        joined = true
+                        printStatus(
+                            "joined; "
+                                + (members.isEmpty
+                                    ? "no other player yet" : "players: " + members.joined(separator: ", ")))
+                    case .memberJoined(let member): printStatus("\(member) joined")
+                    case .memberLeft(let member): printStatus("\(member) left")
+                    case .lost: printStatus("lost the relay's signalling connection; rejoining")
+                    case .refused(let reason):
+                        throw CommandFailure(
+                            "the relay at \(relay) refused to admit this player: \(reason); ask the game server for a "
+                                + "new token (or: voicechat token --secret-file FILE --match \(match.matchID) "
+                                + "--participant \(match.engine.participant))")
+                    case .kicked(let reason):
+                        throw CommandFailure("the relay removed this player from the match: \(reason)")
+                    case .signal: break
+                    }
+                }
+            }
+            if !joined, MediaTime.monotonicNow() >= joinDeadline {
+                throw CommandFailure(
+                    "the relay at \(relay) did not answer within \(Int(joinTimeoutSeconds)) s; check the address and "
+                        + "that `voicechat relay` runs there with TCP and UDP open")
+            }
+            if InterruptSignal.wasReceived { return "interrupted" }
+            if let deadline, MediaTime.monotonicNow() >= deadline { return "duration reached" }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
+    private static func describe(_ event: MatchEvent) -> String? {
+        switch event {
+        case .playerConnection(let player, let connected):
+            connected ? "\(player) connected" : "\(player) disconnected"
+        case .pathChanged(let player, let path):
+            "path to \(player): \(path?.rawValue ?? "none (looking for one)")"
+        case .relayFailed(let path, let failure):
+            "relay \(path.rawValue): \(failure)"
+        case .signallingRejected(let from, let error):
+            "warning: refused signalling from \(from): \(error)"
+        case .playerState, .data:
+            nil
+        }
+    }
+}
+
+/// What the match and the relay reported that the session's loop has not looked at yet.
+private final class PendingMatchNews: Sendable {
+    enum News: Sendable {
+        case match(MatchEvent)
+        case relay(RelaySignallingEvent)
+    }
+
+    private let news = Mutex<[News]>([])
+
+    func append(_ item: News) { news.withLock { $0.append(item) } }
+
+    func take() -> [News] {
+        news.withLock { news in
+            defer { news.removeAll() }
+            return news
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+
+/// `relay`, `token` and two `join`s as four processes on this host, WAV in and out: the relay carries
+/// the match's signalling and, with `--path relay` / `relay-tcp`, its voice. Real time: paced suite.
+@Suite struct HostCallRelayJoinTests {
+    static let secret = "0123456789abcdef0123456789abcdef"
+
+    private func match(path: String, portOffset: Int) throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let secretFile = directory.appendingPathComponent("relay.secret")
+        try Self.secret.write(to: secretFile, atomically: true, encoding: .utf8)
+        let port = HostCallRun.port(offset: portOffset)
+        let relay = try BackgroundCommand(
+            executable: CommandRunner.executable.path,
+            arguments: [
+                "relay", "--host", "127.0.0.1", "--port", String(port), "--secret-file", secretFile.path,
+                "--report-every", "0", "--duration", "40",
+            ],
+            directory: directory, label: "relay")
+        defer { relay.stop() }
+        #expect(relay.waitForOutput("relay listening", seconds: 15), "\(relay.standardError)")
+
+        func join(_ name: String, says fixture: String) throws -> (BackgroundCommand, String) {
+            let token = try CommandRunner.run([
+                "token", "--secret-file", secretFile.path, "--match", "arena", "--participant", name,
+            ])
+            #expect(token.status == 0, "\(token.standardError)")
+            let heard = directory.appendingPathComponent("\(name)-heard.wav").path
+            let process = try BackgroundCommand(
+                executable: CommandRunner.executable.path,
+                arguments: [
+                    "join", "--relay", "127.0.0.1:\(port)", "--match", "arena", "--name", name, "--token",
+                    token.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines), "--channel", "team",
+                    "--channel", "all", "--active", "team", "--path", path, "--input", CommandRunner.fixture(fixture),
+                    "--output", heard, "--duration", "11",
+                ],
+                directory: directory, label: name)
+            return (process, heard)
+        }
+        let (alice, aliceHeard) = try join("alice", says: "speech-female.wav")
+        let (bob, bobHeard) = try join("bob", says: "speech-male.wav")
+        let aliceStatus = alice.waitForExit(seconds: 30)
+        let bobStatus = bob.waitForExit(seconds: 15)
+        let transcript = """
+            alice (exit \(aliceStatus.map(String.init) ?? "stopped")):
+            \(alice.standardOutput)\(alice.standardError)
+            bob (exit \(bobStatus.map(String.init) ?? "stopped")):
+            \(bob.standardOutput)\(bob.standardError)
+            relay: \(relay.standardOutput)\(relay.standardError)
+            """
+        #expect(aliceStatus == 0, "\(transcript)")
+        #expect(bobStatus == 0, "\(transcript)")
+        #expect(alice.standardOutput.contains("path to bob: \(path)"), "\(transcript)")
+        #expect(bob.standardOutput.contains("summary: alice: path \(path), rtt"), "\(transcript)")
+        // Bob started speaking only once his process ran, so allow a longer lag for what alice heard.
+        try HostCallRun.expectSpeech(
+            heardPath: aliceHeard, sentFixture: "speech-male.wav", lags: -50...400, context: transcript)
+        try HostCallRun.expectSpeech(
+            heardPath: bobHeard, sentFixture: "speech-female.wav", lags: -400...50, context: transcript)
+    }
+
+    @Test func twoPlayersTalkThroughTheRelayOverUDP() throws {
+        try match(path: "relay", portOffset: 4)
+    }
+
+    @Test func twoPlayersTalkThroughTheRelayOverTCP() throws {
+        try match(path: "relay-tcp", portOffset: 5)
+    }
+
+    @Test func theDemoRunsARelayAndTwoPlayersAndReportsWhatEachHeard() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let result = try CommandRunner.run([
+            "demo", "--duration", "5", "--output-directory", directory.path,
+        ])
+        #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
+        #expect(result.standardOutput.contains("alice and bob hear each other (path relay)"))
+        #expect(result.standardOutput.contains("alice heard bob: path relay, rtt"))
+        #expect(result.standardOutput.contains("bob heard alice: path relay, rtt"))
+        #expect(result.standardOutput.contains("delay"))
+        for name in ["alice", "bob"] {
+            let heard = directory.appendingPathComponent("\(name)-heard.wav").path
+            #expect(FileManager.default.fileExists(atPath: heard))
+            #expect(try SpeechEnvelope.loudFrames(SpeechEnvelope.levels(ofFile: heard)) > 50)
+        }
+    }
+}
