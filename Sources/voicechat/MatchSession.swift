@@ -53,9 +53,13 @@ enum MatchSession {
                 "joining match \(matchID) as \(participant) through \(relay); channels "
                     + channels.joined(separator: ", ") + ", talking in \(active)")
             let started = MediaTime.monotonicNow()
-            let ending = try await loop(until: deadline, pending: pending, match: joined, relay: relay)
+            let lastSeen = LastStatistics()
+            let ending = try await loop(
+                until: deadline, pending: pending, match: joined, relay: relay,
+                watch: { lastSeen.update(local.engine.statistics().filter { $0.session == matchID }) })
+            lastSeen.update(local.engine.statistics().filter { $0.session == matchID })
             let seconds = Double(MediaTime.monotonicNow() - started) / 1e9
-            let statistics = local.engine.statistics().filter { $0.session == matchID }
+            let statistics = lastSeen.players
             await observers?.stop()
             observers = nil
             printStatus(MatchSummary(match: matchID, seconds: seconds, ending: ending, statistics: statistics).report)
@@ -75,9 +79,11 @@ enum MatchSession {
 
     /// Reports what happens until the deadline, Ctrl-C (or q), or a refusal that ends the session.
     private static func loop(
-        until deadline: MediaTime?, pending: PendingMatchNews, match: Match, relay: CallAddress
+        until deadline: MediaTime?, pending: PendingMatchNews, match: Match, relay: CallAddress,
+        watch: () -> Void
     ) async throws(CommandFailure) -> String {
         var joined = false
+        var nextWatch = MediaTime.monotonicNow()
         let joinDeadline = MediaTime.monotonicNow() + MediaTime.milliseconds(joinTimeoutSeconds * 1000)
         while true {
             for news in pending.take() {
@@ -111,6 +117,10 @@ enum MatchSession {
                     "the relay at \(relay) did not answer within \(Int(joinTimeoutSeconds)) s; check the address and "
                         + "that `voicechat relay` runs there with TCP and UDP open")
             }
+            if MediaTime.monotonicNow() >= nextWatch {
+                watch()
+                nextWatch += MediaTime.milliseconds(500)
+            }
             if InterruptSignal.wasReceived { return "interrupted" }
             if let deadline, MediaTime.monotonicNow() >= deadline { return "duration reached" }
             try? await Task.sleep(for: .milliseconds(50))
@@ -131,6 +141,20 @@ enum MatchSession {
             nil
         }
     }
+}
+
+/// Each player's statistics as last seen while a path to them was up: a player who left before the
+/// end is reported as they were, not as the empty entry left behind.
+private final class LastStatistics {
+    private var byPlayer: [ParticipantID: ParticipantStatistics] = [:]
+
+    func update(_ statistics: [ParticipantStatistics]) {
+        for player in statistics where player.path != nil || byPlayer[player.participant] == nil {
+            byPlayer[player.participant] = player
+        }
+    }
+
+    var players: [ParticipantStatistics] { Array(byPlayer.values) }
 }
 
 /// What the match and the relay reported that the session's loop has not looked at yet.
