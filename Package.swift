@@ -106,9 +106,15 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Test support shared by several test targets (a simulated world for engines, a JACK dummy
+        // server, raw sockets); test targets cannot share sources directly.
+        .target(
+            name: "VoiceTestSupport", dependencies: ["VoiceCore", "VoiceEngine", "VoiceTransport"],
+            path: "Tests/VoiceTestSupport"),
         .testTarget(name: "VoiceCoreTests", dependencies: ["VoiceCore", "VoiceTesting"]),
         .testTarget(name: "VoiceCodecTests", dependencies: ["VoiceCodec", "VoiceCore", "VoiceTesting"]),
-        .testTarget(name: "VoiceDevicesTests", dependencies: ["VoiceDevices", "VoiceCore", "VoiceTesting"]),
+        .testTarget(
+            name: "VoiceDevicesTests", dependencies: ["VoiceTestSupport", "VoiceDevices", "VoiceCore", "VoiceTesting"]),
         .testTarget(name: "VoiceWireTests", dependencies: ["VoiceWire", "VoiceCore", "VoiceTesting"]),
         .testTarget(
             name: "VoiceMediaTests",
@@ -127,6 +133,7 @@ let package = Package(
         .testTarget(
             name: "VoiceEngineTests",
             dependencies: [
+                "VoiceTestSupport",
                 "VoiceEngine", "VoiceTransport", "VoiceWire", "VoiceCore", "VoiceTesting", "VoiceSignalling",
                 "VoiceRelay",
             ]
@@ -136,6 +143,7 @@ let package = Package(
         .testTarget(
             name: "VoiceControlTests",
             dependencies: [
+                "VoiceTestSupport",
                 "VoiceControl", "VoiceEngine", "VoiceTransport", "VoiceCore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -143,9 +151,11 @@ let package = Package(
         ),
         .testTarget(
             name: "VoiceSignallingTests",
-            dependencies: ["VoiceSignalling", "VoiceEngine", "VoiceTransport", "VoiceCore"]
+            dependencies: ["VoiceTestSupport", "VoiceSignalling", "VoiceEngine", "VoiceTransport", "VoiceCore"]
         ),
-        .testTarget(name: "VoiceChatCLITests", dependencies: ["voicechat", "VoiceCore", "VoiceTesting", "VoiceRelay"]),
+        .testTarget(
+            name: "VoiceChatCLITests",
+            dependencies: ["VoiceTestSupport", "voicechat", "VoiceCore", "VoiceTesting", "VoiceRelay"]),
     ],
     swiftLanguageModes: [.v6]
 )

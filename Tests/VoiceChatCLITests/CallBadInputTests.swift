@@ -1,3 +1,4 @@
+import VoiceTestSupport
 import Foundation
 import Testing
 

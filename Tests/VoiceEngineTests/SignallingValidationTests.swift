@@ -1,3 +1,4 @@
+import VoiceTestSupport
 import Testing
 import VoiceCore
 import VoiceEngine

@@ -4,17 +4,17 @@ import Foundation
     import Glibc
 #endif
 
-struct SocketError: Error, CustomStringConvertible {
-    var description: String
+public struct SocketError: Error, Sendable, CustomStringConvertible {
+    public var description: String
 }
 
 /// A TCP socket that listens on loopback but never accepts or says anything: the kernel completes
 /// connections into its backlog, so a caller connects and then hears nothing.
-final class SilentServer {
-    let descriptor: Int32
-    let port: Int
+public final class SilentServer {
+    public let descriptor: Int32
+    public let port: Int
 
-    init() throws {
+    public init() throws {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw SocketError(description: "socket() failed") }
         var address = sockaddr_in()
@@ -38,14 +38,14 @@ final class SilentServer {
         port = Int(UInt16(bigEndian: address.sin_port))
     }
 
-    func close() { Glibc.close(descriptor) }
+    public func close() { Glibc.close(descriptor) }
 }
 
 /// A plain TCP client on loopback, to send bytes a well-behaved link never would.
-final class RawClient {
-    let descriptor: Int32
+public final class RawClient {
+    public let descriptor: Int32
 
-    init(port: Int) throws {
+    public init(port: Int) throws {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -63,9 +63,9 @@ final class RawClient {
         self.descriptor = descriptor
     }
 
-    func write(_ bytes: [UInt8]) {
+    public func write(_ bytes: [UInt8]) {
         _ = bytes.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
     }
 
-    func close() { Glibc.close(descriptor) }
+    public func close() { Glibc.close(descriptor) }
 }

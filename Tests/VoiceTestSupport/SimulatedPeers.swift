@@ -6,43 +6,45 @@ import VoiceTransport
 /// A virtual-time world for engines: an app signalling channel between participants (reliable,
 /// in order, delivered on the next step), an app real-time channel, and a UDP-like network whose
 /// addresses can be blocked, all driven by one clock.
-final class SimulatedWorld: @unchecked Sendable {
+public final class SimulatedWorld: @unchecked Sendable {
     // One thread drives the world (the test); the engines' clients only append to these queues.
-    struct Delivery {
-        var bytes: [UInt8]
-        var from: ParticipantID
-        var to: ParticipantID
-        var realTime: Bool
+    public struct Delivery: Sendable {
+        public var bytes: [UInt8]
+        public var from: ParticipantID
+        public var to: ParticipantID
+        public var realTime: Bool
     }
 
-    struct Datagram {
-        var bytes: [UInt8]
-        var from: PeerAddress
-        var to: PeerAddress
-        var due: MediaTime
+    public struct Datagram: Sendable {
+        public var bytes: [UInt8]
+        public var from: PeerAddress
+        public var to: PeerAddress
+        public var due: MediaTime
     }
 
-    let clock = ManualClock()
+    public let clock = ManualClock()
     private let pending = Mutex<(signalling: [Delivery], datagrams: [Datagram])>(([], []))
     /// Addresses whose datagrams (to or from them) are lost.
-    let blocked = Mutex<Set<PeerAddress>>([])
+    public let blocked = Mutex<Set<PeerAddress>>([])
     /// Participants whose app real-time channel drops everything.
-    let realTimeBlocked = Mutex<Set<ParticipantID>>([])
-    let networkDelay: MediaTime = MediaTime.milliseconds(10)
-    var receivers: [ParticipantID: (Delivery) -> Void] = [:]
-    var engines: [ParticipantID: VoiceEngine] = [:]
-    var networks: [PeerAddress: SimulatedNetwork] = [:]
+    public let realTimeBlocked = Mutex<Set<ParticipantID>>([])
+    public let networkDelay: MediaTime = MediaTime.milliseconds(10)
+    public var receivers: [ParticipantID: (Delivery) -> Void] = [:]
+    public var engines: [ParticipantID: VoiceEngine] = [:]
+    public var networks: [PeerAddress: SimulatedNetwork] = [:]
     /// Every datagram that crossed the network, for tests that replay or forge them.
-    let captured = Mutex<[Datagram]>([])
+    public let captured = Mutex<[Datagram]>([])
 
-    func post(_ delivery: Delivery) {
+    public init() {}
+
+    public func post(_ delivery: Delivery) {
         if delivery.realTime, realTimeBlocked.withLock({ $0.contains(delivery.from) || $0.contains(delivery.to) }) {
             return
         }
         pending.withLock { $0.signalling.append(delivery) }
     }
 
-    func post(_ datagram: Datagram) {
+    public func post(_ datagram: Datagram) {
         let isBlocked = blocked.withLock { $0.contains(datagram.from) || $0.contains(datagram.to) }
         guard !isBlocked else { return }
         captured.withLock { $0.append(datagram) }
@@ -50,7 +52,7 @@ final class SimulatedWorld: @unchecked Sendable {
     }
 
     /// Delivers everything due by now.
-    func deliver() {
+    public func deliver() {
         let now = clock.now
         let (signalling, datagrams) = pending.withLock { queues in
             let signalling = queues.signalling
@@ -67,40 +69,40 @@ final class SimulatedWorld: @unchecked Sendable {
 }
 
 /// A participant's app in the simulated world: carries signalling and (optionally) real-time data.
-final class SimulatedClient: VoiceChatClient {
-    let participantID: ParticipantID
-    let offersRealTimeData: Bool
+public final class SimulatedClient: VoiceChatClient {
+    public let participantID: ParticipantID
+    public let offersRealTimeData: Bool
     private let world: SimulatedWorld
 
-    init(_ participant: ParticipantID, world: SimulatedWorld, offersRealTime: Bool) {
+    public init(_ participant: ParticipantID, world: SimulatedWorld, offersRealTime: Bool) {
         participantID = participant
         offersRealTimeData = offersRealTime
         self.world = world
     }
 
-    func send(_ data: [UInt8], to participant: ParticipantID) {
+    public func send(_ data: [UInt8], to participant: ParticipantID) {
         world.post(.init(bytes: data, from: participantID, to: participant, realTime: false))
     }
 
-    func sendRealTime(_ data: [UInt8], to participant: ParticipantID) {
+    public func sendRealTime(_ data: [UInt8], to participant: ParticipantID) {
         world.post(.init(bytes: data, from: participantID, to: participant, realTime: true))
     }
 }
 
 /// One participant's UDP socket in the simulated world.
-final class SimulatedNetwork: DatagramNetwork, @unchecked Sendable {
-    let address: PeerAddress
+public final class SimulatedNetwork: DatagramNetwork, @unchecked Sendable {
+    public let address: PeerAddress
     private let world: SimulatedWorld
     weak var engine: VoiceEngine?
 
-    init(address: PeerAddress, world: SimulatedWorld) {
+    public init(address: PeerAddress, world: SimulatedWorld) {
         self.address = address
         self.world = world
     }
 
-    var localCandidates: [PeerAddress] { [address] }
+    public var localCandidates: [PeerAddress] { [address] }
 
-    func send(_ datagram: [UInt8], to address: PeerAddress) {
+    public func send(_ datagram: [UInt8], to address: PeerAddress) {
         world.post(.init(bytes: datagram, from: self.address, to: address, due: world.clock.now + world.networkDelay))
     }
 }

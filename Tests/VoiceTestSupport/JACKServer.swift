@@ -2,27 +2,27 @@ import Foundation
 
 /// A JACK server with the `dummy` backend, started and stopped by a test: a real-time
 /// clock for ALSA's `jack` plugin on a machine without a sound card.
-final class JACKServer {
-    let name: String
+public final class JACKServer {
+    public let name: String
     private let process = Process()
-    let logFile: URL
+    public let logFile: URL
 
     /// The full path of `tool` from PATH, or nil when it is not installed.
-    static func executable(_ tool: String) -> String? {
+    public static func executable(_ tool: String) -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         return path.split(separator: ":").map { "\($0)/\(tool)" }.first {
             FileManager.default.isExecutableFile(atPath: $0)
         }
     }
 
-    static var isInstalled: Bool {
+    public static var isInstalled: Bool {
         executable("jackd") != nil && executable("jack_lsp") != nil
     }
 
     /// Starts `jackd --no-realtime -n NAME -d dummy -r 48000 -p 480` and waits until it
     /// accepts clients. Sets JACK_DEFAULT_SERVER in this process so that ALSA's `jack`
     /// plugin connects to it.
-    init(name: String, logDirectory: URL) throws {
+    public init(name: String, logDirectory: URL) throws {
         self.name = name
         guard let jackd = Self.executable("jackd") else { throw JACKServerError("jackd is not installed") }
         logFile = logDirectory.appendingPathComponent("jackd-\(name).log")
@@ -69,7 +69,7 @@ final class JACKServer {
 
     /// Stops the server by its PID and removes the files in /dev/shm that carry its name
     /// (they stay behind when it cannot clean up).
-    func stop() {
+    public func stop() {
         if process.isRunning {
             kill(process.processIdentifier, SIGTERM)
             process.waitUntilExit()
@@ -83,7 +83,7 @@ final class JACKServer {
     }
 
     /// Runs `jack_lsp -c` against this server: every port and its connections, for messages.
-    func connections() -> String {
+    public func connections() -> String {
         guard let lsp = Self.executable("jack_lsp") else { return "" }
         let probe = Process()
         probe.executableURL = URL(fileURLWithPath: lsp)
@@ -98,7 +98,7 @@ final class JACKServer {
     }
 }
 
-struct JACKServerError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
+public struct JACKServerError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
 }

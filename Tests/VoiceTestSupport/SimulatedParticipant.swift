@@ -1,4 +1,3 @@
-// A copy of the simulated participant from VoiceEngineTests (test targets cannot share sources).
 import Foundation
 import Synchronization
 import VoiceCore
@@ -8,21 +7,21 @@ import VoiceTransport
 /// One participant of a simulated world: an engine on the world's clock, a "voice" (a tone of its
 /// own frequency in syllable-like bursts, so the speech gate opens and its contribution to a mix
 /// can be told apart from the others'), and a recording of what it heard.
-final class SimulatedParticipant: @unchecked Sendable {
-    let name: ParticipantID
-    let engine: VoiceEngine
-    let client: SimulatedClient
-    let network: SimulatedNetwork
-    let frequency: Double
-    var service: VoiceChatService?
-    var match: Match?
-    var isTalking = true
+public final class SimulatedParticipant: @unchecked Sendable {
+    public let name: ParticipantID
+    public let engine: VoiceEngine
+    public let client: SimulatedClient
+    public let network: SimulatedNetwork
+    public let frequency: Double
+    public var service: VoiceChatService?
+    public var match: Match?
+    public var isTalking = true
     private(set) var heard: [Float] = []
     private var sample = 0
-    let callEvents = EventLog<VoiceChatEvent>()
-    let matchEvents = EventLog<MatchEvent>()
+    public let callEvents = EventLog<VoiceChatEvent>()
+    public let matchEvents = EventLog<MatchEvent>()
 
-    init(
+    public init(
         _ name: ParticipantID, index: Int, world: SimulatedWorld, offersRealTime: Bool,
         configuration: EngineConfiguration
     ) throws {
@@ -46,7 +45,7 @@ final class SimulatedParticipant: @unchecked Sendable {
         }
     }
 
-    func makeService() -> VoiceChatService {
+    public func makeService() -> VoiceChatService {
         let events = callEvents
         let service = VoiceChatService(engine: engine, client: client) { event in
             events.append(event)
@@ -55,7 +54,7 @@ final class SimulatedParticipant: @unchecked Sendable {
         return service
     }
 
-    func join(_ matchID: String, players: [ParticipantID]) throws -> Match {
+    public func join(_ matchID: String, players: [ParticipantID]) throws -> Match {
         let events = matchEvents
         let match = try Match(engine: engine, client: client, matchID: matchID, players: players) { event in
             events.append(event)
@@ -65,7 +64,7 @@ final class SimulatedParticipant: @unchecked Sendable {
     }
 
     /// The next captured frame: 400 ms of tone, 100 ms of near-silence, over and over.
-    func nextFrame(samples: Int) -> [Float] {
+    public func nextFrame(samples: Int) -> [Float] {
         var frame = [Float](repeating: 0, count: samples)
         for index in 0..<samples {
             let position = sample % 24_000
@@ -76,13 +75,13 @@ final class SimulatedParticipant: @unchecked Sendable {
         return frame
     }
 
-    func record(_ frame: [Float]) { heard.append(contentsOf: frame) }
+    public func record(_ frame: [Float]) { heard.append(contentsOf: frame) }
 
-    func clearRecording() { heard.removeAll(keepingCapacity: true) }
+    public func clearRecording() { heard.removeAll(keepingCapacity: true) }
 
     /// Power of `frequency` in the last `seconds` of what this participant heard (Goertzel), as
     /// the RMS amplitude of a sine of that frequency.
-    func heardLevel(of frequency: Double, lastSeconds seconds: Double) -> Double {
+    public func heardLevel(of frequency: Double, lastSeconds seconds: Double) -> Double {
         let count = min(heard.count, Int(seconds * 48_000))
         let slice = heard[(heard.count - count)...]
         let omega = 2 * Double.pi * frequency / 48_000
@@ -100,9 +99,9 @@ final class SimulatedParticipant: @unchecked Sendable {
 }
 
 extension SimulatedWorld {
-    static let frame = FrameDuration.ms20
+    public static let frame = FrameDuration.ms20
 
-    func participant(
+    public func participant(
         _ name: ParticipantID, index: Int, offersRealTime: Bool = true,
         configuration: EngineConfiguration = SimulatedWorld.fastConfiguration
     ) throws -> SimulatedParticipant {
@@ -111,7 +110,7 @@ extension SimulatedWorld {
     }
 
     /// Runs `seconds` of virtual time in 20 ms frames: delivers what is due, then ticks every engine.
-    func run(seconds: Double, _ participants: [SimulatedParticipant]) {
+    public func run(seconds: Double, _ participants: [SimulatedParticipant]) {
         let frames = Int((seconds * 1000 / Self.frame.milliseconds).rounded())
         let samples = Self.frame.engineFrames
         var output = [Float](repeating: 0, count: samples)
@@ -131,33 +130,35 @@ extension SimulatedWorld {
     }
 
     /// Engine settings for tests: the defaults, with a short invitation timeout.
-    static var fastConfiguration: EngineConfiguration {
+    public static var fastConfiguration: EngineConfiguration {
         EngineConfiguration(invitationTimeoutSeconds: 5, pathTimeoutSeconds: 6)
     }
 }
 
 /// Events as a handler received them, for tests to read back.
-final class EventLog<Event: Sendable>: Sendable {
+public final class EventLog<Event: Sendable>: Sendable {
     private let events = Mutex<[Event]>([])
 
-    func append(_ event: Event) { events.withLock { $0.append(event) } }
+    public init() {}
 
-    func withLock<Result>(_ body: ([Event]) -> Result) -> Result { events.withLock { body($0) } }
+    public func append(_ event: Event) { events.withLock { $0.append(event) } }
+
+    public func withLock<Result>(_ body: ([Event]) -> Result) -> Result { events.withLock { body($0) } }
 }
 
 /// A 1:1 call from alice to bob, set up by `invitedCall` or `acceptedCall`.
-struct SimulatedCall {
-    let alice: SimulatedParticipant
-    let bob: SimulatedParticipant
-    let aliceService: VoiceChatService
-    let bobService: VoiceChatService
-    let call: CallID
+public struct SimulatedCall {
+    public let alice: SimulatedParticipant
+    public let bob: SimulatedParticipant
+    public let aliceService: VoiceChatService
+    public let bobService: VoiceChatService
+    public let call: CallID
 }
 
 extension SimulatedWorld {
     /// Alice invites bob and the invitation arrives (0.1 s). With `blockingDirect`, alice's direct
     /// address is unreachable from the start.
-    func invitedCall(blockingDirect: Bool = false) throws -> SimulatedCall {
+    public func invitedCall(blockingDirect: Bool = false) throws -> SimulatedCall {
         let alice = try participant("alice", index: 0)
         let bob = try participant("bob", index: 1)
         if blockingDirect { _ = blocked.withLock { $0.insert(alice.network.address) } }
@@ -169,14 +170,14 @@ extension SimulatedWorld {
     }
 
     /// `invitedCall`, then bob accepts; `run` the world to let the call start.
-    func acceptedCall(blockingDirect: Bool = false) throws -> SimulatedCall {
+    public func acceptedCall(blockingDirect: Bool = false) throws -> SimulatedCall {
         let call = try invitedCall(blockingDirect: blockingDirect)
         try call.bobService.accept(call.call)
         return call
     }
 
     /// Alice, bob and carol, each in match "arena" with the other two, introduced to each other (0.1 s).
-    func threePlayerMatch() throws -> [SimulatedParticipant] {
+    public func threePlayerMatch() throws -> [SimulatedParticipant] {
         let players = try ["alice", "bob", "carol"].enumerated().map { index, name in
             try participant(name, index: index)
         }
