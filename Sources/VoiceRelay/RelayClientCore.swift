@@ -54,26 +54,18 @@ final class ClientCore {
         connecting = true
         lastJoinAttempt = now
         let bound = NIOLoopBound(self, eventLoop: loop)
-        ClientBootstrap(group: loop)
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
-            .connectTimeout(.milliseconds(Int64(milliseconds(configuration.livenessTimeout))))
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    let operations = channel.pipeline.syncOperations
-                    try operations.addHandler(ByteToMessageHandler(RelayFrameDecoder()))
-                    try operations.addHandler(MessageToByteHandler(RelayFrameEncoder()))
-                    try operations.addHandler(ClientTCPHandler(core: bound.value))
-                }
-            }
-            .connect(to: relayAddress)
-            .whenComplete { result in
-                let core = bound.value
-                core.connecting = false
-                guard case .success(let channel) = result else { return }
-                guard !core.isClosed else { return channel.close(promise: nil) }
-                core.channel = channel
-                core.sendJoin(now: NIODeadline.now().uptimeNanoseconds)
-            }
+        RelayTCPConnection.open(
+            on: loop, to: relayAddress, timeout: .milliseconds(Int64(milliseconds(configuration.livenessTimeout))),
+            handler: { ClientTCPHandler(core: bound.value) }
+        )
+        .whenComplete { result in
+            let core = bound.value
+            core.connecting = false
+            guard case .success(let channel) = result else { return }
+            guard !core.isClosed else { return channel.close(promise: nil) }
+            core.channel = channel
+            core.sendJoin(now: NIODeadline.now().uptimeNanoseconds)
+        }
     }
 
     // MARK: Periodic work

@@ -87,29 +87,21 @@ final class SignallingClientCore {
         connecting = true
         lastAttempt = now
         let bound = NIOLoopBound(self, eventLoop: loop)
-        ClientBootstrap(group: loop)
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
-            .connectTimeout(.milliseconds(Int64(milliseconds(timing.livenessTimeout))))
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    let operations = channel.pipeline.syncOperations
-                    try operations.addHandler(ByteToMessageHandler(RelayFrameDecoder()))
-                    try operations.addHandler(MessageToByteHandler(RelayFrameEncoder()))
-                    try operations.addHandler(SignallingClientHandler(core: bound.value))
-                }
-            }
-            .connect(to: relayAddress)
-            .whenComplete { result in
-                let core = bound.value
-                core.connecting = false
-                guard case .success(let channel) = result else { return }
-                guard !core.isClosed else { return channel.close(promise: nil) }
-                let now = NIODeadline.now().uptimeNanoseconds
-                core.channel = channel
-                core.lastAttempt = now
-                core.lastHeard = now
-                core.write(.signalJoin(token: core.token, participant: core.participant), flush: true)
-            }
+        RelayTCPConnection.open(
+            on: loop, to: relayAddress, timeout: .milliseconds(Int64(milliseconds(timing.livenessTimeout))),
+            handler: { SignallingClientHandler(core: bound.value) }
+        )
+        .whenComplete { result in
+            let core = bound.value
+            core.connecting = false
+            guard case .success(let channel) = result else { return }
+            guard !core.isClosed else { return channel.close(promise: nil) }
+            let now = NIODeadline.now().uptimeNanoseconds
+            core.channel = channel
+            core.lastAttempt = now
+            core.lastHeard = now
+            core.write(.signalJoin(token: core.token, participant: core.participant), flush: true)
+        }
     }
 
     // MARK: Receiving
