@@ -140,9 +140,11 @@ import VoiceRelay
 
     @Test func newerConnectionReplacesTheOldOneWithoutTheOthersNoticing() async throws {
         let relay = try await harness.startRelay()
+        // Alice first, so that bob's roster names her from the start.
         let first = try await harness.attach("alice", relay: relay)
+        try await first.waitUntilJoined()
         let bob = try await harness.attach("bob", relay: relay)
-        for peer in [first, bob] { try await peer.waitUntilJoined() }
+        try await bob.waitUntilJoined()
         try await eventually("bob knows alice") { bob.client.members == ["alice"] }
 
         let second = try await harness.attach("alice", relay: relay)
