@@ -4,9 +4,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 swift build --build-tests
-# Tests of real-time-paced devices (a JACK server, paced WAV devices) and of relay timeouts run on their own
-# afterwards: alongside the rest of the suite a loaded 2-core machine makes threads without
+# Tests of real-time-paced devices (a JACK server, paced WAV devices), of processes talking in real
+# time (calls, joins, the demo) and of network timeouts (relay liveness, signalling hellos) run on
+# their own afterwards: alongside the rest of the suite a loaded 2-core machine makes threads without
 # real-time priority miss their deadlines, which is the machine's fault, not the code's.
-paced='JACKDevices|/realTime|RelayLivenessTests|RelayServiceTests|RelaySignallingLivenessTests|HostCall|RelayRouteTests|RelayFailoverTests|DemoObservationTests'
+paced='JACKDevices|/realTime|RelayLivenessTests|RelayServiceTests|RelaySignallingLivenessTests|HostCall|RelayRouteTests|RelayFailoverTests|DemoObservationTests|SignallingLinkTests'
 swift test --skip-build --skip "$paced" "$@"
 swift test --skip-build --no-parallel --filter "$paced"
