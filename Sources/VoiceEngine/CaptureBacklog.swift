@@ -3,10 +3,10 @@ import VoiceCore
 /// What a real-time microphone delivered that the engine has not sent yet, taken from the device's
 /// ring every frame so that the ring never fills behind the engine's back.
 ///
-/// The engine sends one frame per tick; when the backlog has stood above a frame for a whole
-/// window (the engine thread stalled and the device kept capturing) the oldest audio is dropped, so
-/// the delay it added does not last the rest of the call. Preallocated; never allocates while
-/// running.
+/// The engine thread takes every whole frame each tick (`takeFrames`), so nothing stands behind it.
+/// Taken a frame at a time (`nextFrame`), a backlog that stood above a frame for a whole window
+/// (the engine thread stalled and the device kept capturing) loses its oldest audio, so the delay
+/// it added does not last the rest of the call. Preallocated; never allocates while running.
 final class CaptureBacklog {
     let frameSamples: Int
     private let buffer: UnsafeMutableBufferPointer<Float>
@@ -41,6 +41,27 @@ final class CaptureBacklog {
         let excess = standing.observe(queued: filled)
         if excess > 0 { drop(min(excess, filled)) }
         return true
+    }
+
+    /// Takes what `input` has, then hands every whole frame waiting to `send`, oldest first, and
+    /// returns how many there were. A microphone that delivered late (its device or server missed
+    /// cycles, then caught up) thus has its frames sent in the tick they arrive: the frame count
+    /// that stamps them keeps pace with the device's clock instead of standing a stall's length
+    /// behind it until the standing window drops the audio.
+    @discardableResult
+    func takeFrames(
+        from input: any AudioInput, into frame: UnsafeMutableBufferPointer<Float>,
+        _ send: (UnsafeBufferPointer<Float>) -> Void
+    ) -> Int {
+        drain(input)
+        var taken = 0
+        while filled >= frameSamples {
+            _ = frame.update(fromContentsOf: buffer[0..<frameSamples])
+            remove(frameSamples)
+            send(UnsafeBufferPointer(frame))
+            taken += 1
+        }
+        return taken
     }
 
     private func drain(_ input: any AudioInput) {

@@ -3,8 +3,15 @@ import Synchronization
 import VoiceCore
 
 /// The thread that runs an engine in real time: once per frame duration, on absolute deadlines
-/// of the monotonic clock so that scheduling delays never add up, it takes one captured frame,
+/// of the monotonic clock so that scheduling delays never add up, it sends what was captured,
 /// ticks the engine and queues the mix for playback.
+///
+/// A packet's timestamp is its frame's number, so a frame is sent in the tick its audio arrived:
+/// a real-time microphone's every whole frame, however many came at once. Taking one a tick kept
+/// a device's late delivery (a server that missed cycles, then caught up) standing in the backlog,
+/// and every later packet then went out that much after its timestamp; each stall stepped the
+/// listener's measured delays up for good (its reference forgets only after seconds) and its
+/// jitter-buffer target climbed past 100 ms on a loopback call.
 ///
 /// This is not an audio thread: it takes the engine's lock and may allocate while handling
 /// control changes. The device threads on either side of it only touch their rings.
@@ -66,7 +73,12 @@ final class EngineThread: Sendable {
             var captured: UnsafeBufferPointer<Float>?
             if let input {
                 if let backlog {
-                    if backlog.nextFrame(from: input, into: capture) { captured = UnsafeBufferPointer(capture) }
+                    // Every frame the microphone has delivered goes out now, several after it
+                    // caught up from a stall: one a tick would leave the stall standing behind it.
+                    let now = MediaTime.monotonicNow()
+                    backlog.takeFrames(from: input, into: capture) { frame in
+                        engine.withCore { $0.sendCaptured(frame, now: now) }
+                    }
                 } else {
                     filled += input.read(into: UnsafeMutableBufferPointer(rebasing: capture[filled..<samples]))
                     if filled == samples {
