@@ -55,16 +55,7 @@ extension EngineCore {
     func removePlayers(_ players: [ParticipantID], match: String, now: MediaTime) {
         guard let session = sessions[.match(match)] else { return }
         var removed = false
-        for player in Set(players).sorted() {
-            guard var peer = session.peers[player], !peer.isGone else { continue }
-            peer.isGone = true
-            peer.startedChannels = []
-            session.peers[player] = peer
-            removeStreams(in: session) { $0.sender == peer.mediaID }
-            session.opener.remove(sender: peer.mediaID)
-            if peer.wasConnected { emit(.playerConnection(player: player, connected: false), in: session) }
-            removed = true
-        }
+        for player in Set(players).sorted() where markGone(player, in: session) { removed = true }
         guard removed else { return }
         updatePlayerStates(session)
         // One new key for every channel however many left, so no listener is handed two epochs at once.

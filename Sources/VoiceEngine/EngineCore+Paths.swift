@@ -74,7 +74,7 @@ extension EngineCore {
     }
 
     func peerGone(_ name: ParticipantID, in session: Session, now: MediaTime) {
-        guard var peer = session.peers[name], !peer.isGone else { return }
+        guard let peer = session.peers[name], !peer.isGone else { return }
         if session.isCall {
             if session.hasStarted {
                 emit(.stopped(call: session.identifier, with: name, reason: .connectionLost), in: session)
@@ -84,14 +84,29 @@ extension EngineCore {
             removeSession(session)
             return
         }
-        peer.isGone = true
-        peer.startedChannels = []
-        session.peers[name] = peer
-        removeStreams(in: session) { $0.sender == peer.mediaID }
-        session.opener.remove(sender: peer.mediaID)
-        if peer.wasConnected { emit(.playerConnection(player: name, connected: false), in: session) }
+        markGone(name, in: session)
         updatePlayerStates(session)
         // A player who left must not be able to read what follows.
         rekey(session, now: now)
+    }
+
+    /// Marks a match's player gone: nothing of theirs is played or opened any more, and listeners
+    /// of the connection hear that it ended. Player states and keys are the caller's to update
+    /// (once, however many players went). Returns false when the player was not there.
+    @discardableResult
+    func markGone(_ name: ParticipantID, in session: Session) -> Bool {
+        guard var peer = session.peers[name], !peer.isGone else { return false }
+        peer.isGone = true
+        peer.startedChannels = []
+        session.peers[name] = peer
+        forgetMedia(of: peer, in: session)
+        if peer.wasConnected { emit(.playerConnection(player: name, connected: false), in: session) }
+        return true
+    }
+
+    /// Drops a peer's streams and keys: what it sends from now on does not open.
+    func forgetMedia(of peer: RemotePeer, in session: Session) {
+        removeStreams(in: session) { $0.sender == peer.mediaID }
+        session.opener.remove(sender: peer.mediaID)
     }
 }

@@ -6,18 +6,13 @@ import VoiceWire
 /// A match's relay as the engine core sees it.
 struct SessionRelay {
     let link: RelayLink
-    /// No direct candidates: the relay (then app-carried) carries everything.
-    let isPrimary: Bool
     /// Relay transports joined now: the relay routes every peer's selector may use.
     var joined: Set<RealTimePathKind> = []
-    /// What the link was last told to have the relay forward.
-    var mirroredChannels: Set<UInt16> = []
-    var mirroredMutes: Set<UInt32> = []
 
-    init(link: RelayLink) {
-        self.link = link
-        isPrimary = link.options.isPrimary
-    }
+    init(link: RelayLink) { self.link = link }
+
+    /// No direct candidates: the relay (then app-carried) carries everything.
+    var isPrimary: Bool { link.options.isPrimary }
 }
 
 extension EngineCore {
@@ -78,8 +73,10 @@ extension EngineCore {
 
     /// Tells the relay what this participant hears: its started channels, and the players it muted
     /// in every one of them (a player muted in some channels only must still reach the others).
+    /// The link compares with what each of its clients already told the relay, so an unchanged
+    /// interest costs no message.
     func mirrorToRelay(_ session: Session) {
-        guard var relay = session.relay else { return }
+        guard let relay = session.relay else { return }
         let started = session.channels.values.filter(\.isStarted)
         let channels = Set(started.map(\.number))
         var muted: Set<UInt32> = []
@@ -87,10 +84,6 @@ extension EngineCore {
             let mutedEverywhere = started.dropFirst().reduce(first.mutedPlayers) { $0.intersection($1.mutedPlayers) }
             muted = Set(mutedEverywhere.map(\.rawValue))
         }
-        guard channels != relay.mirroredChannels || muted != relay.mirroredMutes else { return }
-        relay.mirroredChannels = channels
-        relay.mirroredMutes = muted
-        session.relay = relay
         outbox.append(.relayInterest(channels: channels, muted: muted, link: relay.link))
     }
 

@@ -130,8 +130,7 @@ extension EngineCore {
         if isNewKey {
             if known.publicKey != nil {
                 // The player rejoined with a new session key: forget what it had.
-                removeStreams(in: session) { $0.sender == known.mediaID }
-                session.opener.remove(sender: known.mediaID)
+                forgetMedia(of: known, in: session)
             }
             try agreePairwiseKey(with: sender, publicKey: offer.publicKey, in: session)
             session.peers[sender]?.isGone = false

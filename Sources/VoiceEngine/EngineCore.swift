@@ -22,7 +22,7 @@ public struct EngineCounters: Sendable, Hashable, Codable {
 
     /// What keeping the devices' delay bounded cost.
     public struct DeviceCatchUp: Sendable, Hashable, Codable {
-        /// Captured samples dropped because they had waited a whole window behind the engine.
+        /// Captured samples dropped because more waited behind the engine than its backlog holds.
         public var captureSamplesDropped = 0
         /// Mixed frames not queued for playback because the speaker's queue had stood above a frame
         /// for a whole window.

@@ -27,8 +27,11 @@ struct EngineOutbox {
 
     mutating func append(_ item: OutgoingItem) { items.append(item) }
 
+    /// Hands over what was queued. Every turn of the engine's lock ends with this, most with
+    /// nothing queued: that case must not allocate.
     mutating func take() -> [OutgoingItem] {
-        defer { items.removeAll(keepingCapacity: true) }
+        guard !items.isEmpty else { return [] }
+        defer { items = [] }
         return items
     }
 }

@@ -44,10 +44,6 @@ final class EngineThread: Sendable {
         done.wait()
     }
 
-    /// Frames a backlog must stand, on either side, before it is trimmed: long enough that ordinary
-    /// scheduling jitter never costs audio, short enough that a stall's delay is gone within a second.
-    static let standingWindowFrames = 50
-
     private func run() {
         let samples = engine.frameSamples
         let period = engine.configuration.frameDuration.nanoseconds
@@ -59,49 +55,41 @@ final class EngineThread: Sendable {
             capture.deallocate()
             mix.deallocate()
         }
-        // A real-time microphone is emptied every frame (its ring must not fill behind the
+        // A real-time microphone is emptied every tick (its ring must not fill behind the
         // engine's back); an on-demand source gives exactly what is asked, one frame per tick.
-        let backlog =
-            input?.pacing == .realTime
-            ? CaptureBacklog(
-                frameSamples: samples, capacitySamples: 24_000, windowFrames: Self.standingWindowFrames) : nil
+        let backlog = input?.pacing == .realTime ? CaptureBacklog(frameSamples: samples, capacitySamples: 24_000) : nil
         var playback = output.map { PlaybackPacer(output: $0, frameSamples: samples) }
         var filled = 0
-        var reported = EngineCounters.DeviceCatchUp()
         var deadline = MediaTime.monotonicNow()
         while running.load(ordering: .acquiring) {
             var captured: UnsafeBufferPointer<Float>?
-            if let input {
-                if let backlog {
-                    // Every frame the microphone has delivered goes out now, several after it
-                    // caught up from a stall: one a tick would leave the stall standing behind it.
-                    let now = MediaTime.monotonicNow()
-                    backlog.takeFrames(from: input, into: capture) { frame in
-                        engine.withCore { $0.sendCaptured(frame, now: now) }
-                    }
-                } else {
-                    filled += input.read(into: UnsafeMutableBufferPointer(rebasing: capture[filled..<samples]))
-                    if filled == samples {
-                        captured = UnsafeBufferPointer(capture)
-                        filled = 0
-                    }
+            if let input, backlog == nil {
+                filled += input.read(into: UnsafeMutableBufferPointer(rebasing: capture[filled..<samples]))
+                if filled == samples {
+                    captured = UnsafeBufferPointer(capture)
+                    filled = 0
                 }
             }
-            engine.tick(at: MediaTime.monotonicNow(), captured: captured, output: mix)
-            playback?.write(UnsafeBufferPointer(mix))
             let catchUp = EngineCounters.DeviceCatchUp(
                 captureSamplesDropped: backlog?.droppedSamples ?? 0,
                 playbackFramesSkipped: playback?.skippedFrames ?? 0)
-            if catchUp != reported {
-                engine.withCore { $0.counters.deviceCatchUp = catchUp }
-                reported = catchUp
-            }
-            deadline += period
             let now = MediaTime.monotonicNow()
-            if deadline < now - 4 * period {
+            // One turn of the lock a tick: what the microphone delivered, then the frame itself.
+            engine.withCore { core in
+                if let input, let backlog {
+                    // Every frame the microphone has delivered goes out now, several after it
+                    // caught up from a stall: one a tick would leave the stall standing behind it.
+                    backlog.takeFrames(from: input) { core.sendCaptured($0, now: now) }
+                }
+                core.counters.deviceCatchUp = catchUp
+                core.tick(now: now, captured: captured, output: mix)
+            }
+            playback?.write(UnsafeBufferPointer(mix))
+            deadline += period
+            if deadline < MediaTime.monotonicNow() - 4 * period {
                 // Far behind (the process was stopped, or the machine stalled): start afresh
                 // instead of running a burst of frames to catch up.
-                deadline = now
+                deadline = MediaTime.monotonicNow()
             }
             Self.sleep(until: deadline)
         }

@@ -16,11 +16,15 @@ struct PlaybackPacer {
     private var framesToSkip = 0
     private(set) var skippedFrames = 0
 
+    /// Frames the queue must stand above a frame before it is trimmed: long enough that ordinary
+    /// scheduling jitter never costs audio, short enough that a stall's delay is gone within a second.
+    static let standingWindowFrames = 50
+
     init(output: any AudioOutput, frameSamples: Int) {
         self.output = output
         self.frameSamples = frameSamples
         capacity = output.pacing == .realTime ? output.availableToWrite : nil
-        standing = StandingQueue(allowance: frameSamples, window: EngineThread.standingWindowFrames)
+        standing = StandingQueue(allowance: frameSamples, window: Self.standingWindowFrames)
     }
 
     mutating func write(_ mix: UnsafeBufferPointer<Float>) {

@@ -6,41 +6,20 @@ import VoiceWire
 
 @testable import VoiceEngine
 
-/// A real-time microphone that captures speech (the male fixture, over and over) but delivers it the
-/// way a device server that misses cycles does: now and then nothing for a few periods, then all of
-/// it at once.
-private final class StallingMicrophone: AudioInput, @unchecked Sendable {
-    let name = "stalling"
-    let format = AudioFormat(sampleRate: 48_000, channels: 1)
-    let pacing = DevicePacing.realTime
-    let isExhausted = false
-    let statistics = AudioDeviceStatistics()
-    /// Test thread only (the backlog under test runs on it too).
-    private var waiting: [Float] = []
+/// Speech (the male fixture, over and over) captured sample by sample.
+private struct Speech {
+    private let samples: [Float]
     private var captured = 0
-    private let speech: [Float]
 
     init(filePath: String = #filePath) throws {
         var components = filePath.split(separator: "/", omittingEmptySubsequences: false)
         components.removeLast(3)  // this file, VoiceEngineTests, Tests
-        speech = try WAVAudio(contentsOfFile: components.joined(separator: "/") + "/Fixtures/speech-male.wav").samples
+        samples = try WAVAudio(contentsOfFile: components.joined(separator: "/") + "/Fixtures/speech-male.wav").samples
     }
 
-    func capture(_ samples: Int) {
-        for _ in 0..<samples {
-            waiting.append(speech[captured % speech.count])
-            captured += 1
-        }
-    }
-
-    func start() {}
-    func stop() {}
-
-    func read(into buffer: UnsafeMutableBufferPointer<Float>) -> Int {
-        let count = min(buffer.count, waiting.count)
-        for index in 0..<count { buffer[index] = waiting[index] }
-        waiting.removeFirst(count)
-        return count
+    mutating func next(_ count: Int) -> [Float] {
+        defer { captured += count }
+        return (captured..<(captured + count)).map { samples[$0 % samples.count] }
     }
 }
 
@@ -49,29 +28,28 @@ private final class StallingMicrophone: AudioInput, @unchecked Sendable {
     /// three periods once a second and then catch up, sent through a real send pipeline to a real
     /// receive stream over a network without any delay. The frames are captured on time, so the
     /// listener's buffer must not grow. A sender that took one frame per tick left each stall's
-    /// backlog standing behind the microphone until the standing window dropped it, stamping every
+    /// backlog standing behind the microphone until it was dropped, stamping every
     /// frame in between that much late: each stall stepped the packets' transit up, and the
     /// listener's target climbed with them.
     @Test func aMicrophoneThatCatchesUpAfterStallsKeepsTheListenersTargetAtTheNetworksJitter() throws {
         let frameDuration = FrameDuration.ms10
         let frame = frameDuration.engineFrames
         let period = frameDuration.nanoseconds
-        let microphone = try StallingMicrophone()
-        let backlog = CaptureBacklog(
-            frameSamples: frame, capacitySamples: 24_000, windowFrames: EngineThread.standingWindowFrames)
+        // Delivers the way a device server that misses cycles does: now and then nothing for a few
+        // periods, then all of it at once.
+        let microphone = QueuedMicrophone()
+        var speech = try Speech()
+        let backlog = CaptureBacklog(frameSamples: frame, capacitySamples: 24_000)
         let pipeline = try VoiceSendPipeline(SendConfiguration(sender: 7, channel: 3, frameDuration: frameDuration))
         let stream = try VoiceReceiveStream(
             sender: 7, channel: 3, configuration: JitterBufferConfiguration(frameDuration: frameDuration))
-        let capture = UnsafeMutableBufferPointer<Float>.allocate(capacity: frame)
         let played = UnsafeMutableBufferPointer<Float>.allocate(capacity: frame)
         let packet = UnsafeMutableRawBufferPointer.allocate(
             byteCount: VoicePacketWriter.maximumPacketBytes, alignment: 8)
         defer {
-            capture.deallocate()
             played.deallocate()
             packet.deallocate()
         }
-        capture.initialize(repeating: 0)
         played.initialize(repeating: 0)
 
         var owed = 0
@@ -82,10 +60,10 @@ private final class StallingMicrophone: AudioInput, @unchecked Sendable {
             // Every period a frame is captured; once a second the device holds three of them back.
             owed += frame
             if tick % 100 < 90 || tick % 100 >= 93 {
-                microphone.capture(owed)
+                microphone.arrive(speech.next(owed))
                 owed = 0
             }
-            backlog.takeFrames(from: microphone, into: capture) { frame in
+            backlog.takeFrames(from: microphone) { frame in
                 guard let count = try? pipeline.process(frame, at: now, into: packet), count > 0 else { return }
                 packetsSent += 1
                 let bytes = UnsafeRawBufferPointer(rebasing: packet[0..<count])

@@ -1,7 +1,7 @@
-import VoiceTestSupport
 import Testing
 import VoiceCore
 import VoiceEngine
+import VoiceTestSupport
 import VoiceTransport
 
 @Suite struct MatchChannelTests {

@@ -1,8 +1,8 @@
-import VoiceTestSupport
 import Testing
 import VoiceCore
 import VoiceEngine
 import VoiceRelay
+import VoiceTestSupport
 import VoiceTransport
 
 /// A path dying mid-match: voice moves to the relay (or from relay UDP to relay TCP) within about

@@ -1,4 +1,3 @@
-import VoiceTestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -6,6 +5,7 @@ import VoiceCore
 import VoiceEngine
 import VoiceRelay
 import VoiceSignalling
+import VoiceTestSupport
 import VoiceTransport
 
 @Suite struct RelayMatchSignallingTests {

@@ -1,8 +1,8 @@
-import VoiceTestSupport
 import Testing
 import VoiceCore
 import VoiceEngine
 import VoiceRelay
+import VoiceTestSupport
 import VoiceTransport
 import VoiceWire
 

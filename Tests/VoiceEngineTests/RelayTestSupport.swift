@@ -1,4 +1,3 @@
-import VoiceTestSupport
 import Foundation
 import Logging
 import Synchronization
@@ -6,6 +5,7 @@ import Testing
 import VoiceCore
 import VoiceEngine
 import VoiceRelay
+import VoiceTestSupport
 import VoiceTransport
 
 /// A simulated world (virtual clock, app signalling, simulated direct UDP) plus a real relay on
