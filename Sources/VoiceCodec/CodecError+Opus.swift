@@ -29,7 +29,9 @@ extension CodecError {
     }
 
     /// A setting outside what is allowed, naming the setting, the value and what is allowed.
-    static func invalidSetting(_ operation: String, setting: String, value: String, allowed: String) -> CodecError {
+    public static func invalidSetting(_ operation: String, setting: String, value: String, allowed: String)
+        -> CodecError
+    {
         CodecError(.invalidArgument, operation: operation, message: "\(setting) is \(value); allowed: \(allowed)")
     }
 }

@@ -125,23 +125,6 @@ public struct SpeexJitterBuffer: ~Copyable, @unchecked Sendable {
         jitter_buffer_tick(state)
     }
 
-    /// Tells the buffer how many samples of the last frame are still unplayed, when frames are
-    /// played in parts (`jitter_buffer_remaining_span`).
-    public mutating func remainingSpan(_ samples: UInt32) {
-        jitter_buffer_remaining_span(state, samples)
-    }
-
-    /// Lets the buffer adjust its delay without taking a packet (`jitter_buffer_update_delay`).
-    ///
-    /// The library turns its automatic adjustment (done in `get` and `tick`) off for good at the
-    /// first call, so a caller that uses this must call it every frame. Returns the library's
-    /// result: 0 = no change, otherwise a signed adjustment in samples.
-    public mutating func updateDelay() -> Int32 {
-        var packet = JitterBufferPacket(data: nil, len: 0, timestamp: 0, span: 0, sequence: 0, user_data: 0)
-        var startOffset: spx_int32_t = 0
-        return jitter_buffer_update_delay(state, &packet, &startOffset)
-    }
-
     /// The playout position, in samples.
     public mutating func pointerTimestamp() -> UInt32 {
         UInt32(bitPattern: jitter_buffer_get_pointer_timestamp(state))
@@ -163,9 +146,6 @@ public struct SpeexJitterBuffer: ~Copyable, @unchecked Sendable {
 
     /// Granularity of delay changes, in samples.
     public mutating func delayStep() -> Int { Int(control(JITTER_BUFFER_GET_DELAY_STEP)) }
-    public mutating func setDelayStep(_ samples: Int) {
-        control(JITTER_BUFFER_SET_DELAY_STEP, Int32(clamping: samples))
-    }
 
     /// Size of one concealment step, in samples.
     public mutating func concealmentSize() -> Int { Int(control(JITTER_BUFFER_GET_CONCEALMENT_SIZE)) }
@@ -178,10 +158,6 @@ public struct SpeexJitterBuffer: ~Copyable, @unchecked Sendable {
     public mutating func setMaximumLateRate(_ percent: Int) {
         control(JITTER_BUFFER_SET_MAX_LATE_RATE, Int32(clamping: percent))
     }
-
-    /// How much a late packet costs against added delay in the library's optimisation.
-    public mutating func lateCost() -> Int { Int(control(JITTER_BUFFER_GET_LATE_COST)) }
-    public mutating func setLateCost(_ cost: Int) { control(JITTER_BUFFER_SET_LATE_COST, Int32(clamping: cost)) }
 
     /// One `jitter_buffer_ctl` call on an `spx_int32_t`, which is what every request used here takes.
     @discardableResult

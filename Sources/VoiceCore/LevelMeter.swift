@@ -75,8 +75,13 @@ public struct LevelMeter: Sendable {
     /// The RMS level of a whole block in dBFS, without ballistics.
     public static func rmsDBFS(of samples: UnsafeBufferPointer<Float>) -> Float {
         guard !samples.isEmpty else { return floorDBFS }
+        return decibels(power: meanPower(of: samples))
+    }
+
+    /// The mean of the squared samples of a non-empty block.
+    public static func meanPower(of samples: UnsafeBufferPointer<Float>) -> Float {
         var sumOfSquares: Float = 0
         for sample in samples { sumOfSquares += sample * sample }
-        return decibels(power: sumOfSquares / Float(samples.count))
+        return sumOfSquares / Float(samples.count)
     }
 }

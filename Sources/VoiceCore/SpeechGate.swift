@@ -109,9 +109,7 @@ public struct SpeechGate: Sendable {
     @discardableResult
     public mutating func process(_ frame: UnsafeBufferPointer<Float>) -> Bool {
         guard !frame.isEmpty else { return isSpeech }
-        var sumOfSquares: Float = 0
-        for sample in frame { sumOfSquares += sample * sample }
-        let power = sumOfSquares / Float(frame.count)
+        let power = LevelMeter.meanPower(of: frame)
         let level = LevelMeter.decibels(power: power)
         let analysisLevel = self.analysisLevel(adding: power, frameSamples: frame.count)
         frameLevelDBFS = level

@@ -66,41 +66,43 @@ public struct JitterBufferConfiguration: Sendable, Hashable {
 
     /// Throws `.invalidArgument` naming the first setting out of range.
     public func validate(operation: String = "JitterBufferConfiguration.validate") throws(CodecError) {
-        func reject(_ setting: String, _ value: String, allowed: String) -> CodecError {
-            CodecError(.invalidArgument, operation: operation, message: "\(setting) is \(value); allowed: \(allowed)")
-        }
         guard maximumDelayMilliseconds.isFinite, maximumDelayMilliseconds >= frameDuration.milliseconds,
             maximumDelayMilliseconds <= 2_000
         else {
-            throw reject(
-                "maximumDelayMilliseconds", "\(maximumDelayMilliseconds)",
+            throw CodecError.invalidSetting(
+                operation, setting: "maximumDelayMilliseconds", value: "\(maximumDelayMilliseconds)",
                 allowed: "one frame (\(frameDuration)) … 2000 ms")
         }
         guard minimumDelayMilliseconds.isFinite, minimumDelayMilliseconds >= 0,
             minimumDelayMilliseconds <= maximumDelayMilliseconds
         else {
-            throw reject(
-                "minimumDelayMilliseconds", "\(minimumDelayMilliseconds)",
+            throw CodecError.invalidSetting(
+                operation, setting: "minimumDelayMilliseconds", value: "\(minimumDelayMilliseconds)",
                 allowed: "0 … maximumDelayMilliseconds (\(maximumDelayMilliseconds))")
         }
         guard targetPercentile >= 0.5, targetPercentile <= 0.9999 else {
-            throw reject("targetPercentile", "\(targetPercentile)", allowed: "0.5 … 0.9999")
+            throw CodecError.invalidSetting(
+                operation, setting: "targetPercentile", value: "\(targetPercentile)", allowed: "0.5 … 0.9999")
         }
         guard targetMarginFrames.isFinite, targetMarginFrames >= 0, targetMarginFrames <= 10 else {
-            throw reject("targetMarginFrames", "\(targetMarginFrames)", allowed: "0 … 10")
+            throw CodecError.invalidSetting(
+                operation, setting: "targetMarginFrames", value: "\(targetMarginFrames)", allowed: "0 … 10")
         }
         guard histogramForgettingFactor >= 0.9, histogramForgettingFactor < 1 else {
-            throw reject("histogramForgettingFactor", "\(histogramForgettingFactor)", allowed: "0.9 … <1")
+            throw CodecError.invalidSetting(
+                operation, setting: "histogramForgettingFactor", value: "\(histogramForgettingFactor)",
+                allowed: "0.9 … <1")
         }
         guard maximumUnderflowConcealmentMilliseconds.isFinite, maximumUnderflowConcealmentMilliseconds >= 0 else {
-            throw reject(
-                "maximumUnderflowConcealmentMilliseconds", "\(maximumUnderflowConcealmentMilliseconds)",
+            throw CodecError.invalidSetting(
+                operation, setting: "maximumUnderflowConcealmentMilliseconds",
+                value: "\(maximumUnderflowConcealmentMilliseconds)",
                 allowed: "0 ms or more")
         }
         let needed = Int((maximumDelayMilliseconds / frameDuration.milliseconds).rounded(.up)) + 8
         guard slotCount >= needed, slotCount <= 4_096 else {
-            throw reject(
-                "slotCount", "\(slotCount)",
+            throw CodecError.invalidSetting(
+                operation, setting: "slotCount", value: "\(slotCount)",
                 allowed: "\(needed) (the ceiling in frames plus 8) … 4096; raise it or lower maximumDelayMilliseconds")
         }
     }

@@ -36,8 +36,6 @@ struct JitterBufferSlots: ~Copyable {
         storage.deallocate()
     }
 
-    var isEmpty: Bool { count == 0 }
-
     func timestamp(at slot: Int) -> Int64 { timestamps[slot] }
     func sequence(at slot: Int) -> Int64 { sequences[slot] }
     func arrival(at slot: Int) -> MediaTime { arrivals[slot] }
@@ -66,18 +64,6 @@ struct JitterBufferSlots: ~Copyable {
                 best = slot
                 bestTimestamp = candidate
             }
-        }
-        return best
-    }
-
-    /// The slot with the largest timestamp.
-    func latestSlot() -> Int? {
-        guard count > 0 else { return nil }
-        var best: Int?
-        var bestTimestamp = Int64.min
-        for slot in 0..<capacity where timestamps[slot] != Self.empty && timestamps[slot] > bestTimestamp {
-            best = slot
-            bestTimestamp = timestamps[slot]
         }
         return best
     }

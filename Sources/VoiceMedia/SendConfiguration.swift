@@ -75,9 +75,9 @@ public struct SendConfiguration: Sendable, Hashable {
     public func validate(operation: String = "SendConfiguration.validate") throws(CodecError) {
         try primaryEncoder.validate(operation: operation)
         guard (6_000...bitrate).contains(protectedBitrate) else {
-            throw CodecError(
-                .invalidArgument, operation: operation,
-                message: "protectedBitrate is \(protectedBitrate) bit/s; allowed: 6000…bitrate (\(bitrate)) bit/s")
+            throw CodecError.invalidSetting(
+                operation, setting: "protectedBitrate", value: "\(protectedBitrate) bit/s",
+                allowed: "6000…bitrate (\(bitrate)) bit/s")
         }
         do {
             try gate.validate()
@@ -85,10 +85,9 @@ public struct SendConfiguration: Sendable, Hashable {
             throw CodecError(.invalidArgument, operation: operation, message: error.description)
         }
         guard keepAliveMilliseconds.isFinite, (0...10_000).contains(keepAliveMilliseconds) else {
-            throw CodecError(
-                .invalidArgument, operation: operation,
-                message: "keepAliveMilliseconds is \(keepAliveMilliseconds); allowed: 0…10000 ms (0 sends every "
-                    + "silent frame)")
+            throw CodecError.invalidSetting(
+                operation, setting: "keepAliveMilliseconds", value: "\(keepAliveMilliseconds)",
+                allowed: "0…10000 ms (0 sends every silent frame)")
         }
     }
 }

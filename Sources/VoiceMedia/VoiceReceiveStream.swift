@@ -48,7 +48,8 @@ public final class VoiceReceiveStream {
     private let frameSamples: Int
     private let frameMilliseconds: Double
     private var decoder: OpusDecoder
-    private var redundancyDecoder: OpusDecoder
+    /// Only with `.separateDecoder`: most streams never need a second decoder's state.
+    private var redundancyDecoder: OpusDecoder?
     private var primaries: JitterBufferSlots
     private var redundants: JitterBufferSlots
     /// One decoded frame (sized for the longest Opus packet, so decode never fails for room).
@@ -120,7 +121,9 @@ public final class VoiceReceiveStream {
         frameSamples = configuration.frameDuration.engineFrames
         frameMilliseconds = configuration.frameDuration.milliseconds
         decoder = try OpusDecoder(sampleRate: engineSampleRate, channels: 1)
-        redundancyDecoder = try OpusDecoder(sampleRate: engineSampleRate, channels: 1)
+        redundancyDecoder =
+            configuration.redundancyDecoding == .separateDecoder
+            ? try OpusDecoder(sampleRate: engineSampleRate, channels: 1) : nil
         let slotBytes = VoicePacketWriter.maximumPacketBytes
         primaries = JitterBufferSlots(capacity: configuration.slotCount, slotBytes: slotBytes)
         // Redundant copies are kept only for frames whose own packet has not come (yet).
@@ -686,7 +689,7 @@ public final class VoiceReceiveStream {
             let decoded =
                 switch choice {
                 case .mainDecoder: try decoder.decode(payload, into: scratch)
-                case .separateDecoder: try redundancyDecoder.decode(payload, into: scratch)
+                case .separateDecoder: try redundancyDecoder?.decode(payload, into: scratch) ?? 0
                 }
             for index in min(decoded, frameSamples)..<frameSamples { scratch[index] = 0 }
             return true
