@@ -68,7 +68,7 @@ let package = Package(
         .target(
             name: "VoiceRelay",
             dependencies: [
-                "VoiceCore", "VoiceWire", "VoiceTransport",
+                "VoiceWire",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -82,7 +82,7 @@ let package = Package(
         .target(
             name: "VoiceControl",
             dependencies: [
-                "VoiceCore", "VoiceEngine", "VoiceTransport",
+                "VoiceCore", "VoiceEngine",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
@@ -90,7 +90,7 @@ let package = Package(
         .target(
             name: "VoiceSignalling",
             dependencies: [
-                "VoiceCore", "VoiceEngine", "VoiceRelay",
+                "VoiceEngine", "VoiceRelay",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import VoiceCore
 
 #if canImport(Glibc)
     import Glibc
@@ -57,9 +58,9 @@ public final class StatsJSONWriter: Sendable {
     private func writeUntilStopped() {
         defer { finished.signal() }
         let interval = UInt64(intervalMilliseconds) * 1_000_000
-        var deadline = Self.monotonicNanoseconds() + interval
+        var deadline = UInt64(MediaTime.monotonicNow()) + interval
         while !stopping.load(ordering: .acquiring) {
-            let now = Self.monotonicNanoseconds()
+            let now = UInt64(MediaTime.monotonicNow())
             if now >= deadline {
                 try? writeSnapshot()
                 deadline += interval
@@ -70,12 +71,6 @@ public final class StatsJSONWriter: Sendable {
             // Short naps keep `close()` prompt.
             usleep(useconds_t(min(deadline - now, 20_000_000) / 1000))
         }
-    }
-
-    private static func monotonicNanoseconds() -> UInt64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
     }
 
     /// The first write that failed, if any; the writer stops writing after it.

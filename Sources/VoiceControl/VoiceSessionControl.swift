@@ -17,8 +17,3 @@ public protocol VoiceSessionControl: AnyObject, Sendable {
     /// Gives the microphone to this channel, taking it from the channel that had it.
     func activateChannel(_ name: String) throws(ControlError)
 }
-
-extension VoiceSessionControl {
-    /// The participants' IDs, sorted, as the console numbers them.
-    public var participantIDs: [String] { snapshot().participants.map(\.participant) }
-}

@@ -55,8 +55,8 @@ final class ClientCore {
         lastJoinAttempt = now
         let bound = NIOLoopBound(self, eventLoop: loop)
         RelayTCPConnection.open(
-            on: loop, to: relayAddress, timeout: .milliseconds(Int64(milliseconds(configuration.livenessTimeout))),
-            handler: { ClientTCPHandler(core: bound.value) }
+            on: loop, to: relayAddress, timeout: TimeAmount(configuration.livenessTimeout),
+            received: { buffer, _ in bound.value.received(buffer) }, closed: { bound.value.tcpClosed($0) }
         )
         .whenComplete { result in
             let core = bound.value
@@ -239,12 +239,6 @@ final class ClientCore {
     }
 }
 
-func nanoseconds(_ duration: Duration) -> UInt64 {
-    UInt64(duration.components.seconds) * 1_000_000_000 + UInt64(duration.components.attoseconds / 1_000_000_000)
-}
-
-func milliseconds(_ duration: Duration) -> UInt64 { nanoseconds(duration) / 1_000_000 }
-
 /// Feeds the client's UDP socket into its core.
 final class ClientUDPHandler: ChannelInboundHandler {
     typealias InboundIn = AddressedEnvelope<ByteBuffer>
@@ -258,26 +252,5 @@ final class ClientUDPHandler: ChannelInboundHandler {
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         // Port unreachable while the relay is down; liveness notices, the socket stays open.
-    }
-}
-
-/// Feeds the client's TCP frames into its core.
-final class ClientTCPHandler: ChannelInboundHandler {
-    typealias InboundIn = ByteBuffer
-    private let core: ClientCore
-
-    init(core: ClientCore) { self.core = core }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        core.received(unwrapInboundIn(data))
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        core.tcpClosed(context.channel)
-        context.fireChannelInactive()
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        context.close(promise: nil)
     }
 }

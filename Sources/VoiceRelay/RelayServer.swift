@@ -174,9 +174,7 @@ public final class RelayServer: Service, Sendable {
         let state = self.state
         let metrics = self.metrics
         let published = NIOLoopBoundBox.makeBoxSendingValue(PublishedFigures(), eventLoop: loop)
-        let interval = TimeAmount.nanoseconds(
-            configuration.housekeepingInterval.components.seconds * 1_000_000_000
-                + configuration.housekeepingInterval.components.attoseconds / 1_000_000_000)
+        let interval = TimeAmount(configuration.housekeepingInterval)
         return loop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { _ in
             let relay = state.value
             let now = NIODeadline.now().uptimeNanoseconds

@@ -88,8 +88,8 @@ final class SignallingClientCore {
         lastAttempt = now
         let bound = NIOLoopBound(self, eventLoop: loop)
         RelayTCPConnection.open(
-            on: loop, to: relayAddress, timeout: .milliseconds(Int64(milliseconds(timing.livenessTimeout))),
-            handler: { SignallingClientHandler(core: bound.value) }
+            on: loop, to: relayAddress, timeout: TimeAmount(timing.livenessTimeout),
+            received: { bound.value.received($0, on: $1) }, closed: { bound.value.tcpClosed($0) }
         )
         .whenComplete { result in
             let core = bound.value
@@ -308,26 +308,5 @@ final class SignallingClientCore {
         droppedSignals += dropped
         let total = droppedSignals
         publish { $0.droppedSignals = total }
-    }
-}
-
-/// Feeds the signalling connection's frames into its core.
-final class SignallingClientHandler: ChannelInboundHandler {
-    typealias InboundIn = ByteBuffer
-    private let core: SignallingClientCore
-
-    init(core: SignallingClientCore) { self.core = core }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        core.received(unwrapInboundIn(data), on: context.channel)
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        core.tcpClosed(context.channel)
-        context.fireChannelInactive()
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        context.close(promise: nil)
     }
 }

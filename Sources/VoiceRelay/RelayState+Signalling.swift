@@ -64,7 +64,7 @@ extension RelayState {
                 match: token.match, participant: participant, channel: channel, limits: configuration.limits,
                 now: now)
             // The others hear of the newcomer before anything it sends can reach them.
-            for other in roster.values { send(.memberJoined(participant), to: .tcp(other.channel)) }
+            send(.memberJoined(participant), to: roster.values.map { .tcp($0.channel) })
             roster[participant] = joining
             signallingMatches[token.match] = roster
             signallingCount += 1
@@ -120,7 +120,7 @@ extension RelayState {
         roster[member.participant] = nil
         signallingCount -= 1
         signallingMatches[member.match] = roster.isEmpty ? nil : roster
-        for other in roster.values { send(.memberLeft(member.participant), to: .tcp(other.channel)) }
+        send(.memberLeft(member.participant), to: roster.values.map { .tcp($0.channel) })
     }
 
     /// Drops signalling connections silent for longer than `timeout` (clients send keepalives).

@@ -332,26 +332,30 @@ final class RelayState {
 
     // MARK: Sending control messages
 
-    func send(_ message: RelayMessage, to source: RelaySource) {
-        guard let bytes = try? message.serialized() else { return }
-        switch source {
-        case .udp(let address):
-            guard let udp = udpChannel else { return }
-            var buffer = udp.allocator.buffer(capacity: bytes.count)
-            buffer.writeBytes(bytes)
-            udp.write(AddressedEnvelope(remoteAddress: address, data: buffer), promise: nil)
-            udpFlushPending = true
-        case .tcp(let channel):
-            var buffer = channel.allocator.buffer(capacity: bytes.count)
-            buffer.writeBytes(bytes)
-            channel.writeAndFlush(buffer, promise: nil)
+    func send(_ message: RelayMessage, to source: RelaySource) { send(message, to: CollectionOfOne(source)) }
+
+    /// Serializes `message` once and writes the same buffer to every source (writes share it).
+    func send(_ message: RelayMessage, to sources: some Collection<RelaySource>) {
+        guard !sources.isEmpty, let bytes = try? message.serialized() else { return }
+        let buffer = ByteBuffer(bytes: bytes)
+        for source in sources {
+            switch source {
+            case .udp(let address):
+                guard let udp = udpChannel else { continue }
+                udp.write(AddressedEnvelope(remoteAddress: address, data: buffer), promise: nil)
+                udpFlushPending = true
+            case .tcp(let channel):
+                channel.writeAndFlush(buffer, promise: nil)
+            }
         }
     }
 
     /// Sends to every transport the member has.
     func notify(_ member: RelayMember, _ message: RelayMessage) {
-        if let address = member.udpAddress { send(message, to: .udp(address)) }
-        if let channel = member.tcpChannel { send(message, to: .tcp(channel)) }
+        var sources: [RelaySource] = []
+        if let address = member.udpAddress { sources.append(.udp(address)) }
+        if let channel = member.tcpChannel { sources.append(.tcp(channel)) }
+        send(message, to: sources)
         flushUDP()
     }
 

@@ -35,12 +35,12 @@ public final class TCPSignallingLink: VoiceChatClient {
         guard (1...65_535).contains(port) else { throw .invalidPort(port) }
         try validate(participant)
         let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
-        let nanoseconds = Int64(seconds * 1e9)
+        let wait = TimeAmount(timeout)
         let connection = LinkConnection()
         let channel: any Channel
         do {
             channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                .connectTimeout(.nanoseconds(nanoseconds))
+                .connectTimeout(wait)
                 .channelOption(.socketOption(.tcp_nodelay), value: 1)
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
@@ -55,7 +55,7 @@ public final class TCPSignallingLink: VoiceChatClient {
         connection.setChannel(channel)
         channel.writeAndFlush(
             ByteBuffer(bytes: SignallingFrame.hello(participant: participant).encoded()), promise: nil)
-        let timer = channel.eventLoop.scheduleTask(in: .nanoseconds(nanoseconds)) {
+        let timer = channel.eventLoop.scheduleTask(in: wait) {
             connection.completeHello(.failure(.helloTimedOut(host: host, port: port, seconds: seconds)))
         }
         let result = await withCheckedContinuation { continuation in
@@ -138,9 +138,6 @@ public final class TCPSignallingLink: VoiceChatClient {
     private static func connectFailure(_ error: any Error, host: String, port: Int, seconds: Double)
         -> SignallingLinkError
     {
-        if let channelError = error as? ChannelError, case .connectTimeout = channelError {
-            return .connectTimedOut(host: host, port: port, seconds: seconds)
-        }
         if let connectionError = error as? NIOConnectionError {
             if connectionError.connectionErrors.isEmpty {
                 return .unknownHost(host)
