@@ -5,10 +5,6 @@ import VoiceCore
 import VoiceEngine
 import VoiceSignalling
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 struct CallCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "call",
@@ -52,8 +48,7 @@ struct CallCommand: AsyncParsableCommand {
 
     func run() async throws {
         InterruptSignal.install()
-        let started = MediaTime.monotonicNow()
-        let deadline = call.duration.map { started + MediaTime.milliseconds($0 * 1000) }
+        let deadline = call.deadline(from: MediaTime.monotonicNow())
         let target = try CallAddress(parsing: address)
         let local = try await CallEngine.open(options: call, participant: name, udpPort: 0)
         let link: TCPSignallingLink

@@ -76,6 +76,11 @@ struct CallOptions: ParsableArguments {
     }
 
     /// The engine settings these options describe.
+    /// When a run that began at `start` must end, for `--duration`; nil: when the session does.
+    func deadline(from start: MediaTime) -> MediaTime? {
+        duration.map { start + MediaTime.milliseconds($0 * 1000) }
+    }
+
     func engineConfiguration() -> EngineConfiguration {
         EngineConfiguration(
             frameDuration: frameDuration, bitrate: bitrate.bitsPerSecond, forcedPath: path.forcedPath,

@@ -1,4 +1,5 @@
 import ArgumentParser
+import VoiceEngine
 import VoiceTransport
 
 /// The CLI's `--path`: which real-time path a call's voice may take.
@@ -26,4 +27,14 @@ enum CallPathChoice: String, ExpressibleByArgument, CaseIterable {
     }
 
     var needsRelay: Bool { self == .relay || self == .relayTCP }
+
+    /// How a match reaches its relay under this choice: a forced relay transport is the only one
+    /// opened and carries voice from the start.
+    func relayOptions(host: String, port: Int, token: String, primary: Bool) -> RelayOptions {
+        var options = RelayOptions(host: host, port: port, token: token)
+        options.allowsUDP = self != .relayTCP
+        options.allowsTCP = self != .relay
+        options.isPrimary = primary || needsRelay
+        return options
+    }
 }

@@ -9,7 +9,7 @@ import VoiceTransport
 /// closes, the deadline passes, or Ctrl-C. Used by `listen` (answering) and `call` (placing).
 ///
 /// Observers (statistics writers, a control socket, an interactive console) hook in through
-/// `service` and `remote`, and may call `hangUp()` to end the call from elsewhere.
+/// `service` and `remote`.
 final class CallSessionRunner: Sendable {
     enum Role {
         /// Waits for the remote participant's invitation and accepts it.
@@ -24,8 +24,7 @@ final class CallSessionRunner: Sendable {
     /// The participant on the other end of the link.
     var remote: ParticipantID { link.remoteParticipant }
     private let role: Role
-    private let pending: PendingEvents
-    private let hangUpRequested = Atomic<Bool>(false)
+    private let pending = EventInbox<VoiceChatEvent>()
     /// How long a call may take to start before giving up: the engine's invitation and path
     /// timeouts, plus a margin.
     private let setupSeconds: Double
@@ -37,19 +36,13 @@ final class CallSessionRunner: Sendable {
         self.engine = engine
         self.link = link
         self.role = role
-        let pending = PendingEvents()
-        self.pending = pending
+        let pending = self.pending
         service = VoiceChatService(engine: engine, client: link) { event in
-            pending.events.withLock { $0.append(event) }
+            pending.append(event)
         }
         setupSeconds =
             engine.configuration.invitationTimeoutSeconds + engine.configuration.pathTimeoutSeconds + 5
         link.attach(service)
-    }
-
-    /// Asks the loop to end the call as if the deadline had passed.
-    func hangUp() {
-        hangUpRequested.store(true, ordering: .relaxed)
     }
 
     /// Runs the call until it ends. `deadline` is a monotonic time (`MediaTime`) or nil.
@@ -73,10 +66,7 @@ final class CallSessionRunner: Sendable {
         var ending: CallSummary.Ending
         loop: while true {
             let now = MediaTime.monotonicNow()
-            for event in pending.events.withLock({ events in
-                defer { events.removeAll() }
-                return events
-            }) {
+            for event in pending.take() {
                 switch event {
                 case .invitation(let invited, let from):
                     guard role == .answering, from == remote, call == nil else {
@@ -108,7 +98,7 @@ final class CallSessionRunner: Sendable {
                 ending = .interrupted
                 break
             }
-            if hangUpRequested.load(ordering: .relaxed) || deadline.map({ now >= $0 }) == true {
+            if deadline.map({ now >= $0 }) == true {
                 guard callStart != nil else {
                     try? service.stopVoiceChat(with: remote)
                     throw CommandFailure(
@@ -131,7 +121,7 @@ final class CallSessionRunner: Sendable {
                 lastStatistics = statistics() ?? lastStatistics
                 throw CommandFailure(
                     "the connection to \(remote) ended during the call (\(linkEnding)); "
-                        + summaryLine(callStart: callStart, statistics: lastStatistics))
+                        + (lastStatistics.map { "summary: " + CallSummary.describe($0) } ?? "no statistics"))
             }
             if callStart == nil, now >= setupDeadline {
                 throw CommandFailure(
@@ -159,12 +149,6 @@ final class CallSessionRunner: Sendable {
         engine.statistics().first { $0.participant == remote }
     }
 
-    private func summaryLine(callStart: MediaTime?, statistics: ParticipantStatistics?) -> String {
-        let seconds = callStart.map { Double(MediaTime.monotonicNow() - $0) / 1e9 } ?? 0
-        return CallSummary(remote: remote, ending: .linkClosed(""), callSeconds: seconds, statistics: statistics)
-            .report.split(separator: "\n").last.map(String.init) ?? ""
-    }
-
     private static func didNotStartMessage(with other: ParticipantID, reason: CallEndReason) -> String {
         switch reason {
         case .denied:
@@ -177,9 +161,4 @@ final class CallSessionRunner: Sendable {
             "the call with \(other) did not start: \(reason)"
         }
     }
-}
-
-/// Events the service reported that the run loop has not looked at yet.
-private final class PendingEvents: Sendable {
-    let events = Mutex<[VoiceChatEvent]>([])
 }

@@ -46,6 +46,15 @@ struct DemoCommand: AsyncParsableCommand {
         case relay
         case relayTCP = "relay-tcp"
         case auto
+
+        /// The same choice as `join --path` makes.
+        var choice: CallPathChoice {
+            switch self {
+            case .relay: .relay
+            case .relayTCP: .relayTCP
+            case .auto: .auto
+            }
+        }
     }
 
     func validate() throws {

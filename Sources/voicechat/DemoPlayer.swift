@@ -63,18 +63,10 @@ final class DemoPlayer {
         } catch {
             throw CommandFailure("cannot sign a token for \(name): \(error)")
         }
-        var options = RelayOptions(host: "127.0.0.1", port: port, token: token)
-        options.isPrimary = path != .auto
-        options.allowsUDP = path != .relayTCP
-        let forced: RealTimePathKind? =
-            switch path {
-            case .relay: .relayUDP
-            case .relayTCP: .relayTCP
-            case .auto: nil
-            }
+        let options = path.choice.relayOptions(host: "127.0.0.1", port: port, token: token, primary: false)
         do {
             let engine = try VoiceEngine(
-                participant: name, configuration: EngineConfiguration(forcedPath: forced),
+                participant: name, configuration: EngineConfiguration(forcedPath: path.choice.forcedPath),
                 input: GatedInput(input, gate: gate), output: GatedOutput(output, gate: gate), network: network)
             network.deliver(to: engine)
             let client = try await RelayMatchClient.connect(

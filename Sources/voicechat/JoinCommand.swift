@@ -81,14 +81,11 @@ struct JoinCommand: AsyncParsableCommand {
 
     func run() async throws {
         InterruptSignal.install()
-        let started = MediaTime.monotonicNow()
-        let deadline = call.duration.map { started + MediaTime.milliseconds($0 * 1000) }
+        let deadline = call.deadline(from: MediaTime.monotonicNow())
         let address = try CallAddress(parsing: relay)
         try checkToken()
-        var options = RelayOptions(host: address.host, port: address.port, token: token)
-        options.allowsUDP = call.path != .relayTCP
-        options.allowsTCP = call.path != .relay
-        options.isPrimary = relayPrimary || call.path.needsRelay
+        let options = call.path.relayOptions(
+            host: address.host, port: address.port, token: token, primary: relayPrimary)
         let local = try await CallEngine.open(options: call, participant: name, udpPort: 0)
         let result = await MatchSession.run(
             local: local, relay: address, options: options, match: match, channels: channels,

@@ -4,10 +4,6 @@ import VoiceCore
 import VoiceEngine
 import VoiceSignalling
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 struct ListenCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "listen",
@@ -45,8 +41,7 @@ struct ListenCommand: AsyncParsableCommand {
 
     func run() async throws {
         InterruptSignal.install()
-        let started = MediaTime.monotonicNow()
-        let deadline = call.duration.map { started + MediaTime.milliseconds($0 * 1000) }
+        let deadline = call.deadline(from: MediaTime.monotonicNow())
         let local = try await CallEngine.open(options: call, participant: name, udpPort: port)
         let listener: TCPSignallingListener
         do {

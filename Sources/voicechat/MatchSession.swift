@@ -14,7 +14,7 @@ enum MatchSession {
         active: String, call: CallOptions, observation: ObservationOptions, until deadline: MediaTime?
     ) async -> Result<Void, CommandFailure> {
         let participant = local.engine.participant
-        let pending = PendingMatchNews()
+        let pending = EventInbox<MatchNews>()
         let client: RelayMatchClient
         do {
             client = try await RelayMatchClient.connect(
@@ -79,7 +79,7 @@ enum MatchSession {
 
     /// Reports what happens until the deadline, Ctrl-C (or q), or a refusal that ends the session.
     private static func loop(
-        until deadline: MediaTime?, pending: PendingMatchNews, match: Match, relay: CallAddress,
+        until deadline: MediaTime?, pending: EventInbox<MatchNews>, match: Match, relay: CallAddress,
         watch: () -> Void
     ) async throws(CommandFailure) -> String {
         var joined = false
@@ -157,21 +157,8 @@ private final class LastStatistics {
     var players: [ParticipantStatistics] { Array(byPlayer.values) }
 }
 
-/// What the match and the relay reported that the session's loop has not looked at yet.
-private final class PendingMatchNews: Sendable {
-    enum News: Sendable {
-        case match(MatchEvent)
-        case relay(RelaySignallingEvent)
-    }
-
-    private let news = Mutex<[News]>([])
-
-    func append(_ item: News) { news.withLock { $0.append(item) } }
-
-    func take() -> [News] {
-        news.withLock { news in
-            defer { news.removeAll() }
-            return news
-        }
-    }
+/// What the match and the relay report to a session's loop.
+private enum MatchNews: Sendable {
+    case match(MatchEvent)
+    case relay(RelaySignallingEvent)
 }

@@ -9,18 +9,17 @@ struct RelayReporter: Service {
     let interval: Duration?
 
     func run() async throws {
-        await cancelWhenGracefulShutdown {
-            guard let interval else {
-                // Wait for shutdown without polling.
-                try? await Task.sleep(for: .seconds(365 * 24 * 3600))
-                return
-            }
-            while !Task.isCancelled {
-                try? await Task.sleep(for: interval)
-                if !Task.isCancelled, let statistics = try? await admin.statistics() {
-                    printStatus(Self.line(statistics))
+        if let interval {
+            await cancelWhenGracefulShutdown {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: interval)
+                    if !Task.isCancelled, let statistics = try? await admin.statistics() {
+                        printStatus(Self.line(statistics))
+                    }
                 }
             }
+        } else {
+            try? await gracefulShutdown()
         }
         let final = try? await admin.statistics()
         printStatus("relay stopping" + (final.map { ": " + Self.line($0) } ?? ""))

@@ -18,10 +18,9 @@ final class SessionObservers: Sendable {
         self.console = console
     }
 
-    /// - Parameter interactive: whether to show the console; nil decides from the terminal (both
-    ///   standard input and output must be one) and `--no-console`.
+    /// The console shows when standard input and output are both a terminal, unless `--no-console`.
     static func start(
-        _ options: ObservationOptions, control: any VoiceSessionControl, interactive: Bool? = nil
+        _ options: ObservationOptions, control: any VoiceSessionControl
     ) async throws(CommandFailure) -> SessionObservers {
         var statsWriter: StatsJSONWriter?
         if let path = options.statsJSON {
@@ -42,7 +41,7 @@ final class SessionObservers: Sendable {
         }
         // The console and stats on standard output would draw over each other.
         let wantsConsole =
-            (interactive ?? (InteractiveConsole.isAvailable && !options.noConsole)) && options.statsJSON != "-"
+            InteractiveConsole.isAvailable && !options.noConsole && options.statsJSON != "-"
         var console: InteractiveConsole?
         if wantsConsole {
             // Ctrl-C must reach the console's loop (which restores the terminal) rather than end
