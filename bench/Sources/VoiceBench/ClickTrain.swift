@@ -109,11 +109,3 @@ struct ClickTrain {
         return found
     }
 }
-
-/// The `fraction` quantile of `values` (nearest rank), or 0 for none.
-func percentile(_ values: [Double], _ fraction: Double) -> Double {
-    guard !values.isEmpty else { return 0 }
-    let sorted = values.sorted()
-    let rank = Int((fraction * Double(sorted.count)).rounded(.up)) - 1
-    return sorted[min(max(rank, 0), sorted.count - 1)]
-}

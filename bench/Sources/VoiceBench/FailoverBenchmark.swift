@@ -54,7 +54,7 @@ struct FailoverBenchmark: ParsableCommand {
         ]
         let baselineIndex = scenarios.count - 1
         let warmupTime = MediaTime.milliseconds(warmup * 1_000)
-        let (results, tickDelay) = try blockingAsync {
+        let (results, tickDelay) = try runBlocking {
             let relay = try await FailoverRelay.start()
             var results: [[Double]] = []
             var tickDelay = 0.0
@@ -83,7 +83,7 @@ struct FailoverBenchmark: ParsableCommand {
         for (scenario, times) in zip(scenarios, results) {
             let isBaseline = scenario.configuration != PathSelectorConfiguration()
             let sorted = times.sorted()
-            let p95 = sorted[min(sorted.count - 1, Int((Double(sorted.count) * 0.95).rounded(.up)) - 1)]
+            let p95 = percentile(sorted, 0.95)
             report.add(
                 "failover \(scenario.name), median", median(times), unit: "ms",
                 baseline: isBaseline ? nil : median(baseline))
@@ -98,24 +98,6 @@ struct FailoverBenchmark: ParsableCommand {
         // How late the driver's 10 ms ticks ran: a failover can take no less than this on a loaded machine.
         report.add("driver tick delay, max", tickDelay, unit: "ms")
         if !report.finish() { throw ExitCode.failure }
-    }
-
-    /// Runs async work from this synchronous command and waits for it; the main thread is not one of
-    /// the concurrency pool's threads, so blocking it cannot starve the work.
-    private func blockingAsync<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) throws -> T {
-        let result = Mutex<Result<T, any Error>?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            do {
-                let value = try await work()
-                result.withLock { $0 = .success(value) }
-            } catch {
-                result.withLock { $0 = .failure(error) }
-            }
-            done.signal()
-        }
-        done.wait()
-        return try result.withLock { $0! }.get()
     }
 }
 
