@@ -114,7 +114,7 @@ let package = Package(
         .testTarget(name: "VoiceCoreTests", dependencies: ["VoiceCore", "VoiceTesting"]),
         .testTarget(name: "VoiceCodecTests", dependencies: ["VoiceCodec", "VoiceCore", "VoiceTesting"]),
         .testTarget(
-            name: "VoiceDevicesTests", dependencies: ["VoiceTestSupport", "VoiceDevices", "VoiceCore", "VoiceTesting"]),
+            name: "VoiceDevicesTests", dependencies: ["VoiceDevices", "VoiceCore", "VoiceTesting"]),
         .testTarget(name: "VoiceWireTests", dependencies: ["VoiceWire", "VoiceCore", "VoiceTesting"]),
         .testTarget(
             name: "VoiceMediaTests",

@@ -1,6 +1,6 @@
-import VoiceTestSupport
 import Foundation
 import Testing
+import VoiceTestSupport
 
 /// `listen` and `call` refuse bad input with one line that says what to do, and a non-zero exit.
 @Suite struct CallBadInputTests {

@@ -1,6 +1,6 @@
-import VoiceTestSupport
 import Foundation
 import Testing
+import VoiceTesting
 
 /// A call whose listener captures from and plays to ALSA devices backed by a JACK dummy server, so
 /// both run at the pace of a real-time clock. Its microphone hears `aplay` playing a speech fixture

@@ -1,5 +1,5 @@
-import VoiceTestSupport
 import Foundation
+import VoiceTesting
 
 #if canImport(Glibc)
     import Glibc

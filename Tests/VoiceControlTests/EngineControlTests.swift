@@ -1,9 +1,9 @@
-import VoiceTestSupport
 import Foundation
 import Testing
 import VoiceControl
 import VoiceCore
 import VoiceEngine
+import VoiceTestSupport
 
 /// Commands through a real control socket, acting on engines that run in virtual time.
 @Suite struct EngineControlTests {

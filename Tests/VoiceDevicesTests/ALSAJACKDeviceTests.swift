@@ -1,4 +1,3 @@
-import VoiceTestSupport
 import Foundation
 import Testing
 import VoiceCore

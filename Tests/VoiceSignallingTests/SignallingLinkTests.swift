@@ -1,10 +1,10 @@
-import VoiceTestSupport
 import Foundation
 import Synchronization
 import Testing
 import VoiceCore
 import VoiceEngine
 import VoiceSignalling
+import VoiceTestSupport
 
 /// Collects what a link receives, for tests to wait on.
 private final class FrameCollector: Sendable {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import VoiceTesting
 
 /// `bench/run latency`: mouth-to-ear latency of a real call between two processes on loopback,
 /// with real-time-paced devices, against the bare device round trip measured in the same run.
@@ -56,8 +57,9 @@ struct LatencyBenchmark: ParsableCommand {
         for (index, mode) in selected.enumerated() {
             print(
                 "\(mode.name): JACK dummy server, \(mode.periodFrames)-frame periods, \(bufferPeriods)-period buffers")
-            let server = try JACKDummyServer(
-                name: "vclat\(getpid())m\(index)", periodFrames: mode.periodFrames, logDirectory: work)
+            let server = try JACKServer(
+                name: "vclat\(getpid())m\(index)", periodFrames: mode.periodFrames,
+                logDirectory: URL(fileURLWithPath: work))
             defer { server.stop() }
             var results: [LatencyRun.Kind: LatencyRun.Result] = [:]
             for kind in [LatencyRun.Kind.baseline, .engine] {

@@ -1,6 +1,7 @@
 import Foundation
 import VoiceCore
 import VoiceDevices
+import VoiceTesting
 
 /// One measured run of the latency benchmark: the processes under test (two engine peers in a
 /// call, or the bare device copy), the click train played into the near end's microphone port
@@ -30,7 +31,7 @@ struct LatencyRun {
 
     let kind: Kind
     let mode: LatencyMode
-    let server: JACKDummyServer
+    let server: JACKServer
     let train: ClickTrain
     let bufferPeriods: Int
     let seconds: Double
