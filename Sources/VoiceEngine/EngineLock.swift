@@ -8,13 +8,21 @@
 /// state (a class full of codec handles) cannot be; this lock guards a section instead of a
 /// value and leaves the type checker out of it. The engine thread takes it once per frame and
 /// control calls take it briefly; audio device threads never do.
+///
+/// The mutex inherits priority: the engine thread runs with real-time priority where permitted,
+/// and a time-sharing thread holding the lock (a control call, a packet arriving) must not be
+/// preempted by the very threads the engine thread is waiting behind.
 final class EngineLock: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
     init() {
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(mutex, nil)
+        var attributes = pthread_mutexattr_t()
+        pthread_mutexattr_init(&attributes)
+        pthread_mutexattr_setprotocol(&attributes, Int32(PTHREAD_PRIO_INHERIT))
+        pthread_mutex_init(mutex, &attributes)
+        pthread_mutexattr_destroy(&attributes)
     }
 
     deinit {

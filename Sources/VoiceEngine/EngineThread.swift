@@ -14,13 +14,20 @@ import VoiceCore
 /// jitter-buffer target climbed past 100 ms on a loopback call.
 ///
 /// This is not an audio thread: it takes the engine's lock and may allocate while handling
-/// control changes. The device threads on either side of it only touch their rings.
+/// control changes. The device threads on either side of it only touch their rings. It still
+/// asks for real-time (SCHED_FIFO) priority, below the device threads', where the process may
+/// have it: on a busy machine a time-sharing thread wakes tens of milliseconds late, and every
+/// such wake-up is a late packet for the listener and a gap for the speaker. The engine's lock
+/// inherits priority, so the threads it shares the lock with cannot hold it up for long.
 final class EngineThread: Sendable {
     private let engine: VoiceEngine
     private let input: (any AudioInput)?
     private let output: (any AudioOutput)?
     private let running = Atomic<Bool>(false)
     private let done = DispatchSemaphore(value: 0)
+
+    /// Below the device threads' (70), so that a device is never kept waiting by the engine.
+    static let realTimePriority: Int32 = 60
 
     init(engine: VoiceEngine, input: (any AudioInput)?, output: (any AudioOutput)?) {
         self.engine = engine
@@ -31,6 +38,10 @@ final class EngineThread: Sendable {
     func start() {
         running.store(true, ordering: .releasing)
         let thread = Thread { [self] in
+            var parameters = sched_param()
+            parameters.sched_priority = Self.realTimePriority
+            // Refused without the privilege (containers, CI): the thread then keeps the default.
+            _ = pthread_setschedparam(pthread_self(), SCHED_FIFO, &parameters)
             run()
             done.signal()
         }

@@ -19,13 +19,33 @@ public final class JACKServer {
         }
     }
 
+    /// Whether this process may give a thread SCHED_FIFO priority: asked on a thread of its own,
+    /// which ends at once, so that no thread that matters changes its scheduling.
+    static let realTimePermitted: Bool = {
+        var granted = false
+        withUnsafeMutablePointer(to: &granted) { pointer in
+            var thread = pthread_t()
+            let status = pthread_create(
+                &thread, nil,
+                { raw in
+                    var parameters = sched_param()
+                    parameters.sched_priority = 1
+                    raw!.assumingMemoryBound(to: Bool.self).pointee =
+                        pthread_setschedparam(pthread_self(), SCHED_FIFO, &parameters) == 0
+                    return nil
+                }, pointer)
+            if status == 0 { pthread_join(thread, nil) }
+        }
+        return granted
+    }()
+
     public static var isInstalled: Bool {
         executable("jackd") != nil && executable("jack_lsp") != nil
     }
 
-    /// Starts `jackd --no-realtime -n NAME -d dummy -r 48000 -p PERIOD` and waits until it accepts
-    /// clients. Sets JACK_DEFAULT_SERVER in this process (children inherit it) so that ALSA's `jack`
-    /// plugin connects to this server.
+    /// Starts `jackd -n NAME -d dummy -r 48000 -p PERIOD` (real-time where permitted, otherwise
+    /// `--no-realtime`) and waits until it accepts clients. Sets JACK_DEFAULT_SERVER in this
+    /// process (children inherit it) so that ALSA's `jack` plugin connects to this server.
     public init(name: String, periodFrames: Int = 480, logDirectory: URL) throws {
         self.name = name
         self.periodFrames = periodFrames
@@ -36,9 +56,14 @@ public final class JACKServer {
         _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
         let log = try FileHandle(forWritingTo: logFile)
         process.executableURL = URL(fileURLWithPath: jackd)
-        process.arguments = [
-            "--no-realtime", "-n", name, "-d", "dummy", "-r", "48000", "-p", "\(periodFrames)", "-C", "2", "-P", "2",
-        ]
+        // Real-time where this process may have it, as a desktop's sound server runs: a
+        // time-sharing server misses its cycles on a busy machine and the devices under test
+        // then lose audio that no engine could have kept.
+        let scheduling = Self.realTimePermitted ? ["--realtime", "--realtime-priority", "80"] : ["--no-realtime"]
+        process.arguments =
+            scheduling + [
+                "-n", name, "-d", "dummy", "-r", "48000", "-p", "\(periodFrames)", "-C", "2", "-P", "2",
+            ]
         process.environment = Self.childEnvironment(["JACK_DEFAULT_SERVER": name, "JACK_NO_AUDIO_RESERVATION": "1"])
         process.standardOutput = log
         process.standardError = log

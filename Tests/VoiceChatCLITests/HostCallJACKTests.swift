@@ -30,10 +30,12 @@ import VoiceTesting
             "ALSA_CONFIG_PATH": configurationFile.path, "JACK_DEFAULT_SERVER": serverName,
             "JACK_NO_AUDIO_RESERVATION": "1",
         ]
-        // The feed's JACK client must exist before the microphone connects to its port.
+        // The feed's JACK client must exist before the microphone connects to its port. Two seconds
+        // of buffer let aplay itself be starved on a busy machine without cutting the speech.
         let player = try BackgroundCommand(
             executable: JACKServer.executable("aplay") ?? "aplay",
-            arguments: ["-q", "-D", "vc_feed", CommandRunner.fixture("speech-female.wav")], directory: directory,
+            arguments: ["-q", "--buffer-time=2000000", "-D", "vc_feed", CommandRunner.fixture("speech-female.wav")],
+            directory: directory,
             label: "aplay", environment: environment)
         defer { player.stop() }
         usleep(500_000)
