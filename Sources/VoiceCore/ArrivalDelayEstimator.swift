@@ -19,9 +19,7 @@ public struct ArrivalDelayEstimator: Sendable {
     private var buckets: [Double]
     private var totalWeight: Double = 0
     private var increment: Double = 1
-    private var currentWindowMinimum: MediaTime?
-    private var previousWindowMinimum: MediaTime?
-    private var currentWindowStart: MediaTime = 0
+    private var fastestPath: WindowedMinimum
 
     /// `bucketCount × bucketMilliseconds` is the largest delay told apart; larger delays land in
     /// the last bucket.
@@ -32,31 +30,19 @@ public struct ArrivalDelayEstimator: Sendable {
         self.bucketMilliseconds = max(bucketMilliseconds, 0.01)
         self.forgettingFactor = min(max(forgettingFactor, 0.5), 0.999_999)
         self.windowNanoseconds = max(windowNanoseconds, 1)
+        fastestPath = WindowedMinimum(window: self.windowNanoseconds)
         buckets = [Double](repeating: 0, count: max(bucketCount, 1))
     }
 
     /// The smallest transit offset in the current and previous window (nanoseconds); nil before
     /// the first packet.
-    public var minimumTransitOffset: MediaTime? {
-        switch (currentWindowMinimum, previousWindowMinimum) {
-        case let (current?, previous?): min(current, previous)
-        case let (current?, nil): current
-        case let (nil, previous?): previous
-        case (nil, nil): nil
-        }
-    }
+    public var minimumTransitOffset: MediaTime? { fastestPath.value }
 
     /// Folds in one packet's transit offset (arrival minus media time, in nanoseconds) and
     /// returns its relative delay in milliseconds.
     @discardableResult
     public mutating func record(transitOffset: MediaTime, arrival: MediaTime) -> Double {
-        if currentWindowMinimum == nil || arrival - currentWindowStart >= windowNanoseconds {
-            previousWindowMinimum = currentWindowMinimum
-            currentWindowMinimum = transitOffset
-            currentWindowStart = arrival
-        } else if let minimum = currentWindowMinimum, transitOffset < minimum {
-            currentWindowMinimum = transitOffset
-        }
+        fastestPath.record(transitOffset, at: arrival)
         let relative = Double(transitOffset - (minimumTransitOffset ?? transitOffset)) / 1e6
         add(relativeDelayMilliseconds: relative)
         return relative
@@ -94,16 +80,13 @@ public struct ArrivalDelayEstimator: Sendable {
     /// Forgets the fastest-path reference (not the histogram), e.g. when the network's delay has
     /// jumped for good and the old minimum no longer describes it.
     public mutating func resetReference() {
-        currentWindowMinimum = nil
-        previousWindowMinimum = nil
+        fastestPath.reset()
     }
 
     public mutating func reset() {
         for bucket in buckets.indices { buckets[bucket] = 0 }
         totalWeight = 0
         increment = 1
-        currentWindowMinimum = nil
-        previousWindowMinimum = nil
-        currentWindowStart = 0
+        fastestPath.reset()
     }
 }

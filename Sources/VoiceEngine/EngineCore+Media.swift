@@ -20,18 +20,34 @@ extension EngineCore {
         }
     }
 
+    /// The microphone lost `frames` frames of time: every pipeline that takes captured frames
+    /// moves its timeline over them, so that the frames after them are stamped when they were
+    /// captured.
+    func skipLostCapture(frames: Int) {
+        for session in sessions.values {
+            capturing(session)?.pipeline.skipLostFrames(frames)
+        }
+    }
+
+    /// The channel and send pipeline that take the microphone's frames in `session`, if any: an
+    /// active call's, or a match's started active channel.
+    private func capturing(_ session: Session) -> (channel: UInt16, pipeline: VoiceSendPipeline)? {
+        guard let channel = session.activeChannel, let pipeline = session.sendPipeline else { return nil }
+        if session.isCall {
+            guard session.phase == .active else { return nil }
+        } else {
+            guard session.channels[channel]?.isStarted == true else { return nil }
+        }
+        return (channel, pipeline)
+    }
+
     /// Encodes the captured frame once per session that sends and sends it to every peer listening
     /// to that channel: one envelope for all of them when the relay makes the copies, else one
     /// for the direct and app-carried peers and one per peer behind the relay.
     func sendCaptured(_ frame: UnsafeBufferPointer<Float>, now: MediaTime) {
         if inputMeteringEnabled { inputMeter.process(frame) }
         for session in sessions.values {
-            guard let channel = session.activeChannel, let pipeline = session.sendPipeline else { continue }
-            if session.isCall {
-                guard session.phase == .active else { continue }
-            } else {
-                guard session.channels[channel]?.isStarted == true else { continue }
-            }
+            guard let (channel, pipeline) = capturing(session) else { continue }
             pipeline.isMicrophoneMuted = isMicrophoneMuted
             pipeline.pushToTalk = pushToTalk
             pipeline.isTalkKeyDown = isTalkKeyDown

@@ -68,7 +68,9 @@ final class EngineThread: Sendable {
         }
         // A real-time microphone is emptied every tick (its ring must not fill behind the
         // engine's back); an on-demand source gives exactly what is asked, one frame per tick.
-        let backlog = input?.pacing == .realTime ? CaptureBacklog(frameSamples: samples, capacitySamples: 24_000) : nil
+        let backlog =
+            input?.pacing == .realTime
+            ? CaptureBacklog(frameSamples: samples, capacitySamples: 24_000, framePeriod: period) : nil
         var playback = output.map { PlaybackPacer(output: $0, frameSamples: samples) }
         var filled = 0
         var deadline = MediaTime.monotonicNow()
@@ -90,7 +92,12 @@ final class EngineThread: Sendable {
                 if let input, let backlog {
                     // Every frame the microphone has delivered goes out now, several after it
                     // caught up from a stall: one a tick would leave the stall standing behind it.
-                    backlog.takeFrames(from: input) { core.sendCaptured($0, now: now) }
+                    backlog.takeFrames(from: input, at: now) { event in
+                        switch event {
+                        case .lost(let frames): core.skipLostCapture(frames: frames)
+                        case .captured(let frame): core.sendCaptured(frame, now: now)
+                        }
+                    }
                 }
                 core.counters.deviceCatchUp = catchUp
                 core.tick(now: now, captured: captured, output: mix)

@@ -20,7 +20,9 @@ import VoiceWire
 /// a silent stretch shows up at the listener as a timestamp jump; the sequence number advances by
 /// one per packet sent, so a missing number always means a lost packet. The first speech packet
 /// after silence, mute or push-to-talk release carries `talkSpurtStart`; keep-alives do not, so a
-/// listener does not re-target its jitter buffer on every keep-alive.
+/// listener does not re-target its jitter buffer on every keep-alive. Time the microphone lost
+/// (`skipLostFrames`) moves the timestamp on like a pause: the listener plays silence for it,
+/// where stamping by frame count alone would make every later packet look that much late.
 ///
 /// **Protection.** `apply(_:)` feeds receiver reports to a `SendLossAdaptation`, which switches
 /// Opus in-band FEC and the packet-loss hint, and the depth of RED-like redundancy: each speech
@@ -214,6 +216,19 @@ public final class VoiceSendPipeline {
             statistics.keepAlivePackets += 1
         }
         return written
+    }
+
+    /// The microphone lost `frames` frames of time (its device missed cycles and will never
+    /// deliver them): the timeline moves on over them without a packet, as over a pause. The next
+    /// speech packet starts a talk spurt and carries no copies, since the frames before it are not
+    /// its neighbours.
+    public func skipLostFrames(_ frames: Int) {
+        guard frames > 0 else { return }
+        timestamp &+= UInt32(truncatingIfNeeded: frames * frameSamples)
+        frameNumber += frames
+        samplesSinceLastPacket += frames * frameSamples
+        speechRun = 0
+        statistics.framesLost += frames
     }
 
     /// Adapts FEC, the loss hint and the redundancy depth to a listener's report about this

@@ -8,6 +8,9 @@ public struct SendStatistics: Sendable, Hashable, Codable {
     public var framesMuted = 0
     /// Silent frames not sent (discontinuous transmission).
     public var framesSuppressed = 0
+    /// Frames of time the microphone lost (its device never delivered them), skipped on the
+    /// timeline.
+    public var framesLost = 0
     public var packetsSent = 0
     /// Packets whose frame the gate called speech.
     public var speechPackets = 0

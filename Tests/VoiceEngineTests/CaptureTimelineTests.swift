@@ -24,22 +24,34 @@ private struct Speech {
 }
 
 @Suite struct CaptureTimelineTests {
+    /// How a microphone's device server behaves when it misses cycles.
+    enum Stall {
+        /// Nothing for a few periods, then all of it at once: the audio was captured on time.
+        case catchesUp
+        /// Nothing for a few periods, and those periods are never delivered: the time is lost.
+        case losesTime
+    }
+
+    struct Outcome {
+        var packetsSent = 0
+        /// The listener's target delay once a second.
+        var targets: [Double] = []
+        var p95BufferingMilliseconds = 0.0
+        var packetsLate = 0
+        var backlogDropped = 0
+        var framesLost = 0
+    }
+
     /// The engine thread's capture step, in virtual time: a microphone whose deliveries stall for
-    /// three periods once a second and then catch up, sent through a real send pipeline to a real
-    /// receive stream over a network without any delay. The frames are captured on time, so the
-    /// listener's buffer must not grow. A sender that took one frame per tick left each stall's
-    /// backlog standing behind the microphone until it was dropped, stamping every
-    /// frame in between that much late: each stall stepped the packets' transit up, and the
-    /// listener's target climbed with them.
-    @Test func aMicrophoneThatCatchesUpAfterStallsKeepsTheListenersTargetAtTheNetworksJitter() throws {
+    /// three periods once a second, sent through a real send pipeline to a real receive stream over
+    /// a network without any delay.
+    func run(stall: Stall) throws -> Outcome {
         let frameDuration = FrameDuration.ms10
         let frame = frameDuration.engineFrames
         let period = frameDuration.nanoseconds
-        // Delivers the way a device server that misses cycles does: now and then nothing for a few
-        // periods, then all of it at once.
         let microphone = QueuedMicrophone()
         var speech = try Speech()
-        let backlog = CaptureBacklog(frameSamples: frame, capacitySamples: 24_000)
+        let backlog = CaptureBacklog(frameSamples: frame, capacitySamples: 24_000, framePeriod: period)
         let pipeline = try VoiceSendPipeline(SendConfiguration(sender: 7, channel: 3, frameDuration: frameDuration))
         let stream = try VoiceReceiveStream(
             sender: 7, channel: 3, configuration: JitterBufferConfiguration(frameDuration: frameDuration))
@@ -52,36 +64,113 @@ private struct Speech {
         }
         played.initialize(repeating: 0)
 
+        var outcome = Outcome()
         var owed = 0
-        var packetsSent = 0
-        var targets: [Double] = []
         for tick in 0..<3_000 {
             let now = MediaTime(tick) * period
             // Every period a frame is captured; once a second the device holds three of them back.
             owed += frame
-            if tick % 100 < 90 || tick % 100 >= 93 {
+            let stalled = tick % 100 >= 90 && tick % 100 < 93
+            if !stalled {
                 microphone.arrive(speech.next(owed))
                 owed = 0
+            } else if stall == .losesTime {
+                _ = speech.next(owed)
+                owed = 0
             }
-            backlog.takeFrames(from: microphone) { frame in
-                guard let count = try? pipeline.process(frame, at: now, into: packet), count > 0 else { return }
-                packetsSent += 1
-                let bytes = UnsafeRawBufferPointer(rebasing: packet[0..<count])
-                if let view = try? VoicePacketView(parsing: bytes) { stream.insert(view, bytes: bytes, arrival: now) }
+            backlog.takeFrames(from: microphone, at: now) { event in
+                switch event {
+                case .lost(let frames):
+                    pipeline.skipLostFrames(frames)
+                case .captured(let frame):
+                    guard let count = try? pipeline.process(frame, at: now, into: packet), count > 0 else { return }
+                    outcome.packetsSent += 1
+                    let bytes = UnsafeRawBufferPointer(rebasing: packet[0..<count])
+                    if let view = try? VoicePacketView(parsing: bytes) {
+                        stream.insert(view, bytes: bytes, arrival: now)
+                    }
+                }
             }
             stream.pullFrame(into: played, at: now)
-            if tick % 100 == 99 { targets.append(stream.statistics.targetDelayMilliseconds) }
+            if tick % 100 == 99 { outcome.targets.append(stream.statistics.targetDelayMilliseconds) }
         }
+        outcome.p95BufferingMilliseconds = stream.statistics.p95BufferingDelayMilliseconds
+        outcome.packetsLate = stream.statistics.packetsLate
+        outcome.backlogDropped = backlog.droppedSamples
+        outcome.framesLost = pipeline.statistics.framesLost
+        return outcome
+    }
 
-        #expect(packetsSent > 1_500, "most frames are speech and go out")
+    /// The frames are captured on time, so the listener's buffer must not grow. A sender that
+    /// took one frame per tick left each stall's backlog standing behind the microphone until it
+    /// was dropped, stamping every frame in between that much late: each stall stepped the
+    /// packets' transit up, and the listener's target climbed with them.
+    @Test func aMicrophoneThatCatchesUpAfterStallsKeepsTheListenersTargetAtTheNetworksJitter() throws {
+        let outcome = try run(stall: .catchesUp)
+        #expect(outcome.packetsSent > 1_500, "most frames are speech and go out")
         // Nothing stood behind the engine long enough to be dropped (one frame a tick dropped 39).
-        #expect(backlog.droppedSamples == 0)
+        #expect(outcome.backlogDropped == 0)
+        #expect(outcome.framesLost == 0, "late audio is not lost audio")
         // The stalls hold back 3 % of packets, under the 95th percentile: the target is the margin
         // (one frame) and the histogram's bucket, as on a network without jitter (one frame a tick:
         // 31 ms, then 41 ms).
-        #expect(targets.allSatisfy { $0 <= 21 }, "targets once a second: \(targets)")
-        #expect(stream.statistics.p95BufferingDelayMilliseconds <= 21)
+        #expect(outcome.targets.allSatisfy { $0 <= 21 }, "targets once a second: \(outcome.targets)")
+        #expect(outcome.p95BufferingMilliseconds <= 21)
         // Only what a stall held back can be late: three frames in each of thirty stalls.
-        #expect(stream.statistics.packetsLate <= 90)
+        #expect(outcome.packetsLate <= 90)
+    }
+
+    /// The lost periods are skipped on the sender's timeline, as a pause is: the listener plays
+    /// silence for them and every later packet is as early as before. Stamped by frame count
+    /// instead, every stall moved all later packets three periods later for good, which the
+    /// listener can only take as the network slowing down: its target climbed with each one
+    /// until its reference forgot the faster past (without the skip: a 41 ms target all along and
+    /// 75 packets late).
+    @Test func aMicrophoneThatLosesTimeInStallsKeepsTheListenersTargetAtTheNetworksJitter() throws {
+        let outcome = try run(stall: .losesTime)
+        #expect(outcome.packetsSent > 1_500, "most frames are speech and go out")
+        #expect(outcome.framesLost == 90, "three periods in each of thirty stalls")
+        #expect(outcome.backlogDropped == 0)
+        #expect(outcome.targets.allSatisfy { $0 <= 21 }, "targets once a second: \(outcome.targets)")
+        #expect(outcome.p95BufferingMilliseconds <= 21)
+        #expect(outcome.packetsLate == 0, "no packet is stamped before its audio was captured")
+    }
+
+    /// A device whose clock runs 200 ppm slow against the system's, delivering two frames at a time
+    /// with a phase that wanders by most of a frame, never lost any time: nothing is skipped.
+    @Test func driftAndDeliveryPhaseAreNotTakenForLostTime() {
+        let frame = FrameDuration.ms10.engineFrames
+        let period = FrameDuration.ms10.nanoseconds
+        var timeline = CaptureTimeline(frameSamples: frame, framePeriod: period)
+        var lost = 0
+        for delivery in 0..<30_000 {
+            // Two frames every 20.004 ms of system time, each delivery 0…9 ms late.
+            let due = MediaTime(Double(delivery) * 2 * Double(period) * 1.000_2)
+            let late = MediaTime(delivery * 7_919 % 10) * 1_000_000
+            lost += timeline.lostFrames(afterDelivering: 2 * frame, at: due + late)
+            #expect(timeline.lostFrames(afterDelivering: 0, at: due + late + period) == 0)
+        }
+        #expect(lost == 0)
+    }
+
+    /// Lost time is skipped in whole frames once it reaches two frames; a single lost frame is within
+    /// what a delivery's phase varies by and is left to the listener's buffer.
+    @Test func lostTimeIsSkippedInWholeFramesFromTwoFramesUp() {
+        let frame = FrameDuration.ms10.engineFrames
+        let period = FrameDuration.ms10.nanoseconds
+        var timeline = CaptureTimeline(frameSamples: frame, framePeriod: period)
+        var now: MediaTime = 0
+        func deliver(afterLosing frames: Int) -> Int {
+            now += MediaTime(frames + 1) * period
+            return timeline.lostFrames(afterDelivering: frame, at: now)
+        }
+        for _ in 0..<100 { #expect(deliver(afterLosing: 0) == 0) }
+        #expect(deliver(afterLosing: 1) == 0)
+        for _ in 0..<10 { #expect(deliver(afterLosing: 0) == 0) }
+        // The lone frame lost is still above the usual slip of the last seconds: with five more it
+        // goes too.
+        #expect(deliver(afterLosing: 5) == 6)
+        #expect(deliver(afterLosing: 0) == 0)
+        #expect(deliver(afterLosing: 3) == 3)
     }
 }

@@ -40,13 +40,40 @@ private final class DrainingOutput: AudioOutput, @unchecked Sendable {
 
     @Test func aMicrophoneThatDeliversLessThanAFrameGivesNothingYet() {
         let input = QueuedMicrophone()
-        let backlog = CaptureBacklog(frameSamples: 480, capacitySamples: 24_000)
+        let backlog = CaptureBacklog(
+            frameSamples: 480, capacitySamples: 24_000, framePeriod: FrameDuration.ms10.nanoseconds)
         var taken: [[Float]] = []
         input.arrive((0..<300).map(Float.init))
-        #expect(backlog.takeFrames(from: input) { taken.append(Array($0)) } == 0)
+        func take(at now: MediaTime) -> Int {
+            backlog.takeFrames(from: input, at: now) { event in
+                if case .captured(let frame) = event { taken.append(Array(frame)) }
+            }
+        }
+        #expect(take(at: 0) == 0)
         input.arrive((300..<480).map(Float.init))
-        #expect(backlog.takeFrames(from: input) { taken.append(Array($0)) } == 1)
+        #expect(take(at: FrameDuration.ms10.nanoseconds) == 1)
         #expect(taken.first?.first == 0 && taken.first?.last == 479)
+    }
+
+    @Test func anOverflowingBacklogDropsTheOldestWholeFramesAndReportsThemLost() {
+        let input = QueuedMicrophone()
+        let backlog = CaptureBacklog(
+            frameSamples: 480, capacitySamples: 2_400, framePeriod: FrameDuration.ms10.nanoseconds)
+        // Twelve and a half frames at once, where the backlog holds five.
+        input.arrive((0..<6_000).map(Float.init))
+        var lost = 0
+        var firsts: [Float] = []
+        let taken = backlog.takeFrames(from: input, at: 0) { event in
+            switch event {
+            case .lost(let frames): lost += frames
+            case .captured(let frame): firsts.append(frame[0])
+            }
+        }
+        // What was handed on plus what was dropped is every whole frame, in order and on frame
+        // boundaries; the half frame waits.
+        #expect(lost + taken == 12)
+        #expect(lost > 0 && backlog.droppedSamples == lost * 480)
+        #expect(firsts == (lost..<12).map { Float($0 * 480) })
     }
 
     @Test func aSpeakerQueueLeftByAStallIsSkippedDownToAFrame() {
