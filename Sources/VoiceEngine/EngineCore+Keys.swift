@@ -101,6 +101,13 @@ extension EngineCore {
     }
 
     func tickKeys(_ session: Session, now: MediaTime) {
+        // Players who left since the last tick share one new key: a listener holds two epochs, and
+        // one rekey per departure handed it three at once when several left together (two timing
+        // out in the same tick), so it dropped the one still in use until the switch.
+        if session.needsRekey {
+            session.needsRekey = false
+            rekey(session, now: now)
+        }
         for channel in Array(session.ownKeys.keys) {
             guard var own = session.ownKeys[channel], let pending = own.pending else { continue }
             let stillNeeded = own.awaiting.filter { session.peers[$0].map { !$0.isGone } ?? false }

@@ -52,14 +52,13 @@ extension EngineCore {
         if !newcomers.isEmpty { updatePlayerStates(session) }
     }
 
-    func removePlayers(_ players: [ParticipantID], match: String, now: MediaTime) {
+    func removePlayers(_ players: [ParticipantID], match: String) {
         guard let session = sessions[.match(match)] else { return }
         var removed = false
         for player in Set(players).sorted() where markGone(player, in: session) { removed = true }
         guard removed else { return }
         updatePlayerStates(session)
-        // One new key for every channel however many left, so no listener is handed two epochs at once.
-        rekey(session, now: now)
+        session.needsRekey = true
     }
 
     func leaveMatch(_ match: String) {

@@ -87,12 +87,13 @@ extension EngineCore {
         markGone(name, in: session)
         updatePlayerStates(session)
         // A player who left must not be able to read what follows.
-        rekey(session, now: now)
+        session.needsRekey = true
     }
 
     /// Marks a match's player gone: nothing of theirs is played or opened any more, and listeners
     /// of the connection hear that it ended. Player states and keys are the caller's to update
-    /// (once, however many players went). Returns false when the player was not there.
+    /// (once, however many players went: see `Session.needsRekey`). Returns false when the player
+    /// was not there.
     @discardableResult
     func markGone(_ name: ParticipantID, in session: Session) -> Bool {
         guard var peer = session.peers[name], !peer.isGone else { return false }

@@ -78,10 +78,10 @@ public final class Match: Sendable {
 
     /// Treats `players` as gone, as if they had left: their streams end, their state becomes
     /// disconnected in every channel, and this participant's keys are renewed so they cannot read
-    /// what it sends next. Unknown or already gone players are skipped.
+    /// what it sends next (from the engine's next tick). Unknown or already gone players are
+    /// skipped.
     public func removePlayers(_ players: [ParticipantID]) {
-        let now = engine.now
-        engine.withCore { core in core.removePlayers(players, match: matchID, now: now) }
+        engine.withCore { core in core.removePlayers(players, match: matchID) }
     }
 
     /// Signalling that the app received for this match.

@@ -42,6 +42,9 @@ final class Session {
     var opener = EnvelopeOpener()
     /// This participant's sender keys and sealers, by channel (0 = the session's own traffic).
     var ownKeys: [UInt16: OwnSenderKey] = [:]
+    /// Set when players left: the next tick moves every channel to a new key once, however many
+    /// left since the last one.
+    var needsRekey = false
     var sealers: [UInt16: EnvelopeSealer] = [:]
     var channels: [UInt16: LocalChannel] = [:]
     /// The channel that owns the microphone, if any.

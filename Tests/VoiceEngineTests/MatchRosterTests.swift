@@ -114,6 +114,35 @@ import VoiceWire
         #expect(alice.matchEvents.withLock { $0.count } == count)
     }
 
+    /// Two players leave at once: the others move to one new key, not one per departure. A
+    /// listener holds two epochs, so two new keys at once made it drop the one the sender still
+    /// sealed under until the switch.
+    @Test func playersLeavingTogetherCostOneNewKeyAndNoVoice() throws {
+        let world = SimulatedWorld()
+        let players = try ["alice", "bob", "carol", "dave"].enumerated().map { index, name in
+            try world.participant(name, index: index)
+        }
+        for player in players { _ = try player.join("arena", players: players.map(\.name)) }
+        let (alice, bob) = (players[0], players[1])
+        let teams = try players.map { try #require($0.match).voiceChat(named: "team") }
+        for team in teams { try team.start() }
+        try teams[0].setActive(true)
+        for player in players.dropFirst() { player.isTalking = false }
+        world.run(seconds: 2, players)
+        #expect(bob.heardLevel(of: alice.frequency, lastSeconds: 1) > 0.05)
+        let epochBefore = try #require(lastVoiceEpoch(in: world, from: alice, to: bob))
+
+        try #require(players[2].match).disconnect()
+        try #require(players[3].match).disconnect()
+        world.run(seconds: 3, Array(players[0...1]))
+
+        #expect(lastVoiceEpoch(in: world, from: alice, to: bob) == epochBefore &+ 1)
+        #expect(bob.engine.counters.unopenedDatagrams == 0)
+        #expect(bob.heardLevel(of: alice.frequency, lastSeconds: 3) > 0.05)
+        #expect(teams[0].playerStates["carol"] == .disconnected)
+        #expect(teams[0].playerStates["dave"] == .disconnected)
+    }
+
     @Test func removedPlayerWhoReturnsWithANewSessionIsHeardAgain() throws {
         let world = SimulatedWorld()
         let players = try world.threePlayerMatch()
