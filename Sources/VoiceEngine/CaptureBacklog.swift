@@ -24,6 +24,8 @@ final class CaptureBacklog {
     private var timeline: CaptureTimeline
     /// Samples dropped because more waited than the backlog holds.
     private(set) var droppedSamples = 0
+    /// Frames of time the device lost, as `CaptureTimeline` told them.
+    private(set) var lostFrames = 0
 
     /// - Parameters:
     ///   - capacitySamples: the most the backlog holds; beyond it the device's audio is taken and
@@ -45,7 +47,9 @@ final class CaptureBacklog {
     @discardableResult
     func takeFrames(from input: any AudioInput, at now: MediaTime, _ handle: (Event) -> Void) -> Int {
         let (delivered, droppedFrames) = drain(input)
-        let lost = droppedFrames + timeline.lostFrames(afterDelivering: delivered, at: now)
+        let lostByDevice = timeline.lostFrames(afterDelivering: delivered, at: now)
+        lostFrames += lostByDevice
+        let lost = droppedFrames + lostByDevice
         if lost > 0 { handle(.lost(frames: lost)) }
         let frames = filled / frameSamples
         for index in 0..<frames {

@@ -27,10 +27,19 @@ public struct EngineCounters: Sendable, Hashable, Codable {
         /// Mixed frames not queued for playback because the speaker's queue had stood above a frame
         /// for a whole window.
         public var playbackFramesSkipped = 0
+        /// Of `playbackFramesSkipped`, those skipped out of sound because no quiet frame came in time.
+        public var playbackLoudFramesSkipped = 0
+        /// Frames of time the microphone lost (never delivered), skipped on the send timeline.
+        public var captureFramesLost = 0
 
-        public init(captureSamplesDropped: Int = 0, playbackFramesSkipped: Int = 0) {
+        public init(
+            captureSamplesDropped: Int = 0, playbackFramesSkipped: Int = 0, playbackLoudFramesSkipped: Int = 0,
+            captureFramesLost: Int = 0
+        ) {
             self.captureSamplesDropped = captureSamplesDropped
             self.playbackFramesSkipped = playbackFramesSkipped
+            self.playbackLoudFramesSkipped = playbackLoudFramesSkipped
+            self.captureFramesLost = captureFramesLost
         }
     }
 

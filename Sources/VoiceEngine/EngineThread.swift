@@ -85,7 +85,9 @@ final class EngineThread: Sendable {
             }
             let catchUp = EngineCounters.DeviceCatchUp(
                 captureSamplesDropped: backlog?.droppedSamples ?? 0,
-                playbackFramesSkipped: playback?.skippedFrames ?? 0)
+                playbackFramesSkipped: playback?.skippedFrames ?? 0,
+                playbackLoudFramesSkipped: playback?.skippedLoudFrames ?? 0,
+                captureFramesLost: backlog?.lostFrames ?? 0)
             let now = MediaTime.monotonicNow()
             // One turn of the lock a tick: what the microphone delivered, then the frame itself.
             engine.withCore { core in

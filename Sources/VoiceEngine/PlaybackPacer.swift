@@ -5,8 +5,10 @@ import VoiceCore
 /// A real-time speaker consumes at its own clock. When the engine thread catches up after a stall,
 /// or the device misses cycles, frames pile up in its ring and — both sides then running at the same
 /// rate — would stay there, adding their length to the delay for the rest of the call. Once the
-/// queue has stood above one frame for a whole window, that many frames are skipped. An on-demand
-/// output (a file written as fast as the engine runs) takes every frame.
+/// queue has stood above one frame for a whole window, that many frames are skipped. They are
+/// skipped where the mix is quiet if such a frame comes within `quietWaitFrames`: a frame cut out
+/// of speech is a click in it, one cut out of a pause is not heard. An on-demand output (a file
+/// written as fast as the engine runs) takes every frame.
 struct PlaybackPacer {
     let output: any AudioOutput
     let frameSamples: Int
@@ -14,11 +16,19 @@ struct PlaybackPacer {
     private let capacity: Int?
     private var standing: StandingQueue
     private var framesToSkip = 0
+    /// Frames written since the next skip became due: each waits for a quiet frame on its own.
+    private var waitedFrames = 0
     private(set) var skippedFrames = 0
+    /// Of `skippedFrames`, those that were not quiet (no quiet frame came in time).
+    private(set) var skippedLoudFrames = 0
 
     /// Frames the queue must stand above a frame before it is trimmed: long enough that ordinary
     /// scheduling jitter never costs audio, short enough that a stall's delay is gone within a second.
     static let standingWindowFrames = 50
+    /// How long a due skip waits for a quiet frame: about the longest a syllable lasts.
+    static let quietWaitFrames = 25
+    /// A mix frame below this level (dBFS, RMS) is quiet enough to leave out unheard.
+    static let quietLevelDBFS: Float = -50
 
     init(output: any AudioOutput, frameSamples: Int) {
         self.output = output
@@ -30,11 +40,24 @@ struct PlaybackPacer {
     mutating func write(_ mix: UnsafeBufferPointer<Float>) {
         let available = output.availableToWrite
         if let capacity {
-            framesToSkip += standing.observe(queued: max(0, capacity - available)) / frameSamples
+            // What stood over a whole window includes the frames still owed, so it replaces them
+            // (and a queue that drained meanwhile owes nothing).
+            if let standingSamples = standing.observe(queued: max(0, capacity - available)) {
+                framesToSkip = standingSamples / frameSamples
+                if framesToSkip == 0 { waitedFrames = 0 }
+            }
             if framesToSkip > 0 {
-                framesToSkip -= 1
-                skippedFrames += 1
-                return
+                let quiet = LevelMeter.rmsDBFS(of: mix) < Self.quietLevelDBFS
+                if quiet || waitedFrames >= Self.quietWaitFrames {
+                    framesToSkip -= 1
+                    skippedFrames += 1
+                    if !quiet { skippedLoudFrames += 1 }
+                    // Measure afresh: the window so far saw the queue before this skip.
+                    standing.restart()
+                    waitedFrames = 0
+                    return
+                }
+                waitedFrames += 1
             }
         }
         if available >= mix.count { _ = output.write(mix) }

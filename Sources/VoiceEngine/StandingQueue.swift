@@ -18,16 +18,20 @@ struct StandingQueue {
         self.window = window
     }
 
-    /// Records the queue's length now; at the end of each window returns the samples to drop (0
-    /// when the queue drained to `allowance` at least once in it).
-    mutating func observe(queued: Int) -> Int {
+    /// Records the queue's length now; at the end of each window returns the samples that stood
+    /// above `allowance` all through it (0 when the queue drained to it at least once), and nil
+    /// inside a window.
+    mutating func observe(queued: Int) -> Int? {
         minimum = min(minimum, queued)
         observed += 1
-        guard observed >= window else { return 0 }
-        defer {
-            observed = 0
-            minimum = .max
-        }
+        guard observed >= window else { return nil }
+        defer { restart() }
         return max(0, minimum - allowance)
+    }
+
+    /// Starts a new window, forgetting what this one saw (the queue was just changed on purpose).
+    mutating func restart() {
+        observed = 0
+        minimum = .max
     }
 }

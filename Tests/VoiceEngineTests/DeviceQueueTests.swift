@@ -32,10 +32,11 @@ private final class DrainingOutput: AudioOutput, @unchecked Sendable {
     @Test func aQueueIsTrimmedOnlyByWhatStoodAboveTheAllowanceForAWholeWindow() {
         var queue = StandingQueue(allowance: 10, window: 4)
         // Jitter: the queue dips to the allowance once per window, so nothing is dropped.
-        for queued in [30, 10, 25, 40] { #expect(queue.observe(queued: queued) == 0) }
+        let jitter = [30, 10, 25, 40].map { queue.observe(queued: $0) }
+        #expect(jitter == [nil, nil, nil, 0])
         // A standing queue: at least 35 all window long, so 25 above the allowance go.
         let drops = [50, 35, 60, 45].map { queue.observe(queued: $0) }
-        #expect(drops == [0, 0, 0, 25])
+        #expect(drops == [nil, nil, nil, 25])
     }
 
     @Test func aMicrophoneThatDeliversLessThanAFrameGivesNothingYet() {
@@ -76,6 +77,30 @@ private final class DrainingOutput: AudioOutput, @unchecked Sendable {
         #expect(firsts == (lost..<12).map { Float($0 * 480) })
     }
 
+    /// Speech with a pause every 20 frames: what stood after a stall is skipped out of the pauses,
+    /// never out of the speech.
+    @Test func aStandingSpeakerQueueIsTrimmedInQuietFrames() {
+        let frame = 480
+        let output = DrainingOutput(capacity: 9_600)
+        var pacer = PlaybackPacer(output: output, frameSamples: frame)
+        let speech = [Float](repeating: 0.1, count: frame)
+        let pause = [Float](repeating: 0.000_1, count: frame)
+        var tick = 0
+        func step(playing: Int) {
+            let mix = tick % 20 == 19 ? pause : speech
+            mix.withUnsafeBufferPointer { pacer.write($0) }
+            output.play(playing)
+            tick += 1
+        }
+        for _ in 0..<100 { step(playing: frame) }
+        for _ in 0..<4 { step(playing: 0) }
+        #expect(output.queued == 4 * frame)
+        for _ in 0..<(4 * PlaybackPacer.standingWindowFrames) { step(playing: frame) }
+        #expect(pacer.skippedFrames == 3)
+        #expect(pacer.skippedLoudFrames == 0)
+        #expect(output.queued <= frame)
+    }
+
     @Test func aSpeakerQueueLeftByAStallIsSkippedDownToAFrame() {
         let frame = 480
         let output = DrainingOutput(capacity: 9_600)
@@ -91,9 +116,13 @@ private final class DrainingOutput: AudioOutput, @unchecked Sendable {
         // The device misses 80 ms of cycles while the engine goes on writing.
         for _ in 0..<8 { tick(playing: 0) }
         #expect(output.queued == 8 * frame)
-        for _ in 0..<(2 * PlaybackPacer.standingWindowFrames) { tick(playing: frame) }
-        // The standing 8 frames went down to the 1-frame allowance, and no further.
+        // A window to see it stand, then each skip waits for a quiet frame that never comes.
+        let trimming = 2 * PlaybackPacer.standingWindowFrames + 7 * (PlaybackPacer.quietWaitFrames + 1)
+        for _ in 0..<trimming { tick(playing: frame) }
+        // The standing 8 frames went down to the 1-frame allowance, and no further; with no quiet
+        // frame in the mix, out of the sound.
         #expect(pacer.skippedFrames == 7)
+        #expect(pacer.skippedLoudFrames == 7)
         #expect(output.queued <= frame)
     }
 }
