@@ -36,7 +36,7 @@ extension EngineCore {
             case .routeChanged(let from, let to):
                 routeChanged(from: from, to: to, peer: name, in: session, now: now)
             case .peerGone:
-                peerGone(name, in: session, now: now)
+                peerGone(name, in: session)
             }
         }
     }
@@ -73,7 +73,7 @@ extension EngineCore {
         }
     }
 
-    func peerGone(_ name: ParticipantID, in session: Session, now: MediaTime) {
+    func peerGone(_ name: ParticipantID, in session: Session) {
         guard let peer = session.peers[name], !peer.isGone else { return }
         if session.isCall {
             if session.hasStarted {

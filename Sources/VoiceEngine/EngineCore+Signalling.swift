@@ -71,7 +71,7 @@ extension EngineCore {
             updatePlayerStates(session)
         case .bye(let match):
             let session = try knownSession(.match(match), from: sender)
-            peerGone(sender, in: session, now: now)
+            peerGone(sender, in: session)
         case .gameData(let match, let data):
             let session = try knownSession(.match(match), from: sender)
             emit(.data(data, from: sender, mode: .reliable), in: session)

@@ -40,7 +40,7 @@ final class EngineThread: Sendable {
         let thread = Thread { [self] in
             var parameters = sched_param()
             parameters.sched_priority = Self.realTimePriority
-            // Refused without the privilege (containers, CI): the thread then keeps the default.
+            // Refused without the privilege: the thread then keeps the default policy.
             _ = pthread_setschedparam(pthread_self(), SCHED_FIFO, &parameters)
             run()
             done.signal()
