@@ -68,7 +68,8 @@ private struct Speech {
         var owed = 0
         for tick in 0..<3_000 {
             let now = MediaTime(tick) * period
-            // Every period a frame is captured; once a second the device holds three of them back.
+            // Every period a frame is captured; once a second the device stalls for three periods,
+            // then delivers them late or never.
             owed += frame
             let stalled = tick % 100 >= 90 && tick % 100 < 93
             if !stalled {
