@@ -108,10 +108,11 @@ extension EngineCore {
             session.needsRekey = false
             rekey(session, now: now)
         }
-        for channel in Array(session.ownKeys.keys) {
+        // Iterates a snapshot of the keys: switching a channel's key below changes `ownKeys`.
+        for channel in session.ownKeys.keys {
             guard var own = session.ownKeys[channel], let pending = own.pending else { continue }
-            let stillNeeded = own.awaiting.filter { session.peers[$0].map { !$0.isGone } ?? false }
-            guard stillNeeded.isEmpty || now >= own.switchDeadline else { continue }
+            let stillNeeded = own.awaiting.contains { session.peers[$0].map { !$0.isGone } ?? false }
+            guard !stillNeeded || now >= own.switchDeadline else { continue }
             own.current = pending
             own.pending = nil
             own.awaiting = []

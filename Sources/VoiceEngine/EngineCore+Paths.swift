@@ -19,7 +19,12 @@ extension EngineCore {
     }
 
     func tickPaths(_ session: Session, now: MediaTime) {
-        for name in Array(session.peers.keys) where session.peers[name]?.isGone == false {
+        // Ticking a peer's paths changes `session.peers` in place; iterating the dictionary itself
+        // would make it copy all of its storage each tick instead. Its names go into a buffer kept
+        // from tick to tick.
+        peerNames.removeAll(keepingCapacity: true)
+        peerNames.append(contentsOf: session.peers.keys)
+        for name in peerNames where session.peers[name]?.isGone == false {
             let actions = session.peers[name]?.paths?.tick(now: now) ?? []
             perform(actions, peer: name, in: session, now: now)
         }

@@ -54,7 +54,6 @@ final class EngineCore {
     let mediaID: MediaID
     let configuration: EngineConfiguration
     let network: (any DatagramNetwork)?
-    let frameSamples: Int
 
     var sessions: [SessionReference: Session] = [:]
     let mixer: VoiceMixer
@@ -72,11 +71,12 @@ final class EngineCore {
     var inputMeter = LevelMeter()
 
     // Working buffers, allocated once.
-    let captureFrame: UnsafeMutableBufferPointer<Float>
     let packet: UnsafeMutableRawBufferPointer
     let envelope: UnsafeMutableRawBufferPointer
     let plaintext: UnsafeMutableRawBufferPointer
     static let datagramCapacity = 1500
+    /// A session's peer names while its paths tick; grows to the largest session once.
+    var peerNames: [ParticipantID] = []
 
     init(participant: ParticipantID, configuration: EngineConfiguration, network: (any DatagramNetwork)?)
         throws(VoiceChatError)
@@ -85,21 +85,17 @@ final class EngineCore {
         self.mediaID = MediaID(participant: participant)
         self.configuration = configuration
         self.network = network
-        frameSamples = configuration.frameDuration.engineFrames
         do {
             mixer = try VoiceMixer(frameDuration: configuration.frameDuration)
         } catch {
             throw .media(error.description)
         }
-        captureFrame = .allocate(capacity: frameSamples)
-        captureFrame.initialize(repeating: 0)
         packet = .allocate(byteCount: Self.datagramCapacity, alignment: 8)
         envelope = .allocate(byteCount: Self.datagramCapacity, alignment: 8)
         plaintext = .allocate(byteCount: Self.datagramCapacity, alignment: 8)
     }
 
     deinit {
-        captureFrame.deallocate()
         packet.deallocate()
         envelope.deallocate()
         plaintext.deallocate()
@@ -121,7 +117,7 @@ final class EngineCore {
     /// Advances everything by one frame: sends the captured frame (if any), mixes what every
     /// stream has for `output`, and runs paths, timeouts and key switches.
     func tick(now: MediaTime, captured: UnsafeBufferPointer<Float>?, output: UnsafeMutableBufferPointer<Float>) {
-        for session in Array(sessions.values) {
+        for session in sessions.values {
             tickPaths(session, now: now)
             tickCall(session, now: now)
             tickKeys(session, now: now)
