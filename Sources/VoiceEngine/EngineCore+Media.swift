@@ -32,12 +32,9 @@ extension EngineCore {
     /// The channel and send pipeline that take the microphone's frames in `session`, if any: an
     /// active call's, or a match's started active channel.
     private func capturing(_ session: Session) -> (channel: UInt16, pipeline: VoiceSendPipeline)? {
-        guard let channel = session.activeChannel, let pipeline = session.sendPipeline else { return nil }
-        if session.isCall {
-            guard session.phase == .active else { return nil }
-        } else {
-            guard session.channels[channel]?.isStarted == true else { return nil }
-        }
+        guard let channel = session.activeChannel, let pipeline = session.sendPipeline,
+            let local = session.channels[channel], session.accepts(local)
+        else { return nil }
         return (channel, pipeline)
     }
 
@@ -66,7 +63,6 @@ extension EngineCore {
                     .voice, channel: channel, destination: SealedEnvelopeHeader.everyone, plaintext: voice,
                     in: session)
                 guard let envelope else { continue }
-                counters.datagramsSent[kind.rawValue, default: 0] += 1
                 sendThroughRelay(envelope, via: kind, in: session)
                 continue
             }
@@ -98,13 +94,7 @@ extension EngineCore {
         _ bytes: UnsafeRawBufferPointer, header: SealedEnvelopeHeader, from name: ParticipantID, in session: Session,
         now: MediaTime
     ) {
-        let accepting: Bool
-        if session.isCall {
-            accepting = session.phase == .active && session.channels[header.channel] != nil
-        } else {
-            accepting = session.channels[header.channel]?.isStarted == true
-        }
-        guard accepting, let channel = session.channels[header.channel] else {
+        guard let channel = session.channels[header.channel], session.accepts(channel) else {
             counters.voiceForStoppedChannels += 1
             return
         }
@@ -120,19 +110,22 @@ extension EngineCore {
             return
         }
         let key = StreamKey(sender: MediaID(rawValue: header.sender), channel: header.channel)
-        if session.streams[key] == nil {
+        let stream: VoiceReceiveStream
+        if let receiving = session.streams[key] {
+            stream = receiving.stream
+        } else {
             do {
-                let stream = try VoiceReceiveStream(
+                stream = try VoiceReceiveStream(
                     sender: header.sender, channel: header.channel, configuration: configuration.jitterBuffer)
                 try mixer.addStream(sender: header.sender, channel: channel.mixerChannel)
-                session.streams[key] = ReceivingStream(
-                    stream: stream, participant: name,
-                    nextReport: now + MediaTime.milliseconds(configuration.reportIntervalMilliseconds))
             } catch {
                 return
             }
+            session.streams[key] = ReceivingStream(
+                stream: stream, participant: name,
+                nextReport: now + MediaTime.milliseconds(configuration.reportIntervalMilliseconds))
         }
-        session.streams[key]?.stream.insert(view, bytes: bytes, arrival: now)
+        stream.insert(view, bytes: bytes, arrival: now)
     }
 
     /// Forgets the streams of `session` that `matching` picks, in the session and in the mixer.

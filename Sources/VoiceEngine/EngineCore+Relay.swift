@@ -65,8 +65,10 @@ extension EngineCore {
         return relay.joined.isEmpty
     }
 
-    /// Queues an envelope for the relay of `session`, through the transport of `kind`.
+    /// Queues an envelope for the relay of `session`, through the transport of `kind`, and counts
+    /// it as sent (even when the relay is gone, as every route's sends are counted).
     func sendThroughRelay(_ bytes: [UInt8], via kind: RealTimePathKind, in session: Session) {
+        counters.datagramsSent[kind.rawValue, default: 0] += 1
         guard let link = session.relay?.link else { return }
         outbox.append(.relayDatagram(bytes, via: kind, link: link))
     }
@@ -89,12 +91,17 @@ extension EngineCore {
 
     /// The relay route every listener is on, when they all share one: then a single envelope to
     /// everyone in the channel reaches them all, the relay making the copies.
-    func sharedRelayRoute(of listeners: [RemotePeer]) -> RealTimePathKind? {
-        guard listeners.count > 1, let kind = listeners.first?.activeRoute?.kind,
-            kind == .relayUDP || kind == .relayTCP,
-            listeners.allSatisfy({ $0.activeRoute?.kind == kind })
-        else { return nil }
-        return kind
+    func sharedRelayRoute(of listeners: some Sequence<RemotePeer>) -> RealTimePathKind? {
+        var shared: RealTimePathKind?
+        var count = 0
+        for listener in listeners {
+            guard let kind = listener.activeRoute?.kind, kind == .relayUDP || kind == .relayTCP,
+                shared == nil || shared == kind
+            else { return nil }
+            shared = kind
+            count += 1
+        }
+        return count > 1 ? shared : nil
     }
 }
 

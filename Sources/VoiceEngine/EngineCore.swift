@@ -132,15 +132,17 @@ final class EngineCore {
     // MARK: Sending datagrams
 
     func send(_ bytes: [UInt8], to peer: RemotePeer, route: PathRoute, session: Session) {
-        counters.datagramsSent[route.kind.rawValue, default: 0] += 1
         switch route {
         case .direct(let address):
             outbox.append(.datagram(bytes, to: address))
         case .appCarried:
             outbox.append(.realTime(bytes, to: peer.participant, client: session.client))
         case .relayUDP, .relayTCP:
+            // Counted there, as a single envelope for a whole channel is.
             sendThroughRelay(bytes, via: route.kind, in: session)
+            return
         }
+        counters.datagramsSent[route.kind.rawValue, default: 0] += 1
     }
 
     func sendSignalling(_ message: SignallingMessage, to participant: ParticipantID, in session: Session) {

@@ -92,13 +92,20 @@ final class Session {
         }
     }
 
-    /// Peers that hear `channel` now: reachable, present, and (in a match) started it.
-    func listeners(of channel: UInt16) -> [RemotePeer] {
-        peers.values.filter { peer in
+    /// Peers that hear `channel` now: reachable, present, and (in a match) started it. Filtered as
+    /// it is read, since it is asked for every captured frame.
+    func listeners(of channel: UInt16) -> some Collection<RemotePeer> {
+        let isCall = self.isCall
+        return peers.values.lazy.filter { peer in
             guard peer.activeRoute != nil else { return false }
-            if case .call = reference { return true }
-            return peer.startedChannels.contains(channel)
+            return isCall || peer.startedChannels.contains(channel)
         }
+    }
+
+    /// Whether voice in `channel` is sent and received now: a call's once it is active, a match's
+    /// channel while it is started. (A call's one channel is started from the moment it exists.)
+    func accepts(_ channel: LocalChannel) -> Bool {
+        isCall ? phase == .active : channel.isStarted
     }
 }
 
