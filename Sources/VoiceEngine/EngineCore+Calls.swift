@@ -5,14 +5,17 @@ import VoiceWire
 let callChannel: UInt16 = 1
 
 extension EngineCore {
+    /// The call (invited, ringing, connecting or up) with `other`, if any: there is at most one.
+    func callSession(with other: ParticipantID) -> Session? {
+        sessions.values.first { $0.isCall && $0.peers[other] != nil }
+    }
+
     func startCall(
         with other: ParticipantID, client: any VoiceChatClient, events: SessionEvents, now: MediaTime,
         random: inout some RandomNumberGenerator
     ) throws(VoiceChatError) -> CallID {
         guard other != participant else { throw .callingSelf }
-        guard !sessions.values.contains(where: { $0.isCall && $0.peers[other] != nil }) else {
-            throw .alreadyInCall(with: other)
-        }
+        guard callSession(with: other) == nil else { throw .alreadyInCall(with: other) }
         let call = (0..<16).map { _ in String(UInt8.random(in: 0...255, using: &random), radix: 16) }
             .map { $0.count == 1 ? "0" + $0 : $0 }.joined()
         let session = Session(reference: .call(call), client: client, events: events)
@@ -56,9 +59,7 @@ extension EngineCore {
     }
 
     func stopCall(with other: ParticipantID) throws(VoiceChatError) {
-        guard let session = sessions.values.first(where: { $0.isCall && $0.peers[other] != nil }) else {
-            throw .noCall(with: other)
-        }
+        guard let session = callSession(with: other) else { throw .noCall(with: other) }
         let reason: CallEndReason = session.phase == .invited ? .denied : .hungUp
         sendSignalling(.end(call: session.identifier, reason: reason), to: other, in: session)
         if session.hasStarted {

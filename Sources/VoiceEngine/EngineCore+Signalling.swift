@@ -105,7 +105,7 @@ extension EngineCore {
             throw .wrongState(call: call, state: "known", message: "invite")
         }
         guard sender != participant else { throw .notAParticipant(sender) }
-        let busy = sessions.values.contains { $0.isCall && $0.peers[sender] != nil }
+        let busy = callSession(with: sender) != nil
         let session = Session(reference: .call(call), client: client, events: events)
         var peer = RemotePeer(participant: sender)
         peer.publicKey = offer.publicKey

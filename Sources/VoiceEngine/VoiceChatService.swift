@@ -116,9 +116,6 @@ public final class VoiceChatService: Sendable {
 
     /// The path voice to `participant` takes now, if a call with them is up.
     public func path(to participant: ParticipantID) -> RealTimePathKind? {
-        engine.withCore { core in
-            core.sessions.values.first { $0.isCall && $0.peers[participant] != nil }?
-                .peers[participant]?.activeRoute?.kind
-        }
+        engine.withCore { core in core.callSession(with: participant)?.peers[participant]?.activeRoute?.kind }
     }
 }
