@@ -49,10 +49,11 @@ extension EngineCore {
     private func sendProbe(
         _ probe: ConnectivityProbe, content: SealedContent, to peer: RemotePeer, route: PathRoute, in session: Session
     ) {
-        let bytes = probe.bytes
-        let sealed = bytes.withUnsafeBytes { plaintext in
-            seal(content, channel: 0, destination: peer.mediaID.rawValue, plaintext: plaintext, in: session)
-        }
+        // `plaintext` is free: a probe that asks for a reply was parsed out of it before this.
+        guard (try? probe.write(into: plaintext)) != nil else { return }
+        let sealed = seal(
+            content, channel: 0, destination: peer.mediaID.rawValue,
+            plaintext: UnsafeRawBufferPointer(rebasing: plaintext[0..<ConnectivityProbe.encodedBytes]), in: session)
         guard let sealed else { return }
         send(sealed, to: peer, route: route, session: session)
     }
