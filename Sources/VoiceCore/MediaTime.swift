@@ -36,4 +36,15 @@ extension MediaTime {
         clock_gettime(CLOCK_MONOTONIC, &now)
         return MediaTime(now.tv_sec) * nanosecondsPerSecond + MediaTime(now.tv_nsec)
     }
+
+    /// Sleeps until `deadline` on CLOCK_MONOTONIC. The deadline is absolute, so a loop that adds
+    /// its period to the last deadline keeps its rate however late each wake-up is. Neither
+    /// allocates nor locks, so device threads may call it.
+    public static func sleep(until deadline: MediaTime) {
+        var target = timespec(
+            tv_sec: Int(deadline / nanosecondsPerSecond), tv_nsec: Int(deadline % nanosecondsPerSecond))
+        // clock_nanosleep returns the error number (EINTR after a signal) instead of setting errno;
+        // with an absolute deadline, sleeping again is always correct.
+        while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &target, nil) == EINTR {}
+    }
 }

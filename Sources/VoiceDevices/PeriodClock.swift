@@ -1,9 +1,5 @@
 import VoiceCore
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// Wakes a device loop once per period on absolute CLOCK_MONOTONIC deadlines.
 ///
 /// Each deadline is computed from the start time and the number of frames elapsed, never by
@@ -31,10 +27,6 @@ struct PeriodClock {
     /// Sleeps until the end of the next period.
     mutating func waitForNextPeriod() {
         elapsedFrames += periodFrames
-        let deadline = startNanoseconds + elapsedFrames * 1_000_000_000 / sampleRate
-        var target = timespec(tv_sec: deadline / 1_000_000_000, tv_nsec: deadline % 1_000_000_000)
-        // clock_nanosleep returns the error number (EINTR after a signal) instead of setting errno;
-        // with an absolute deadline, sleeping again is always correct.
-        while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &target, nil) == EINTR {}
+        MediaTime.sleep(until: MediaTime(startNanoseconds + elapsedFrames * 1_000_000_000 / sampleRate))
     }
 }

@@ -1,5 +1,3 @@
-import Foundation
-import Synchronization
 import VoiceCore
 
 /// The thread that runs an engine in real time: once per frame duration, on absolute deadlines
@@ -20,74 +18,55 @@ import VoiceCore
 /// such wake-up is a late packet for the listener and a gap for the speaker. The engine's lock
 /// inherits priority, so the threads it shares the lock with cannot hold it up for long.
 final class EngineThread: Sendable {
-    private let engine: VoiceEngine
-    private let input: (any AudioInput)?
-    private let output: (any AudioOutput)?
-    private let running = Atomic<Bool>(false)
-    private let done = DispatchSemaphore(value: 0)
+    private let thread: AudioThread
 
     /// Below the device threads' (70), so that a device is never kept waiting by the engine.
     static let realTimePriority: Int32 = 60
 
-    init(engine: VoiceEngine, input: (any AudioInput)?, output: (any AudioOutput)?) {
-        self.engine = engine
-        self.input = input
-        self.output = output
-    }
-
-    func start() {
-        running.store(true, ordering: .releasing)
-        let thread = Thread { [self] in
-            var parameters = sched_param()
-            parameters.sched_priority = Self.realTimePriority
-            // Refused without the privilege: the thread then keeps the default policy.
-            _ = pthread_setschedparam(pthread_self(), SCHED_FIFO, &parameters)
-            run()
-            done.signal()
+    /// Starts running `engine` with its devices on a thread of its own.
+    init(engine: VoiceEngine, input: (any AudioInput)?, output: (any AudioOutput)?) throws(AudioThreadError) {
+        thread = try AudioThread(name: "voice-engine", scheduling: .realTime(priority: Self.realTimePriority)) {
+            thread in
+            Self.run(engine, input: input, output: output, until: thread)
         }
-        thread.name = "voice-engine"
-        thread.qualityOfService = .userInteractive
-        thread.start()
     }
 
+    /// Stops the thread and waits until it has. Safe to call more than once.
     func stop() {
-        guard running.exchange(false, ordering: .acquiringAndReleasing) else { return }
-        done.wait()
+        thread.join()
     }
 
-    private func run() {
+    private static func run(
+        _ engine: VoiceEngine, input: (any AudioInput)?, output: (any AudioOutput)?, until thread: AudioThread
+    ) {
         let samples = engine.frameSamples
         let period = engine.configuration.frameDuration.nanoseconds
-        let capture = UnsafeMutableBufferPointer<Float>.allocate(capacity: samples)
-        let mix = UnsafeMutableBufferPointer<Float>.allocate(capacity: samples)
-        capture.initialize(repeating: 0)
-        mix.initialize(repeating: 0)
-        defer {
-            capture.deallocate()
-            mix.deallocate()
-        }
         // A real-time microphone is emptied every tick (its ring must not fill behind the
         // engine's back); an on-demand source gives exactly what is asked, one frame per tick.
         let backlog =
             input?.pacing == .realTime
             ? CaptureBacklog(frameSamples: samples, capacitySamples: 24_000, framePeriod: period) : nil
+        let capture =
+            input != nil && backlog == nil ? UnsafeMutableBufferPointer<Float>.allocate(capacity: samples) : nil
+        let mix = UnsafeMutableBufferPointer<Float>.allocate(capacity: samples)
+        capture?.initialize(repeating: 0)
+        mix.initialize(repeating: 0)
+        defer {
+            capture?.deallocate()
+            mix.deallocate()
+        }
         var playback = output.map { PlaybackPacer(output: $0, frameSamples: samples) }
         var filled = 0
         var deadline = MediaTime.monotonicNow()
-        while running.load(ordering: .acquiring) {
+        while !thread.shouldStop {
             var captured: UnsafeBufferPointer<Float>?
-            if let input, backlog == nil {
+            if let input, let capture {
                 filled += input.read(into: UnsafeMutableBufferPointer(rebasing: capture[filled..<samples]))
                 if filled == samples {
                     captured = UnsafeBufferPointer(capture)
                     filled = 0
                 }
             }
-            let catchUp = EngineCounters.DeviceCatchUp(
-                captureSamplesDropped: backlog?.droppedSamples ?? 0,
-                playbackFramesSkipped: playback?.skippedFrames ?? 0,
-                playbackLoudFramesSkipped: playback?.skippedLoudFrames ?? 0,
-                captureFramesLost: backlog?.lostFrames ?? 0)
             let now = MediaTime.monotonicNow()
             // One turn of the lock a tick: what the microphone delivered, then the frame itself.
             engine.withCore { core in
@@ -101,7 +80,11 @@ final class EngineThread: Sendable {
                         }
                     }
                 }
-                core.counters.deviceCatchUp = catchUp
+                core.counters.deviceCatchUp = EngineCounters.DeviceCatchUp(
+                    captureSamplesDropped: backlog?.droppedSamples ?? 0,
+                    playbackFramesSkipped: playback?.skippedFrames ?? 0,
+                    playbackLoudFramesSkipped: playback?.skippedLoudFrames ?? 0,
+                    captureFramesLost: backlog?.lostFrames ?? 0)
                 core.tick(now: now, captured: captured, output: mix)
             }
             playback?.write(UnsafeBufferPointer(mix))
@@ -111,14 +94,7 @@ final class EngineThread: Sendable {
                 // instead of running a burst of frames to catch up.
                 deadline = MediaTime.monotonicNow()
             }
-            Self.sleep(until: deadline)
+            MediaTime.sleep(until: deadline)
         }
-    }
-
-    private static func sleep(until deadline: MediaTime) {
-        var target = timespec(
-            tv_sec: Int(deadline / MediaTime.nanosecondsPerSecond),
-            tv_nsec: Int(deadline % MediaTime.nanosecondsPerSecond))
-        while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &target, nil) == EINTR {}
     }
 }

@@ -56,9 +56,13 @@ public final class VoiceEngine: Sendable {
                 input?.stop()
                 throw .media("\(error)")
             }
-            let thread = EngineThread(engine: self, input: input, output: output)
-            thread.start()
-            runner = thread
+            do throws(AudioThreadError) {
+                runner = try EngineThread(engine: self, input: input, output: output)
+            } catch {
+                input?.stop()
+                output?.stop()
+                throw .media(error.description)
+            }
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import VoiceCore
 
 /// A JACK server with the `dummy` backend, started and stopped by a test or a benchmark: a
 /// real-time clock for ALSA's `jack` plugin on a machine without a sound card.
@@ -22,21 +23,10 @@ public final class JACKServer {
     /// Whether this process may give a thread SCHED_FIFO priority: asked on a thread of its own,
     /// which ends at once, so that no thread that matters changes its scheduling.
     static let realTimePermitted: Bool = {
-        var granted = false
-        withUnsafeMutablePointer(to: &granted) { pointer in
-            var thread = pthread_t()
-            let status = pthread_create(
-                &thread, nil,
-                { raw in
-                    var parameters = sched_param()
-                    parameters.sched_priority = 1
-                    raw!.assumingMemoryBound(to: Bool.self).pointee =
-                        pthread_setschedparam(pthread_self(), SCHED_FIFO, &parameters) == 0
-                    return nil
-                }, pointer)
-            if status == 0 { pthread_join(thread, nil) }
-        }
-        return granted
+        guard let probe = try? AudioThread(name: "real-time probe", scheduling: .realTime(priority: 1), body: { _ in })
+        else { return false }
+        probe.join()
+        return probe.isRealTimeScheduled
     }()
 
     public static var isInstalled: Bool {

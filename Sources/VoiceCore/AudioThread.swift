@@ -4,10 +4,10 @@ import Synchronization
     import Glibc
 #endif
 
-/// A dedicated OS thread behind a device: the device loop itself, or a helper of it that may
-/// block (a file device's disk writer).
+/// A dedicated OS thread for a loop that keeps time: a device loop, the engine's frame loop, or a
+/// helper of a device that may block (a file device's disk writer).
 ///
-/// Device loops need a thread of their own that nothing else schedules work on: a Swift
+/// Such loops need a thread of their own that nothing else schedules work on: a Swift
 /// concurrency executor or Dispatch queue may run unrelated jobs on it, and both allocate.
 /// A `.realTime` thread asks for SCHED_FIFO priority and keeps the default policy where the
 /// process lacks the privilege (as in containers and CI); `isRealTimeScheduled` tells which.
