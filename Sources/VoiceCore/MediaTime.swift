@@ -22,6 +22,16 @@ extension MediaTime {
     }
 }
 
+extension MediaTime {
+    /// How long `samples` at the engine's rate (48 kHz) last, rounded down to the nanosecond.
+    /// Whole seconds are converted apart from the rest, so a count of any size converts; scaling
+    /// the count by 10⁹ first would overflow after 53 hours' worth.
+    public static func duration(ofSamples samples: Int64) -> MediaTime {
+        let rate = Int64(engineSampleRate)
+        return samples / rate * nanosecondsPerSecond + samples % rate * nanosecondsPerSecond / rate
+    }
+}
+
 extension FrameDuration {
     /// The frame length in nanoseconds.
     public var nanoseconds: MediaTime { MediaTime(rawValue) * 100_000 }

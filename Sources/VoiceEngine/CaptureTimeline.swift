@@ -36,7 +36,7 @@ struct CaptureTimeline {
     mutating func lostFrames(afterDelivering samples: Int, at now: MediaTime) -> Int {
         accountedSamples += Int64(samples)
         guard samples > 0 else { return 0 }
-        var slip = now - Self.duration(ofSamples: accountedSamples)
+        var slip = now - MediaTime.duration(ofSamples: accountedSamples)
         var lost = 0
         if let usual = usualSlip.value, slip - usual >= MediaTime(Self.thresholdFrames) * framePeriod {
             lost = Int((slip - usual) / framePeriod)
@@ -45,11 +45,5 @@ struct CaptureTimeline {
         }
         usualSlip.record(slip, at: now)
         return lost
-    }
-
-    /// Nanoseconds that `samples` at the engine's rate last, without overflowing on long calls.
-    private static func duration(ofSamples samples: Int64) -> MediaTime {
-        let rate = Int64(engineSampleRate)
-        return samples / rate * MediaTime.nanosecondsPerSecond + samples % rate * MediaTime.nanosecondsPerSecond / rate
     }
 }
