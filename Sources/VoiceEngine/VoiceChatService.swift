@@ -10,7 +10,8 @@ import VoiceTransport
 public final class VoiceChatService: Sendable {
     public let engine: VoiceEngine
     public let client: any VoiceChatClient
-    /// Invitations, starts, failures, stops and path changes, in order.
+    /// Invitations, starts, failures, stops and path changes, in order. Holds the newest 4096 not
+    /// yet read: an app that takes events through `onEvent` alone need not drain it.
     public let events: AsyncStream<VoiceChatEvent>
     private let sink: EventSink<VoiceChatEvent>
 
@@ -21,9 +22,9 @@ public final class VoiceChatService: Sendable {
     ) {
         self.engine = engine
         self.client = client
-        let (events, continuation) = AsyncStream.makeStream(of: VoiceChatEvent.self)
+        let (events, sink) = EventSink<VoiceChatEvent>.makeStream(handler: onEvent)
         self.events = events
-        sink = EventSink(continuation: continuation, handler: onEvent)
+        self.sink = sink
     }
 
     deinit { sink.continuation.finish() }
