@@ -4,11 +4,10 @@ import VoiceCore
 /// A JACK server with the `dummy` backend, started and stopped by a test or a benchmark: a
 /// real-time clock for ALSA's `jack` plugin on a machine without a sound card.
 ///
-/// The server runs without real-time priority (a container cannot grant it), so under load it may
-/// miss a cycle now and then.
+/// The server runs with real-time priority where this process may have it; without (a container
+/// seldom grants it), it may miss a cycle now and then under load.
 public final class JACKServer {
     public let name: String
-    public let periodFrames: Int
     private let process = Process()
     private let logFile: URL
 
@@ -38,7 +37,6 @@ public final class JACKServer {
     /// process (children inherit it) so that ALSA's `jack` plugin connects to this server.
     public init(name: String, periodFrames: Int = 480, logDirectory: URL) throws {
         self.name = name
-        self.periodFrames = periodFrames
         guard let jackd = Self.executable("jackd") else {
             throw JACKServerError("jackd is not installed: apt-get install jackd2 libasound2-plugins")
         }
