@@ -154,7 +154,10 @@ public struct PathSelector: Sendable {
     public mutating func tick(now: MediaTime) -> [PathAction] {
         guard state != .gone else { return [] }
         var actions: [PathAction] = []
-        outstanding = outstanding.filter { now - $0.value.sentAt < configuration.roundTripTimeout }
+        // Rebuilt only when a probe expired, not on every tick.
+        if outstanding.values.contains(where: { now - $0.sentAt >= configuration.roundTripTimeout }) {
+            outstanding = outstanding.filter { now - $0.value.sentAt < configuration.roundTripTimeout }
+        }
         chooseRoute(now: now, actions: &actions)
         if activeRoute == nil, now - lastRoundTripAt >= configuration.peerTimeout {
             state = .gone

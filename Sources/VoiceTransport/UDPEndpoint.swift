@@ -72,17 +72,10 @@ public final class UDPEndpoint: Sendable {
             counters.sendErrors.add(1, ordering: .relaxed)
             return
         }
-        let socketAddress: SocketAddress
-        do {
-            socketAddress = try SocketAddress(ipAddress: address.host, port: address.port)
-        } catch {
-            counters.sendErrors.add(1, ordering: .relaxed)
-            return
-        }
         let buffer = channel.allocator.buffer(bytes: datagram)
         let promise = channel.eventLoop.makePromise(of: Void.self)
         promise.futureResult.whenFailure { [counters] _ in counters.sendErrors.add(1, ordering: .relaxed) }
-        channel.writeAndFlush(AddressedEnvelope(remoteAddress: socketAddress, data: buffer), promise: promise)
+        channel.writeAndFlush(AddressedEnvelope(remoteAddress: address.socketAddress, data: buffer), promise: promise)
     }
 
     /// Datagrams dropped because the socket refused them.
