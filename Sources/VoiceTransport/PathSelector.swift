@@ -35,7 +35,6 @@ public struct PathSelector: Sendable {
     public private(set) var unmatchedReplies = 0
 
     private var health: [RouteHealth] = []
-    private var appCarriedAvailable: Bool
     private let startedAt: MediaTime
     private var nextTransaction: UInt64
     private var outstanding: [UInt64: (route: PathRoute, sentAt: MediaTime)] = [:]
@@ -54,7 +53,6 @@ public struct PathSelector: Sendable {
     ) {
         self.configuration = configuration
         self.localCandidates = localCandidates
-        self.appCarriedAvailable = appCarriedAvailable
         self.startedAt = now
         self.lastRoundTripAt = now
         self.nextTransaction = firstTransaction
@@ -91,7 +89,6 @@ public struct PathSelector: Sendable {
     }
 
     public mutating func setAppCarriedAvailable(_ available: Bool, now: MediaTime) {
-        appCarriedAvailable = available
         setRoute(.appCarried, present: available, now: now)
     }
 
