@@ -94,8 +94,8 @@ public final class RelaySignallingClient: Sendable {
     /// empty or too long, or the client has stopped.
     @discardableResult
     public func send(_ payload: [UInt8], to participant: String) -> Bool {
-        guard payload.count <= RelayMessage.maximumSignalBytes, !participant.isEmpty,
-            participant.utf8.count <= RelayToken.maximumIDBytes
+        guard payload.count <= RelayMessage.maximumSignalBytes,
+            RelayMessage.isValidText(participant, maximum: RelayToken.maximumIDBytes)
         else { return false }
         switch state {
         case .refused, .kicked, .closed: return false
