@@ -23,15 +23,15 @@ extension EngineCore {
             var replayed = false
             for session in sessions.values {
                 guard let name = session.peer(for: sender) else { continue }
-                let opened: (header: SealedEnvelopeHeader, plaintextBytes: Int)
-                do {
-                    opened = try session.opener.open(raw, into: plaintext)
+                let plaintextBytes: Int
+                do throws(SecurityError) {
+                    plaintextBytes = try session.opener.open(raw, header: header, into: plaintext)
                 } catch {
-                    if (error as? SecurityError)?.isReplay == true { replayed = true }
+                    if error.isReplay { replayed = true }
                     continue
                 }
-                let content = UnsafeRawBufferPointer(rebasing: plaintext[0..<opened.plaintextBytes])
-                dispatch(content, header: opened.header, from: name, route: route, in: session, now: now)
+                let content = UnsafeRawBufferPointer(rebasing: plaintext[0..<plaintextBytes])
+                dispatch(content, header: header, from: name, route: route, in: session, now: now)
                 return
             }
             if replayed { counters.replayedDatagrams += 1 } else { counters.unopenedDatagrams += 1 }
@@ -42,11 +42,11 @@ extension EngineCore {
         _ content: UnsafeRawBufferPointer, header: SealedEnvelopeHeader, from name: ParticipantID, route: PathRoute,
         in session: Session, now: MediaTime
     ) {
-        guard session.peers[name]?.isGone == false else { return }
+        guard let peer = session.peers.index(forKey: name), !session.peers.values[peer].isGone else { return }
         // With the relay as the primary path this participant's address stays hidden: nothing
         // answers on a direct route, not even a probe from a peer that learnt it elsewhere.
         if case .direct = route, session.relay?.isPrimary == true { return }
-        session.peers[name]?.paths?.receivedTraffic(on: route, now: now)
+        session.peers.values[peer].paths?.receivedTraffic(on: route, now: now)
         switch header.content {
         case .voice:
             receiveVoice(content, header: header, from: name, in: session, now: now)

@@ -301,8 +301,7 @@ public final class VoiceReceiveStream {
         playing = false
         playoutTimestamp = 0
         lastAccountedSequence = -1
-        underflowFrames = 0
-        underflowAdvancedFrames = 0
+        clearUnderflow()
         holdingForTarget = false
         pendingUnderflowSamples = 0
         recoveredSinceAccounted = 0
@@ -317,8 +316,7 @@ public final class VoiceReceiveStream {
         estimator.resetReference()
         playing = false
         lateInARow = 0
-        underflowFrames = 0
-        underflowAdvancedFrames = 0
+        clearUnderflow()
         holdingForTarget = false
     }
 
@@ -423,10 +421,7 @@ public final class VoiceReceiveStream {
 
         if holdingForTarget {
             if error < lowerBand && newestFlags.contains(.speaking) && !decoderIsStale {
-                counters.framesInserted += 1
-                counters.concealedSamples += frameSamples
-                lastOutputWasQuiet = false
-                return conceal(render: render)
+                return holdForTarget(render: render)
             }
             holdingForTarget = false
         }
@@ -502,9 +497,22 @@ public final class VoiceReceiveStream {
         if let nextTimestamp { position = min(position, nextTimestamp) }
         playoutDelay -= Double(position - playoutTimestamp) * 1_000 / Double(engineSampleRate)
         playoutTimestamp = position
+        clearUnderflow()
+        releasePassedFrames()
+    }
+
+    private func clearUnderflow() {
         underflowFrames = 0
         underflowAdvancedFrames = 0
-        releasePassedFrames()
+    }
+
+    /// Conceals without moving the playout position, so the delay grows toward its target.
+    private func holdForTarget(render: Bool) -> Outcome {
+        holdingForTarget = true
+        counters.framesInserted += 1
+        counters.concealedSamples += frameSamples
+        lastOutputWasQuiet = false
+        return conceal(render: render)
     }
 
     private func catchUpIfOverCeiling() {
@@ -515,8 +523,7 @@ public final class VoiceReceiveStream {
         counters.framesDroppedForCatchUp += frames
         playoutDelay -= Double(frames) * frameMilliseconds
         releasePassedFrames()
-        underflowFrames = 0
-        underflowAdvancedFrames = 0
+        clearUnderflow()
     }
 
     /// A stretch the sender did not send (a pause in DTX), or a stream gone idle: silence, and
@@ -559,8 +566,7 @@ public final class VoiceReceiveStream {
             }
             pendingUnderflowSamples = 0
         }
-        underflowFrames = 0
-        underflowAdvancedFrames = 0
+        clearUnderflow()
         underflowExhausted = false
         recordBufferingDelay(now - primaries.arrival(at: slot))
         var quiet = !flags.contains(.speaking)
@@ -595,8 +601,7 @@ public final class VoiceReceiveStream {
             counters.concealedSamples += pendingUnderflowSamples
             pendingUnderflowSamples = 0
         }
-        underflowFrames = 0
-        underflowAdvancedFrames = 0
+        clearUnderflow()
         underflowExhausted = false
         var repaired = false
         if let copy = redundants.slot(forTimestamp: timestamp) {
@@ -621,11 +626,7 @@ public final class VoiceReceiveStream {
             // Too little buffered for the sender's repair depth: a later packet may still bring
             // this frame. Conceal without moving on, and keep doing so up to the target, so the
             // delay grows once, inside this concealment, instead of at several places.
-            holdingForTarget = true
-            counters.framesInserted += 1
-            counters.concealedSamples += frameSamples
-            lastOutputWasQuiet = false
-            return conceal(render: render)
+            return holdForTarget(render: render)
         }
         if repaired {
             recoveredSinceAccounted += 1

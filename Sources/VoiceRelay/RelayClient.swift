@@ -1,6 +1,5 @@
 import NIOConcurrencyHelpers
 import NIOCore
-import NIOPosix
 
 /// The engine's side of a relay: joins one match over UDP or TCP, sends and receives envelopes,
 /// keeps the membership alive, notices a dead relay within `livenessTimeout` and joins again on its
@@ -10,9 +9,8 @@ import NIOPosix
 /// may be called from any thread and hop onto it. `onDatagram` and `onEvent` run on that loop:
 /// hand the work off rather than block there.
 public final class RelayClient: Sendable {
+    private let eventLoops: EventLoopGroupOwnership
     private let loop: any EventLoop
-    private let group: any EventLoopGroup
-    private let ownsGroup: Bool
     private let core: NIOLoopBoundBox<ClientCore>
     private let publishedState: NIOLockedValueBox<RelayClientState>
     private let tick: NIOLockedValueBox<RepeatedTask?>
@@ -49,14 +47,8 @@ public final class RelayClient: Sendable {
         configuration: RelayClientConfiguration, relayAddress: SocketAddress, eventLoopGroup: (any EventLoopGroup)?,
         onDatagram: @escaping @Sendable ([UInt8]) -> Void, onEvent: @escaping @Sendable (RelayClientEvent) -> Void
     ) {
-        if let eventLoopGroup {
-            group = eventLoopGroup
-            ownsGroup = false
-        } else {
-            group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-            ownsGroup = true
-        }
-        loop = group.next()
+        eventLoops = EventLoopGroupOwnership(eventLoopGroup)
+        loop = eventLoops.loop
         let publishedState = NIOLockedValueBox(RelayClientState.joining)
         self.publishedState = publishedState
         tick = NIOLockedValueBox(nil)
@@ -113,6 +105,6 @@ public final class RelayClient: Sendable {
         tick.withLockedValue { $0?.cancel() }
         let core = self.core
         try? await loop.flatSubmit { core.value.close() }.get()
-        if ownsGroup { try? await group.shutdownGracefully() }
+        await eventLoops.shutdownIfOwned()
     }
 }

@@ -209,14 +209,8 @@ public enum RelayMessage: Sendable, Hashable {
         writer.uint8(kind.rawValue)
         switch self {
         case .join(let join):
-            let tokenBytes = join.token.utf8.count
-            let participantBytes = join.participant.utf8.count
-            guard tokenBytes > 0, tokenBytes <= RelayToken.maximumTextBytes else {
-                throw .invalidText(field: "token")
-            }
-            guard participantBytes > 0, participantBytes <= RelayToken.maximumIDBytes else {
-                throw .invalidText(field: "participant")
-            }
+            try Self.check(join.token, field: "token", maximum: RelayToken.maximumTextBytes)
+            try Self.check(join.participant, field: "participant", maximum: RelayToken.maximumIDBytes)
             guard join.channels.count <= RelayJoin.maximumChannels else {
                 throw .tooManyEntries(
                     field: "channels", count: join.channels.count, maximum: RelayJoin.maximumChannels)
@@ -278,14 +272,9 @@ public enum RelayMessage: Sendable, Hashable {
         let wrongLength = RelayMessageError.wrongLength(kind: kind, bytes: bytes.count)
         switch kind {
         case .join:
-            guard let token = reader.string() else { throw wrongLength }
-            guard !token.isEmpty, token.utf8.count <= RelayToken.maximumTextBytes else {
-                throw .invalidText(field: "token")
-            }
-            guard let participant = reader.string() else { throw wrongLength }
-            guard !participant.isEmpty, participant.utf8.count <= RelayToken.maximumIDBytes else {
-                throw .invalidText(field: "participant")
-            }
+            let token = try Self.readText(&reader, field: "token", maximum: RelayToken.maximumTextBytes, wrongLength)
+            let participant = try Self.readText(
+                &reader, field: "participant", maximum: RelayToken.maximumIDBytes, wrongLength)
             guard let channelCount = reader.uint8() else { throw wrongLength }
             guard channelCount <= RelayJoin.maximumChannels else {
                 throw .tooManyEntries(field: "channels", count: Int(channelCount), maximum: RelayJoin.maximumChannels)
@@ -370,11 +359,16 @@ public enum RelayMessage: Sendable, Hashable {
         guard reader.isAtEnd else { throw wrongLength }
     }
 
-    private static func check(_ text: String, field: String, maximum: Int) throws(RelayMessageError) {
-        guard !text.isEmpty, text.utf8.count <= maximum else { throw .invalidText(field: field) }
+    /// Whether `text` is a non-empty string of at most `maximum` UTF-8 bytes, as every text field must be.
+    static func isValidText(_ text: String, maximum: Int) -> Bool {
+        !text.isEmpty && text.utf8.count <= maximum
     }
 
-    /// A non-empty string of at most `maximum` UTF-8 bytes.
+    private static func check(_ text: String, field: String, maximum: Int) throws(RelayMessageError) {
+        guard isValidText(text, maximum: maximum) else { throw .invalidText(field: field) }
+    }
+
+    /// `check` for a string read from `reader`.
     private static func readText(
         _ reader: inout ByteReader, field: String, maximum: Int, _ wrongLength: RelayMessageError
     ) throws(RelayMessageError) -> String {

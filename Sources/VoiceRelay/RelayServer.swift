@@ -16,8 +16,7 @@ import ServiceLifecycle
 public final class RelayServer: Service, Sendable {
     public let configuration: RelayConfiguration
     private let logger: Logger
-    private let group: any EventLoopGroup
-    private let ownsGroup: Bool
+    private let eventLoops: EventLoopGroupOwnership
     private let loop: any EventLoop
     private let state: NIOLoopBoundBox<RelayState>
     private let metrics: RelayMetrics
@@ -40,14 +39,8 @@ public final class RelayServer: Service, Sendable {
     ) {
         self.configuration = configuration
         self.logger = logger
-        if let eventLoopGroup {
-            group = eventLoopGroup
-            ownsGroup = false
-        } else {
-            group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-            ownsGroup = true
-        }
-        let loop = group.next()
+        eventLoops = EventLoopGroupOwnership(eventLoopGroup)
+        let loop = eventLoops.loop
         self.loop = loop
         let state = RelayState(configuration: configuration, logger: logger)
         self.state = NIOLoopBoundBox.makeBoxSendingValue(state, eventLoop: loop)
@@ -216,7 +209,7 @@ public final class RelayServer: Service, Sendable {
         let state = self.state
         try? await loop.submit { state.value.shutDown() }.get()
         for channel in channels { try? await channel.close() }
-        if ownsGroup { try? await group.shutdownGracefully() }
+        await eventLoops.shutdownIfOwned()
         logger.info("relay stopped")
     }
 }

@@ -1,6 +1,5 @@
 import NIOConcurrencyHelpers
 import NIOCore
-import NIOPosix
 
 /// A match's signalling through the relay, for a participant with no other channel to the others:
 /// a TCP connection of its own (media keeps using `RelayClient`), joined with the same token.
@@ -16,9 +15,8 @@ import NIOPosix
 /// methods may be called from any thread and hop onto it. `onEvent` runs on that loop, in order:
 /// hand long work off rather than block there.
 public final class RelaySignallingClient: Sendable {
+    private let eventLoops: EventLoopGroupOwnership
     private let loop: any EventLoop
-    private let group: any EventLoopGroup
-    private let ownsGroup: Bool
     private let core: NIOLoopBoundBox<SignallingClientCore>
     private let published: NIOLockedValueBox<SignallingClientCore.Published>
     private let tick: NIOLockedValueBox<RepeatedTask?>
@@ -52,14 +50,8 @@ public final class RelaySignallingClient: Sendable {
         relayAddress: SocketAddress, token: String, participant: String, timing: RelaySignallingTiming,
         eventLoopGroup: (any EventLoopGroup)?, onEvent: @escaping @Sendable (RelaySignallingEvent) -> Void
     ) {
-        if let eventLoopGroup {
-            group = eventLoopGroup
-            ownsGroup = false
-        } else {
-            group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-            ownsGroup = true
-        }
-        loop = group.next()
+        eventLoops = EventLoopGroupOwnership(eventLoopGroup)
+        loop = eventLoops.loop
         let published = NIOLockedValueBox(SignallingClientCore.Published())
         self.published = published
         tick = NIOLockedValueBox(nil)
@@ -94,8 +86,8 @@ public final class RelaySignallingClient: Sendable {
     /// empty or too long, or the client has stopped.
     @discardableResult
     public func send(_ payload: [UInt8], to participant: String) -> Bool {
-        guard payload.count <= RelayMessage.maximumSignalBytes, !participant.isEmpty,
-            participant.utf8.count <= RelayToken.maximumIDBytes
+        guard payload.count <= RelayMessage.maximumSignalBytes,
+            RelayMessage.isValidText(participant, maximum: RelayToken.maximumIDBytes)
         else { return false }
         switch state {
         case .refused, .kicked, .closed: return false
@@ -111,6 +103,6 @@ public final class RelaySignallingClient: Sendable {
         tick.withLockedValue { $0?.cancel() }
         let core = self.core
         try? await loop.flatSubmit { core.value.close() }.get()
-        if ownsGroup { try? await group.shutdownGracefully() }
+        await eventLoops.shutdownIfOwned()
     }
 }

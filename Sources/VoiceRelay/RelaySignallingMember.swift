@@ -13,7 +13,6 @@ final class RelaySignallingMember {
     var lastHeard: UInt64
     var signalBucket: TokenBucket
     var byteBucket: TokenBucket
-    var counters = RelayCounters()
 
     init(match: String, participant: String, channel: any Channel, limits: RelayLimits, now: UInt64) {
         self.match = match

@@ -14,11 +14,8 @@ extension RelayState {
         return signallingConnections[ObjectIdentifier(channel)]
     }
 
-    @inline(__always)
-    func drop(_ reason: RelayDropReason, member: RelayMember?, signalling: RelaySignallingMember?) {
-        drop(reason, member: member)
-        signalling?.counters.drops[reason.rawValue] &+= 1
-    }
+    /// Members attached to signalling, over every match: each has exactly one connection.
+    var signallingCount: Int { signallingConnections.count }
 
     /// Most members a match's signalling holds: the media limit, but no more than a roster lists.
     private var maximumSignallingMembers: Int {
@@ -67,7 +64,6 @@ extension RelayState {
             send(.memberJoined(participant), to: roster.values.map { .tcp($0.channel) })
             roster[participant] = joining
             signallingMatches[token.match] = roster
-            signallingCount += 1
         }
         signallingConnections[key] = joining
         signallingJoins &+= 1
@@ -76,7 +72,6 @@ extension RelayState {
 
     func signallingControl(_ message: RelayMessage, from member: RelaySignallingMember, now: UInt64) {
         member.lastHeard = now
-        member.counters.packetsReceived &+= 1
         switch message {
         case .keepalive(let nonce): send(.pong(nonce: nonce), to: .tcp(member.channel))
         case .sendSignal(let destination, let payload): forwardSignal(payload, to: destination, from: member, now: now)
@@ -86,30 +81,27 @@ extension RelayState {
             channel.close(promise: nil)
         case .join, .joined, .refused, .startChannel, .stopChannel, .mute, .unmute, .pong, .kicked, .moved,
             .serverMute, .signalJoin, .signalJoined, .memberJoined, .memberLeft, .signal:
-            drop(.malformed, member: nil, signalling: member)
+            drop(.malformed, member: nil)
         }
     }
 
     private func forwardSignal(
         _ payload: [UInt8], to destination: String, from sender: RelaySignallingMember, now: UInt64
     ) {
-        sender.counters.bytesReceived &+= payload.count
         guard payload.count <= configuration.limits.maximumSignalBytes else {
-            return drop(.tooLarge, member: nil, signalling: sender)
+            return drop(.tooLarge, member: nil)
         }
         guard sender.signalBucket.take(1, now: now), sender.byteBucket.take(Double(payload.count), now: now) else {
-            return drop(.rateLimited, member: nil, signalling: sender)
+            return drop(.rateLimited, member: nil)
         }
         guard destination != sender.participant, let recipient = signallingMatches[sender.match]?[destination] else {
-            return drop(.unknownDestination, member: nil, signalling: sender)
+            return drop(.unknownDestination, member: nil)
         }
         // Past the connection's write water mark the relay drops rather than queueing without bound.
-        guard recipient.channel.isWritable else { return drop(.recipientCongested, member: nil, signalling: recipient) }
+        guard recipient.channel.isWritable else { return drop(.recipientCongested, member: nil) }
         send(.signal(from: sender.participant, payload: payload), to: .tcp(recipient.channel))
         counters.signalsForwarded &+= 1
         counters.signalBytesForwarded &+= payload.count
-        sender.counters.signalsForwarded &+= 1
-        sender.counters.signalBytesForwarded &+= payload.count
     }
 
     /// Detaches a member's signalling and tells the others it left.
@@ -118,7 +110,6 @@ extension RelayState {
         if signallingConnections[key] === member { signallingConnections[key] = nil }
         guard var roster = signallingMatches[member.match], roster[member.participant] === member else { return }
         roster[member.participant] = nil
-        signallingCount -= 1
         signallingMatches[member.match] = roster.isEmpty ? nil : roster
         send(.memberLeft(member.participant), to: roster.values.map { .tcp($0.channel) })
     }
@@ -153,6 +144,5 @@ extension RelayState {
         }
         signallingMatches = [:]
         signallingConnections = [:]
-        signallingCount = 0
     }
 }

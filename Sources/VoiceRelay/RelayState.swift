@@ -33,7 +33,6 @@ final class RelayState {
     var signallingMatches: [String: [String: RelaySignallingMember]] = [:]
     /// The same attachments by their connection.
     var signallingConnections: [ObjectIdentifier: RelaySignallingMember] = [:]
-    var signallingCount = 0
     var signallingJoins = 0
     private var udpFlushPending = false
 
@@ -153,9 +152,9 @@ final class RelayState {
         switch parsed {
         case .success(let parsedMessage): message = parsedMessage
         case .failure(.payloadTooLarge):
-            return drop(.tooLarge, member: self.member(for: source), signalling: signallingMember(for: source))
+            return drop(.tooLarge, member: self.member(for: source))
         case .failure:
-            return drop(.malformed, member: self.member(for: source), signalling: signallingMember(for: source))
+            return drop(.malformed, member: self.member(for: source))
         }
         if case .join(let join) = message {
             guard signallingMember(for: source) == nil else { return refuse(.wrongConnection, to: source) }

@@ -15,6 +15,10 @@ final class DatagramHandler: ChannelInboundHandler {
 
     private let onDatagram: @Sendable ([UInt8], PeerAddress) -> Void
     private let counters: DatagramErrorCounters
+    /// Sources already converted: the text conversion is dear, and datagrams come from few peers.
+    private var sources: [SocketAddress: PeerAddress] = [:]
+    /// More distinct sources than an engine has peers' candidates; past it the memory starts over.
+    private static let maximumSources = 256
 
     init(onDatagram: @escaping @Sendable ([UInt8], PeerAddress) -> Void, counters: DatagramErrorCounters) {
         self.onDatagram = onDatagram
@@ -23,13 +27,21 @@ final class DatagramHandler: ChannelInboundHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let envelope = unwrapInboundIn(data)
-        guard let host = envelope.remoteAddress.ipAddress, let port = envelope.remoteAddress.port,
-            let source = try? PeerAddress(host: host, port: port)
-        else {
+        guard let source = peerAddress(of: envelope.remoteAddress) else {
             counters.receiveErrors.add(1, ordering: .relaxed)
             return
         }
         onDatagram(Array(envelope.data.readableBytesView), source)
+    }
+
+    private func peerAddress(of address: SocketAddress) -> PeerAddress? {
+        if let known = sources[address] { return known }
+        guard let host = address.ipAddress, let port = address.port,
+            let source = try? PeerAddress(host: host, port: port)
+        else { return nil }
+        if sources.count >= Self.maximumSources { sources.removeAll(keepingCapacity: true) }
+        sources[address] = source
+        return source
     }
 
     /// A socket error (for example an ICMP error reported on a later read) must not close a socket

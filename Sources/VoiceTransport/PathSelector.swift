@@ -35,7 +35,6 @@ public struct PathSelector: Sendable {
     public private(set) var unmatchedReplies = 0
 
     private var health: [RouteHealth] = []
-    private var appCarriedAvailable: Bool
     private let startedAt: MediaTime
     private var nextTransaction: UInt64
     private var outstanding: [UInt64: (route: PathRoute, sentAt: MediaTime)] = [:]
@@ -54,7 +53,6 @@ public struct PathSelector: Sendable {
     ) {
         self.configuration = configuration
         self.localCandidates = localCandidates
-        self.appCarriedAvailable = appCarriedAvailable
         self.startedAt = now
         self.lastRoundTripAt = now
         self.nextTransaction = firstTransaction
@@ -91,7 +89,6 @@ public struct PathSelector: Sendable {
     }
 
     public mutating func setAppCarriedAvailable(_ available: Bool, now: MediaTime) {
-        appCarriedAvailable = available
         setRoute(.appCarried, present: available, now: now)
     }
 
@@ -154,7 +151,10 @@ public struct PathSelector: Sendable {
     public mutating func tick(now: MediaTime) -> [PathAction] {
         guard state != .gone else { return [] }
         var actions: [PathAction] = []
-        outstanding = outstanding.filter { now - $0.value.sentAt < configuration.roundTripTimeout }
+        // Rebuilt only when a probe expired, not on every tick.
+        if outstanding.values.contains(where: { now - $0.sentAt >= configuration.roundTripTimeout }) {
+            outstanding = outstanding.filter { now - $0.value.sentAt < configuration.roundTripTimeout }
+        }
         chooseRoute(now: now, actions: &actions)
         if activeRoute == nil, now - lastRoundTripAt >= configuration.peerTimeout {
             state = .gone

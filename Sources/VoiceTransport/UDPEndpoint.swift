@@ -11,19 +11,13 @@ import Synchronization
 public final class UDPEndpoint: Sendable {
     /// The port the socket is bound to (the one the system chose when 0 was asked for).
     public let localPort: Int
-    /// The address the socket is bound to, as given to `bind`.
-    public let localHost: String
     /// The socket's address family: it can only send to addresses of this family.
     public let family: PeerAddress.Family
     private let channel: any Channel
     private let counters: DatagramErrorCounters
 
-    private init(
-        channel: any Channel, localHost: String, family: PeerAddress.Family, localPort: Int,
-        counters: DatagramErrorCounters
-    ) {
+    private init(channel: any Channel, family: PeerAddress.Family, localPort: Int, counters: DatagramErrorCounters) {
         self.channel = channel
-        self.localHost = localHost
         self.family = family
         self.localPort = localPort
         self.counters = counters
@@ -58,7 +52,7 @@ public final class UDPEndpoint: Sendable {
             throw .bindFailed(host: local.host, port: port, reason: "the socket reports no local port")
         }
         return UDPEndpoint(
-            channel: channel, localHost: local.host, family: local.family, localPort: boundPort, counters: counters)
+            channel: channel, family: local.family, localPort: boundPort, counters: counters)
     }
 
     /// Queues `datagram` for `address` and returns at once. A datagram that cannot be sent (socket
@@ -72,17 +66,10 @@ public final class UDPEndpoint: Sendable {
             counters.sendErrors.add(1, ordering: .relaxed)
             return
         }
-        let socketAddress: SocketAddress
-        do {
-            socketAddress = try SocketAddress(ipAddress: address.host, port: address.port)
-        } catch {
-            counters.sendErrors.add(1, ordering: .relaxed)
-            return
-        }
         let buffer = channel.allocator.buffer(bytes: datagram)
         let promise = channel.eventLoop.makePromise(of: Void.self)
         promise.futureResult.whenFailure { [counters] _ in counters.sendErrors.add(1, ordering: .relaxed) }
-        channel.writeAndFlush(AddressedEnvelope(remoteAddress: socketAddress, data: buffer), promise: promise)
+        channel.writeAndFlush(AddressedEnvelope(remoteAddress: address.socketAddress, data: buffer), promise: promise)
     }
 
     /// Datagrams dropped because the socket refused them.

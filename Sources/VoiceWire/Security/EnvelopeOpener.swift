@@ -10,6 +10,37 @@ public struct EnvelopeOpener: Sendable {
     private struct Slot: Sendable {
         var key: SenderKey
         var window = ReplayWindow()
+
+        /// Checks the replay window, authenticates and decrypts, then records the counter.
+        mutating func open(
+            _ datagram: UnsafeRawBufferPointer, header: SealedEnvelopeHeader,
+            into plaintext: UnsafeMutableRawBufferPointer
+        ) throws(SecurityError) -> Int {
+            try window.check(header.counter)
+
+            let headerBytes = SealedEnvelopeHeader.encodedBytes
+            let bodyEnd = datagram.count - SealedEnvelopeHeader.tagBytes
+            let plaintextBytes = bodyEnd - headerBytes
+            guard plaintext.count >= plaintextBytes else {
+                throw .bufferTooSmall(needed: plaintextBytes, available: plaintext.count)
+            }
+            do {
+                let box = try ChaChaPoly.SealedBox(
+                    nonce: envelopeNonce(epoch: header.epoch, counter: header.counter),
+                    ciphertext: UnsafeRawBufferPointer(rebasing: datagram[headerBytes..<bodyEnd]),
+                    tag: UnsafeRawBufferPointer(rebasing: datagram[bodyEnd...]))
+                let opened = try ChaChaPoly.open(
+                    box, using: key.material.key,
+                    authenticating: UnsafeRawBufferPointer(rebasing: datagram[0..<headerBytes]))
+                opened.withUnsafeBytes { bytes in plaintext.copy(bytes, to: 0) }
+            } catch {
+                throw .authenticationFailed
+            }
+
+            // Only now, with the envelope proven genuine, may it move the window.
+            window.accept(header.counter)
+            return plaintextBytes
+        }
     }
 
     private struct Keys: Sendable {
@@ -78,71 +109,61 @@ public struct EnvelopeOpener: Sendable {
     public mutating func open(_ datagram: UnsafeRawBufferPointer, into plaintext: UnsafeMutableRawBufferPointer)
         throws(SecurityError) -> (header: SealedEnvelopeHeader, plaintextBytes: Int)
     {
+        let header: SealedEnvelopeHeader
+        do { header = try SealedEnvelopeHeader(parsing: datagram) } catch { throw counted(.wire(error)) }
+        return (header, try open(datagram, header: header, into: plaintext))
+    }
+
+    /// `open(_:into:)` for a datagram whose clear header the caller already parsed (`header` must be
+    /// `SealedEnvelopeHeader(parsing: datagram)`); returns the plaintext's byte count.
+    public mutating func open(
+        _ datagram: UnsafeRawBufferPointer, header: SealedEnvelopeHeader, into plaintext: UnsafeMutableRawBufferPointer
+    ) throws(SecurityError) -> Int {
         do {
-            let result = try authenticateAndDecrypt(datagram, into: plaintext)
+            let plaintextBytes = try authenticateAndDecrypt(datagram, header: header, into: plaintext)
             statistics.opened += 1
-            return result
+            return plaintextBytes
         } catch {
-            switch error {
-            case .authenticationFailed: statistics.authenticationFailures += 1
-            case .replayed: statistics.replays += 1
-            case .tooOld: statistics.tooOld += 1
-            case .unknownSender, .unknownChannel, .unknownEpoch: statistics.unknownKey += 1
-            case .wire: statistics.malformed += 1
-            case .bufferTooSmall: statistics.outputTooSmall += 1
-            case .invalidPublicKey, .emptySession, .invalidWrappedKey, .invalidKeyLength, .counterExhausted:
-                assertionFailure("opening cannot fail with \(error)")
-            }
-            throw error
+            throw counted(error)
         }
     }
 
+    private mutating func counted(_ error: SecurityError) -> SecurityError {
+        switch error {
+        case .authenticationFailed: statistics.authenticationFailures += 1
+        case .replayed: statistics.replays += 1
+        case .tooOld: statistics.tooOld += 1
+        case .unknownSender, .unknownChannel, .unknownEpoch: statistics.unknownKey += 1
+        case .wire: statistics.malformed += 1
+        case .bufferTooSmall: statistics.outputTooSmall += 1
+        case .invalidPublicKey, .emptySession, .invalidWrappedKey, .invalidKeyLength, .counterExhausted:
+            assertionFailure("opening cannot fail with \(error)")
+        }
+        return error
+    }
+
     private mutating func authenticateAndDecrypt(
-        _ datagram: UnsafeRawBufferPointer, into plaintext: UnsafeMutableRawBufferPointer
-    ) throws(SecurityError) -> (header: SealedEnvelopeHeader, plaintextBytes: Int) {
-        let header: SealedEnvelopeHeader
-        do { header = try SealedEnvelopeHeader(parsing: datagram) } catch { throw .wire(error) }
+        _ datagram: UnsafeRawBufferPointer, header: SealedEnvelopeHeader, into plaintext: UnsafeMutableRawBufferPointer
+    ) throws(SecurityError) -> Int {
+        // True of a datagram `header` was parsed from; a caller's mismatch must not make the slicing trap.
+        let needed = SealedEnvelopeHeader.encodedBytes + SealedEnvelopeHeader.tagBytes
+        guard datagram.count >= needed else {
+            throw .wire(.envelopeTooShort(bytes: datagram.count, needed: needed))
+        }
         let stream = Stream(sender: header.sender, channel: header.channel)
-        guard let keys = streams[stream] else {
+        guard let index = streams.index(forKey: stream) else {
             if senders[header.sender] == nil { throw .unknownSender(header.sender) }
             throw .unknownChannel(sender: header.sender, channel: header.channel)
         }
-        let isCurrent: Bool
-        let slot: Slot
-        if keys.current.key.epoch == header.epoch {
-            (isCurrent, slot) = (true, keys.current)
-        } else if let previous = keys.previous, previous.key.epoch == header.epoch {
-            (isCurrent, slot) = (false, previous)
-        } else {
-            throw .unknownEpoch(header.epoch)
+        // The slot is opened where it lies, so that its replay window moves in place.
+        if streams.values[index].current.key.epoch == header.epoch {
+            return try streams.values[index].current.open(datagram, header: header, into: plaintext)
         }
-        try slot.window.check(header.counter)
-
-        let headerBytes = SealedEnvelopeHeader.encodedBytes
-        let bodyEnd = datagram.count - SealedEnvelopeHeader.tagBytes
-        let plaintextBytes = bodyEnd - headerBytes
-        guard plaintext.count >= plaintextBytes else {
-            throw .bufferTooSmall(needed: plaintextBytes, available: plaintext.count)
+        if streams.values[index].previous?.key.epoch == header.epoch,
+            let plaintextBytes = try streams.values[index].previous?.open(datagram, header: header, into: plaintext)
+        {
+            return plaintextBytes
         }
-        do {
-            let box = try ChaChaPoly.SealedBox(
-                nonce: envelopeNonce(epoch: header.epoch, counter: header.counter),
-                ciphertext: UnsafeRawBufferPointer(rebasing: datagram[headerBytes..<bodyEnd]),
-                tag: UnsafeRawBufferPointer(rebasing: datagram[bodyEnd...]))
-            let opened = try ChaChaPoly.open(
-                box, using: slot.key.material.key,
-                authenticating: UnsafeRawBufferPointer(rebasing: datagram[0..<headerBytes]))
-            opened.withUnsafeBytes { bytes in plaintext.copy(bytes, to: 0) }
-        } catch {
-            throw .authenticationFailed
-        }
-
-        // Only now, with the envelope proven genuine, may it move the window.
-        if isCurrent {
-            streams[stream]?.current.window.accept(header.counter)
-        } else {
-            streams[stream]?.previous?.window.accept(header.counter)
-        }
-        return (header, plaintextBytes)
+        throw .unknownEpoch(header.epoch)
     }
 }

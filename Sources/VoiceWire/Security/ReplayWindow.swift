@@ -7,7 +7,7 @@
 ///
 /// `check` never changes anything; `accept` records a counter. Callers check, authenticate, then
 /// accept, so a forged envelope cannot move the window.
-public struct ReplayWindow: Sendable, Hashable {
+public struct ReplayWindow: Sendable, Equatable {
     /// How many counters up to and including the highest accepted one are remembered.
     public static let width = 1024
 
@@ -65,10 +65,5 @@ public struct ReplayWindow: Sendable, Hashable {
         guard lhs.highestCounter == rhs.highestCounter else { return false }
         for index in lhs.bitmap.indices where lhs.bitmap[index] != rhs.bitmap[index] { return false }
         return true
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(highestCounter)
-        for index in bitmap.indices { hasher.combine(bitmap[index]) }
     }
 }
