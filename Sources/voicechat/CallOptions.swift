@@ -96,7 +96,8 @@ struct CallOptions: ParsableArguments {
             input = try endpoints.openInput()
             output = try endpoints.openOutput()
             if let record {
-                let recorder = try WAVFileOutput(path: record, channels: 1, pacing: .onDemand)
+                let recorder = try WAVFileOutput(
+                    path: record, channels: 1, pacing: .onDemand, writesInBackground: true)
                 output = RecordingOutput(playing: output, recording: recorder)
             }
         } catch {

@@ -42,9 +42,11 @@ final class DemoPlayer {
         let input: WAVFileInput
         let output: WAVFileOutput
         do {
-            // On demand: the engine thread's clock paces both, and the gate lines them up.
+            // On demand: the engine thread's clock paces both, and the gate lines them up. The
+            // engine thread runs at real-time priority, so the recording waits for the disk on
+            // its own thread.
             input = try WAVFileInput(path: says.path, channels: 1, pacing: .onDemand)
-            output = try WAVFileOutput(path: heard.path, channels: 1, pacing: .onDemand)
+            output = try WAVFileOutput(path: heard.path, channels: 1, pacing: .onDemand, writesInBackground: true)
         } catch {
             throw CommandFailure(error.description)
         }
