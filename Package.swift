@@ -99,15 +99,15 @@ let package = Package(
         .executableTarget(
             name: "voicechat",
             dependencies: [
-                "VoiceCore", "VoiceCodec", "VoiceDevices", "VoiceWire", "VoiceMedia", "VoiceTesting", "VoiceRelay",
-                "VoiceTransport", "VoiceEngine", "VoiceControl", "VoiceSignalling",
+                "VoiceCore", "VoiceCodec", "VoiceDevices", "VoiceMedia", "VoiceTesting", "VoiceRelay", "VoiceTransport",
+                "VoiceEngine", "VoiceControl", "VoiceSignalling",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // Test support shared by several test targets (a simulated world for engines, a JACK dummy
-        // server, raw sockets); test targets cannot share sources directly.
+        // Test support shared by several test targets (a simulated world for engines, raw sockets);
+        // test targets cannot share sources directly.
         .target(
             name: "VoiceTestSupport", dependencies: ["VoiceCore", "VoiceEngine", "VoiceTransport"],
             path: "Tests/VoiceTestSupport"),
@@ -115,7 +115,7 @@ let package = Package(
         .testTarget(name: "VoiceCodecTests", dependencies: ["VoiceCodec", "VoiceCore", "VoiceTesting"]),
         .testTarget(
             name: "VoiceDevicesTests", dependencies: ["VoiceDevices", "VoiceCore", "VoiceTesting"]),
-        .testTarget(name: "VoiceWireTests", dependencies: ["VoiceWire", "VoiceCore", "VoiceTesting"]),
+        .testTarget(name: "VoiceWireTests", dependencies: ["VoiceWire", "VoiceTesting"]),
         .testTarget(
             name: "VoiceMediaTests",
             dependencies: ["VoiceMedia", "VoiceWire", "VoiceCodec", "VoiceCore", "VoiceTesting"]),
@@ -123,6 +123,7 @@ let package = Package(
             name: "VoiceRelayTests",
             dependencies: [
                 "VoiceRelay", "VoiceWire", "VoiceCore",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -134,24 +135,20 @@ let package = Package(
             name: "VoiceEngineTests",
             dependencies: [
                 "VoiceTestSupport",
-                "VoiceEngine", "VoiceTransport", "VoiceWire", "VoiceCore", "VoiceTesting", "VoiceSignalling",
+                "VoiceEngine", "VoiceTransport", "VoiceWire", "VoiceMedia", "VoiceCore", "VoiceSignalling",
                 "VoiceRelay",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(
-            name: "VoiceTransportTests", dependencies: ["VoiceTransport", "VoiceCore", "VoiceWire", "VoiceTesting"]),
+            name: "VoiceTransportTests", dependencies: ["VoiceTransport", "VoiceCore", "VoiceTesting"]),
         .testTarget(
             name: "VoiceControlTests",
-            dependencies: [
-                "VoiceTestSupport",
-                "VoiceControl", "VoiceEngine", "VoiceTransport", "VoiceCore",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-            ]
+            dependencies: ["VoiceTestSupport", "VoiceControl", "VoiceEngine", "VoiceCore"]
         ),
         .testTarget(
             name: "VoiceSignallingTests",
-            dependencies: ["VoiceTestSupport", "VoiceSignalling", "VoiceEngine", "VoiceTransport", "VoiceCore"]
+            dependencies: ["VoiceTestSupport", "VoiceSignalling", "VoiceEngine", "VoiceCore"]
         ),
         .testTarget(
             name: "VoiceChatCLITests",

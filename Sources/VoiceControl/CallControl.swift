@@ -19,8 +19,7 @@ public final class CallControl: VoiceSessionControl {
         self.remote = remote
         start = service.engine.now
         state = Mutex((service.remoteParticipantVolume, false))
-        service.isInputMeteringEnabled = true
-        service.isOutputMeteringEnabled = true
+        service.enableMeters()
     }
 
     public func snapshot() -> SessionSnapshot {
@@ -32,12 +31,7 @@ public final class CallControl: VoiceSessionControl {
             statistics.first { $0.path != nil }.map { ParticipantSnapshot($0, muted: muted) }
             ?? statistics.first.map { ParticipantSnapshot($0, muted: muted) }
             ?? ParticipantSnapshot(participant: remote, muted: muted)
-        return SessionSnapshot(
-            time: Double(service.engine.now - start) / Double(MediaTime.nanosecondsPerSecond),
-            inputLevelDB: SessionSnapshot.finiteLevel(service.inputMeterLevel),
-            outputLevelDB: SessionSnapshot.finiteLevel(service.outputMeterLevel),
-            microphoneMuted: service.isMicrophoneMuted, pushToTalk: service.pushToTalk,
-            talking: service.isTalkKeyDown, volume: volume, participants: [participant])
+        return SessionSnapshot(service: service, start: start, volume: volume, participants: [participant])
     }
 
     public func setMicrophoneMuted(_ muted: Bool) throws(ControlError) { service.isMicrophoneMuted = muted }
@@ -77,10 +71,6 @@ public final class CallControl: VoiceSessionControl {
     }
 
     private func apply(_ volume: Float) throws(ControlError) {
-        do {
-            try service.setRemoteParticipantVolume(volume)
-        } catch {
-            throw .engine(error.description)
-        }
+        try ControlError.fromEngine { () throws(VoiceChatError) in try service.setRemoteParticipantVolume(volume) }
     }
 }

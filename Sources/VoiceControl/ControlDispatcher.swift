@@ -26,7 +26,7 @@ public struct ControlDispatcher: Sendable {
     }
 
     /// Runs a validated request. Fields the command requires are present (`parse` checked them).
-    public func perform(_ request: ControlRequest) throws(ControlError) -> (
+    private func perform(_ request: ControlRequest) throws(ControlError) -> (
         reply: ControlReply, change: SubscriptionChange?
     ) {
         let ok = ControlReply(id: request.id, ok: true)

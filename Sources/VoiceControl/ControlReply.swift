@@ -12,11 +12,6 @@ public struct ControlReply: Sendable, Hashable, Codable {
     /// `subscribe`: the interval in force.
     public var intervalMilliseconds: Int?
 
-    enum CodingKeys: String, CodingKey {
-        case id, ok, error, snapshot, commands
-        case intervalMilliseconds
-    }
-
     public init(
         id: JSONValue?, ok: Bool, error: String? = nil, snapshot: SessionSnapshot? = nil,
         commands: [ControlCommandHelp]? = nil, intervalMilliseconds: Int? = nil

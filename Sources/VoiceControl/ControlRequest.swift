@@ -70,9 +70,7 @@ public struct ControlRequest: Sendable, Hashable {
         request.down = try bool(fields, "down", command: name)
         request.enabled = try bool(fields, "enabled", command: name)
         if let volume = try number(fields, "volume", command: name) {
-            guard (0...1).contains(volume) else {
-                throw .badRequest("volume \(volume) is outside 0…1; give a number from 0 (silent) to 1 (full)")
-            }
+            guard (0...1).contains(volume) else { throw .volumeOutOfRange(Float(volume)) }
             request.volume = Float(volume)
         }
         if let interval = try number(fields, "intervalMilliseconds", command: name) {

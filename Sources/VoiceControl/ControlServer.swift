@@ -30,6 +30,12 @@ public final class ControlServer: Sendable {
         self.identity = identity
     }
 
+    /// Refuses a path no socket can be bound at (empty or too long) without touching the file
+    /// system, so that options can be checked before a session starts.
+    public static func checkPath(_ path: String) throws(ControlError) {
+        try UnixSocketPath.check(path)
+    }
+
     /// Listens on `path` until `close()`.
     public static func start(
         path: String, control: any VoiceSessionControl, eventLoopGroup: (any EventLoopGroup)? = nil

@@ -1,4 +1,3 @@
-import Synchronization
 import VoiceCore
 import VoiceEngine
 
@@ -11,9 +10,6 @@ public final class MatchControl: VoiceSessionControl {
     public let channels: [VoiceChannel]
     private let engineControls: VoiceChatService
     private let start: MediaTime
-    /// Players muted through this control, by channel name. The engine does not report mutes, so
-    /// mutes made elsewhere do not show in snapshots.
-    private let mutedPlayers: Mutex<[String: Set<String>]>
 
     /// Turns the engine's meters on, so snapshots carry levels.
     public init(match: Match, channels: [VoiceChannel]) {
@@ -21,28 +17,25 @@ public final class MatchControl: VoiceSessionControl {
         self.channels = channels
         engineControls = VoiceChatService(engine: match.engine, client: match.client)
         start = match.engine.now
-        mutedPlayers = Mutex([:])
-        engineControls.isInputMeteringEnabled = true
-        engineControls.isOutputMeteringEnabled = true
+        engineControls.enableMeters()
     }
 
     public func snapshot() -> SessionSnapshot {
-        let muted = mutedPlayers.withLock { $0 }
-        let channelSnapshots = channels.map { channel in
+        let muted = channels.map(\.mutedPlayers)
+        let channelSnapshots = zip(channels, muted).map { channel, mutedPlayers in
             ChannelSnapshot(
                 name: channel.name, started: channel.isStarted, active: channel.isActive, volume: channel.volume,
-                mutedPlayers: (muted[channel.name] ?? []).sorted(),
+                mutedPlayers: mutedPlayers.sorted(),
                 playerStates: channel.playerStates.mapValues(\.rawValue))
         }
         let participants = match.engine.statistics().filter { $0.session == match.matchID }.map { statistics in
-            ParticipantSnapshot(statistics, muted: isMutedEverywhere(statistics.participant, in: muted))
+            // Muted everywhere: in every channel this control drives.
+            ParticipantSnapshot(
+                statistics,
+                muted: !muted.isEmpty && muted.allSatisfy { $0.contains(statistics.participant) })
         }
         return SessionSnapshot(
-            time: Double(match.engine.now - start) / Double(MediaTime.nanosecondsPerSecond),
-            inputLevelDB: SessionSnapshot.finiteLevel(engineControls.inputMeterLevel),
-            outputLevelDB: SessionSnapshot.finiteLevel(engineControls.outputMeterLevel),
-            microphoneMuted: engineControls.isMicrophoneMuted, pushToTalk: engineControls.pushToTalk,
-            talking: engineControls.isTalkKeyDown, channels: channelSnapshots, participants: participants)
+            service: engineControls, start: start, channels: channelSnapshots, participants: participants)
     }
 
     public func setMicrophoneMuted(_ muted: Bool) throws(ControlError) { engineControls.isMicrophoneMuted = muted }
@@ -54,7 +47,7 @@ public final class MatchControl: VoiceSessionControl {
     public func setVolume(_ volume: Float, channel: String?) throws(ControlError) {
         guard volume.isFinite, (0...1).contains(volume) else { throw .volumeOutOfRange(volume) }
         for target in try targets(channel, operation: "setting the volume") {
-            try engine { () throws(VoiceChatError) in try target.setVolume(volume) }
+            try ControlError.fromEngine { () throws(VoiceChatError) in try target.setVolume(volume) }
         }
     }
 
@@ -63,30 +56,23 @@ public final class MatchControl: VoiceSessionControl {
         let players = match.engine.statistics().filter { $0.session == match.matchID }.map(\.participant)
         guard players.contains(player) else { throw .unknownPlayer(player, available: players.sorted()) }
         for target in targets {
-            try engine { () throws(VoiceChatError) in try target.setPlayer(player, muted: muted) }
-            mutedPlayers.withLock { mutes in
-                if muted {
-                    mutes[target.name, default: []].insert(player)
-                } else {
-                    mutes[target.name]?.remove(player)
-                }
-            }
+            try ControlError.fromEngine { () throws(VoiceChatError) in try target.setPlayer(player, muted: muted) }
         }
     }
 
     public func startChannel(_ name: String) throws(ControlError) {
         let channel = try self.channel(named: name)
-        try engine { () throws(VoiceChatError) in try channel.start() }
+        try ControlError.fromEngine { () throws(VoiceChatError) in try channel.start() }
     }
 
     public func stopChannel(_ name: String) throws(ControlError) {
         let channel = try self.channel(named: name)
-        try engine { () throws(VoiceChatError) in try channel.stop() }
+        try ControlError.fromEngine { () throws(VoiceChatError) in try channel.stop() }
     }
 
     public func activateChannel(_ name: String) throws(ControlError) {
         let channel = try self.channel(named: name)
-        try engine { () throws(VoiceChatError) in try channel.setActive(true) }
+        try ControlError.fromEngine { () throws(VoiceChatError) in try channel.setActive(true) }
     }
 
     private func channel(named name: String) throws(ControlError) -> VoiceChannel {
@@ -101,17 +87,5 @@ public final class MatchControl: VoiceSessionControl {
         if let name { return [try channel(named: name)] }
         guard !channels.isEmpty else { throw .noChannelsInMatch(operation: operation) }
         return channels
-    }
-
-    private func isMutedEverywhere(_ player: String, in muted: [String: Set<String>]) -> Bool {
-        !channels.isEmpty && channels.allSatisfy { muted[$0.name]?.contains(player) == true }
-    }
-
-    private func engine(_ body: () throws(VoiceChatError) -> Void) throws(ControlError) {
-        do {
-            try body()
-        } catch {
-            throw .engine(error.description)
-        }
     }
 }

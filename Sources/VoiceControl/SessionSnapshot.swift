@@ -44,7 +44,7 @@ public struct ChannelSnapshot: Sendable, Codable, Hashable {
     public var active: Bool
     /// 0…1.
     public var volume: Float
-    /// Players muted in this channel through this control, sorted.
+    /// Players muted in this channel, sorted.
     public var mutedPlayers: [String]
     /// Every other player's last reported state in this channel.
     public var playerStates: [String: String]
@@ -68,7 +68,7 @@ public struct ParticipantSnapshot: Sendable, Codable, Hashable {
     public var participant: String
     public var levelDB: Float
     public var speaking: Bool
-    /// Muted through this control (in every channel it drives, or the call).
+    /// Muted in every channel the control drives (a match), or through the control (a call).
     public var muted: Bool
     /// "direct", "app", "relay" or "relay-tcp"; nil while no path works.
     public var path: String?

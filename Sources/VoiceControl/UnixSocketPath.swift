@@ -20,15 +20,20 @@ enum UnixSocketPath {
         return FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
     }
 
-    /// Makes `path` free to bind: nothing there, or a socket file nothing listens on (removed).
-    /// Refuses a path that is too long, a file that is not a socket, and a socket in use.
-    static func prepare(_ path: String) throws(ControlError) {
+    /// Refuses a path no socket can be bound at: empty, or too long for `sun_path`.
+    static func check(_ path: String) throws(ControlError) {
         guard !path.isEmpty else { throw .socket("the control socket path is empty; give a file path") }
         guard path.utf8.count <= maximumBytes else {
             throw .socket(
                 "the control socket path is \(path.utf8.count) bytes; Unix sockets allow at most \(maximumBytes), "
                     + "so choose a shorter path (e.g. under /tmp)")
         }
+    }
+
+    /// Makes `path` free to bind: nothing there, or a socket file nothing listens on (removed).
+    /// Refuses a path that is too long, a file that is not a socket, and a socket in use.
+    static func prepare(_ path: String) throws(ControlError) {
+        try check(path)
         var info = stat()
         guard lstat(path, &info) == 0 else { return }
         guard (info.st_mode & S_IFMT) == S_IFSOCK else {

@@ -15,6 +15,11 @@ import VoiceCore
 /// are resampled on the way out, time-aligned and with nothing lost at the end.
 ///
 /// - `.onDemand`: no thread; `write` converts and writes everything it is given at once.
+/// - `.onDemand` with `writesInBackground`: no device thread either, but `write` only copies into
+///   a preallocated ring holding two seconds, and an ordinary-priority writer thread converts and
+///   writes to disk in chunks, so that `write` may be called from a real-time thread. What does
+///   not fit in the ring (a disk stalled for longer) is lost and counts as an xrun. `stop` waits
+///   for the writer to write everything written before it.
 /// - `.realTime`: a device thread consumes one period from the ring at the end of every period
 ///   of wall-clock time, like a sound card: when the engine is late the missing frames are
 ///   recorded as silence and counted in `statistics.ringStarvedFrames`. That thread never
@@ -39,7 +44,8 @@ public final class WAVFileOutput: AudioOutput {
     public let sampleFormat: SampleFormat
 
     private let shared: WAVFileOutputState
-    private let threads = Mutex<(device: AudioThread, writer: AudioThread)?>(nil)
+    /// The writer thread while started, and the device thread with `.realTime` pacing.
+    private let threads = Mutex<(device: AudioThread?, writer: AudioThread)?>(nil)
 
     public init(
         path: String,
@@ -47,7 +53,8 @@ public final class WAVFileOutput: AudioOutput {
         sampleRate: Int = 48_000,
         sampleFormat: SampleFormat = .int16,
         pacing: DevicePacing,
-        periodFrames: Int = 480
+        periodFrames: Int = 480,
+        writesInBackground: Bool = false
     ) throws(AudioDeviceError) {
         guard (1...2).contains(channels) else {
             throw .invalidArgument(path, "\(channels) channels requested; WAV files here are mono or stereo")
@@ -66,8 +73,9 @@ public final class WAVFileOutput: AudioOutput {
         self.sampleFormat = sampleFormat
         self.pacing = pacing
         self.periodFrames = periodFrames
-        self.shared = WAVFileOutputState(
-            writer: writer, channels: channels, periodFrames: periodFrames, realTime: pacing == .realTime)
+        let mode: WAVFileOutputState.Mode =
+            pacing == .realTime ? .realTime : writesInBackground ? .backgroundWriter : .inline
+        self.shared = WAVFileOutputState(writer: writer, channels: channels, periodFrames: periodFrames, mode: mode)
     }
 
     deinit {
@@ -87,19 +95,23 @@ public final class WAVFileOutput: AudioOutput {
     }
 
     public func start() throws(AudioDeviceError) {
-        guard pacing == .realTime else { return }
+        guard shared.diskRing != nil else { return }
         let result: Result<Void, AudioDeviceError> = threads.withLock { current in
             guard current == nil else { return .success(()) }
             let shared = self.shared
             do throws(AudioThreadError) {
-                let device = try AudioThread(name: "output \(name)") { _ in shared.playPeriods() }
+                let device =
+                    shared.engineRing == nil
+                    ? nil : try AudioThread(name: "output \(name)") { _ in shared.playPeriods() }
                 let writer: AudioThread
                 do throws(AudioThreadError) {
                     writer = try AudioThread(name: "writer \(name)", scheduling: .normal) { _ in shared.writeToDisk() }
                 } catch {
-                    shared.draining.store(true, ordering: .releasing)
-                    device.join()
-                    shared.draining.store(false, ordering: .releasing)
+                    if let device {
+                        shared.draining.store(true, ordering: .releasing)
+                        device.join()
+                        shared.draining.store(false, ordering: .releasing)
+                    }
                     throw error
                 }
                 current = (device, writer)
@@ -115,7 +127,7 @@ public final class WAVFileOutput: AudioOutput {
         threads.withLock { current in
             if let (device, writer) = current {
                 shared.draining.store(true, ordering: .releasing)
-                device.join()
+                device?.join()
                 shared.deviceFinished.store(true, ordering: .releasing)
                 writer.join()
                 shared.draining.store(false, ordering: .releasing)
@@ -128,11 +140,18 @@ public final class WAVFileOutput: AudioOutput {
 
     public func write(_ samples: UnsafeBufferPointer<Float>) -> Int {
         let frames = samples.count / format.channels
+        let whole = UnsafeBufferPointer(rebasing: samples[0..<frames * format.channels])
         if let ring = shared.engineRing {
-            return ring.write(UnsafeBufferPointer(rebasing: samples[0..<frames * format.channels]))
+            return ring.write(whole)
         }
         guard frames > 0 else { return 0 }
-        shared.writer.withLock { $0.append(UnsafeBufferPointer(rebasing: samples[0..<frames * format.channels])) }
+        if let ring = shared.diskRing {
+            let written = ring.write(whole)
+            shared.counters.deviceFrames.add(written, ordering: .relaxed)
+            if written < frames { shared.counters.xruns.add(1, ordering: .relaxed) }
+            return written
+        }
+        shared.writer.withLock { $0.append(whole) }
         shared.counters.deviceFrames.add(frames, ordering: .relaxed)
         return frames
     }
@@ -153,33 +172,42 @@ private final class WAVFileOutputState: @unchecked Sendable {
     let writer: Mutex<WAVStreamWriter>
     let channels: Int
     let periodFrames: Int
-    /// Engine → device thread.
+    /// How audio reaches the disk.
+    enum Mode {
+        /// `write` writes to disk itself.
+        case inline
+        /// `write` → writer thread.
+        case backgroundWriter
+        /// `write` → device thread, paced by the clock → writer thread.
+        case realTime
+    }
+
+    /// Engine → device thread (`.realTime`).
     let engineRing: AudioRing?
-    /// Device thread → writer thread.
+    /// Device thread (or `write`, with a background writer) → writer thread.
     let diskRing: AudioRing?
     let period: UnsafeMutableBufferPointer<Float>
     let chunk: UnsafeMutableBufferPointer<Float>
     let counters = DeviceCounters()
     /// Set by `stop`: the device thread plays what is queued, without padding, then returns.
     let draining = Atomic<Bool>(false)
-    /// Set once the device thread has returned: the writer drains its ring a last time and returns.
+    /// Set by `stop` once the device thread (if any) has returned: the writer drains its ring a
+    /// last time and returns.
     let deviceFinished = Atomic<Bool>(false)
     let deviceThread = Atomic<UInt>(0)
 
-    init(writer: WAVStreamWriter, channels: Int, periodFrames: Int, realTime: Bool) {
+    init(writer: WAVStreamWriter, channels: Int, periodFrames: Int, mode: Mode) {
         self.writer = Mutex(writer)
         self.channels = channels
         self.periodFrames = periodFrames
-        if realTime {
-            engineRing = AudioRing(channels: channels, minimumFrames: periodFrames * 16)
-            diskRing = AudioRing(channels: channels, minimumFrames: 2 * engineSampleRate)
-            period = .allocate(capacity: periodFrames * channels)
-            chunk = .allocate(capacity: 4_096 * channels)
-        } else {
-            engineRing = nil
+        engineRing = mode == .realTime ? AudioRing(channels: channels, minimumFrames: periodFrames * 16) : nil
+        period = .allocate(capacity: mode == .realTime ? periodFrames * channels : 0)
+        if mode == .inline {
             diskRing = nil
-            period = .allocate(capacity: 0)
             chunk = .allocate(capacity: 0)
+        } else {
+            diskRing = AudioRing(channels: channels, minimumFrames: 2 * engineSampleRate)
+            chunk = .allocate(capacity: 4_096 * channels)
         }
         period.initialize(repeating: 0)
         chunk.initialize(repeating: 0)
@@ -229,8 +257,9 @@ private final class WAVFileOutputState: @unchecked Sendable {
         }
     }
 
-    /// The writer loop: moves what the device thread played to disk, in chunks, until the
-    /// device thread has returned and everything it played is written.
+    /// The writer loop: moves what the device thread played (or `write` queued) to disk, in
+    /// chunks, until `stop` (after the device thread, if any, has returned) and everything
+    /// queued before it is written.
     func writeToDisk() {
         guard let diskRing else { return }
         while true {

@@ -201,6 +201,16 @@ public final class VoiceChannel: Sendable {
         }
     }
 
+    /// The players muted in this channel, however they were muted.
+    public var mutedPlayers: Set<ParticipantID> {
+        engine.withCore { core in
+            guard let session = core.sessions[.match(matchID)], let channel = session.channels[number] else {
+                return []
+            }
+            return Set(channel.mutedPlayers.compactMap { session.peer(for: $0) })
+        }
+    }
+
     /// Every other player's last reported state in this channel.
     public var playerStates: [ParticipantID: PlayerState] {
         engine.withCore { core in

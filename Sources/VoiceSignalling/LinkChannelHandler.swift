@@ -13,8 +13,8 @@ final class LinkChannelHandler: ChannelInboundHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        var buffer = unwrapInboundIn(data)
-        decoder.append(buffer.readBytes(length: buffer.readableBytes) ?? [])
+        let buffer = unwrapInboundIn(data)
+        decoder.append(buffer.readableBytesView)
         do {
             while let frame = try decoder.next() {
                 guard connection.received(frame) else {

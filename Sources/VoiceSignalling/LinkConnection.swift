@@ -60,18 +60,22 @@ final class LinkConnection: Sendable {
         handler?(result)
     }
 
-    private var peerSaidHello: Bool {
-        state.withLock { state in
-            if case .success = state.helloResult { return true }
-            return false
-        }
-    }
-
     // MARK: Frames in
 
     /// Handles one frame from the peer (on the event loop). Returns false when the connection must close.
     func received(_ frame: SignallingFrame) -> Bool {
-        guard peerSaidHello else {
+        // One look at the state per frame: whether the hello is done and, for data, who takes it.
+        let (saidHello, receiver): (Bool, Receiver?) = state.withLock { state in
+            guard case .success = state.helloResult else { return (false, nil) }
+            switch frame {
+            case .signalling, .realTime:
+                if state.receiver == nil { state.pending.append(frame) }
+                return (true, state.receiver)
+            default:
+                return (true, nil)
+            }
+        }
+        guard saidHello else {
             switch frame {
             case .hello(let participant):
                 completeHello(.success(participant))
@@ -93,10 +97,6 @@ final class LinkConnection: Sendable {
             end(.peerHungUp)
             return false
         case .signalling, .realTime:
-            let receiver: Receiver? = state.withLock { state in
-                if state.receiver == nil { state.pending.append(frame) }
-                return state.receiver
-            }
             receiver?(frame)
             return true
         }
@@ -120,17 +120,17 @@ final class LinkConnection: Sendable {
     /// Queues `frame`; never blocks. Real-time frames are dropped while the connection is backed up:
     /// late voice is worth nothing, and queueing it would delay the signalling behind it.
     func send(_ frame: SignallingFrame) {
-        guard let channel, state.withLock({ $0.ending == nil }) else { return }
+        guard let channel = state.withLock({ $0.ending == nil ? $0.channel : nil }) else { return }
         if case .realTime = frame, !channel.isWritable { return }
-        channel.writeAndFlush(ByteBuffer(bytes: frame.encoded()), promise: nil)
+        var buffer = channel.allocator.buffer(capacity: frame.encodedByteCount)
+        frame.write(to: &buffer)
+        channel.writeAndFlush(buffer, promise: nil)
     }
 
     /// Says bye and closes the connection; returns once it is closed.
     func close() async {
         guard let channel else { return }
-        if state.withLock({ $0.ending == nil }) {
-            channel.writeAndFlush(ByteBuffer(bytes: SignallingFrame.bye.encoded()), promise: nil)
-        }
+        send(.bye)
         end(.closedLocally)
         try? await channel.close()
     }

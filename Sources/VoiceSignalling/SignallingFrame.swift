@@ -1,3 +1,5 @@
+import NIOCore
+
 /// One unit on a signalling link's TCP stream.
 ///
 /// On the wire every frame is a 4-byte big-endian length (of what follows), a 1-byte type and the
@@ -59,20 +61,38 @@ public enum SignallingFrame: Sendable, Hashable {
 
     /// The frame as it goes on the wire.
     public func encoded() -> [UInt8] {
-        let payload: [UInt8]
+        var buffer = ByteBuffer()
+        buffer.reserveCapacity(encodedByteCount)
+        write(to: &buffer)
+        return Array(buffer.readableBytesView)
+    }
+
+    /// How many bytes `write(to:)` appends.
+    var encodedByteCount: Int { Self.headerBytes + payloadByteCount }
+
+    /// Appends the frame as it goes on the wire, so that a sender fills the buffer it hands to the
+    /// socket with no intermediate copies.
+    func write(to buffer: inout ByteBuffer) {
+        buffer.writeInteger(UInt32(payloadByteCount + 1))
+        buffer.writeInteger(kind.rawValue)
         switch self {
-        case .hello(let participant): payload = Self.magic + [Self.version] + Array(participant.utf8)
-        case .signalling(let bytes), .realTime(let bytes): payload = bytes
-        case .bye: payload = []
-        case .refused(let reason): payload = Array(reason.utf8.prefix(Self.maximumReasonBytes))
+        case .hello(let participant):
+            buffer.writeBytes(Self.magic)
+            buffer.writeInteger(Self.version)
+            buffer.writeString(participant)
+        case .signalling(let bytes), .realTime(let bytes): buffer.writeBytes(bytes)
+        case .bye: break
+        case .refused(let reason): buffer.writeBytes(reason.utf8.prefix(Self.maximumReasonBytes))
         }
-        let length = UInt32(payload.count + 1)
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(Self.headerBytes + payload.count)
-        bytes += [UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)]
-        bytes.append(kind.rawValue)
-        bytes += payload
-        return bytes
+    }
+
+    private var payloadByteCount: Int {
+        switch self {
+        case .hello(let participant): Self.magic.count + 1 + participant.utf8.count
+        case .signalling(let bytes), .realTime(let bytes): bytes.count
+        case .bye: 0
+        case .refused(let reason): min(reason.utf8.count, Self.maximumReasonBytes)
+        }
     }
 
     /// Parses the type byte and payload of one frame (what follows its length field).

@@ -21,9 +21,7 @@ public struct SignallingFrameDecoder: Sendable {
         let available = buffer.count - consumed
         guard available >= 4 else { return nil }
         let start = consumed
-        let length =
-            Int(buffer[start]) << 24 | Int(buffer[start + 1]) << 16 | Int(buffer[start + 2]) << 8
-            | Int(buffer[start + 3])
+        let length = lengthField(at: start)
         guard length > 0 else { throw .emptyFrame }
         guard length <= SignallingFrame.maximumLength + 1 else {
             throw .oversize(kind: nil, length: length, maximum: SignallingFrame.maximumLength + 1)
@@ -47,10 +45,13 @@ public struct SignallingFrameDecoder: Sendable {
         guard available > 0 else { return }
         guard available >= 4 else { throw .truncated(kind: nil, needed: 4, available: available) }
         let start = consumed
-        let length =
-            Int(buffer[start]) << 24 | Int(buffer[start + 1]) << 16 | Int(buffer[start + 2]) << 8
-            | Int(buffer[start + 3])
+        let length = lengthField(at: start)
         let kind = available > 4 ? SignallingFrame.Kind(rawValue: buffer[start + 4]) : nil
         throw .truncated(kind: kind, needed: 4 + length, available: available)
+    }
+
+    /// The big-endian length field of the frame that starts at `start` (four bytes must be there).
+    private func lengthField(at start: Int) -> Int {
+        Int(buffer[start]) << 24 | Int(buffer[start + 1]) << 16 | Int(buffer[start + 2]) << 8 | Int(buffer[start + 3])
     }
 }

@@ -53,8 +53,7 @@ public final class TCPSignallingLink: VoiceChatClient {
             throw connectFailure(error, host: host, port: port, seconds: seconds)
         }
         connection.setChannel(channel)
-        channel.writeAndFlush(
-            ByteBuffer(bytes: SignallingFrame.hello(participant: participant).encoded()), promise: nil)
+        connection.send(.hello(participant: participant))
         let timer = channel.eventLoop.scheduleTask(in: wait) {
             connection.completeHello(.failure(.helloTimedOut(host: host, port: port, seconds: seconds)))
         }

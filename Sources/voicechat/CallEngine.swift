@@ -14,9 +14,20 @@ struct CallEngine {
         -> CallEngine
     {
         let (input, output) = try options.openAudio()
+        return try await open(
+            participant: participant, configuration: options.engineConfiguration(), input: input, output: output,
+            host: "0.0.0.0", udpPort: udpPort)
+    }
+
+    /// Binds UDP at `host` and `udpPort` (0: any free port) and builds the engine on `input` and
+    /// `output`.
+    static func open(
+        participant: ParticipantID, configuration: EngineConfiguration, input: any AudioInput,
+        output: any AudioOutput, host: String, udpPort: Int
+    ) async throws(CommandFailure) -> CallEngine {
         let udp: UDPNetwork
         do {
-            udp = try await UDPNetwork.bind(host: "0.0.0.0", port: udpPort)
+            udp = try await UDPNetwork.bind(host: host, port: udpPort)
         } catch {
             if case .bindFailed(_, _, let reason) = error, reason.contains("in use") {
                 throw CommandFailure(
@@ -27,8 +38,7 @@ struct CallEngine {
         let engine: VoiceEngine
         do {
             engine = try VoiceEngine(
-                participant: participant, configuration: options.engineConfiguration(), input: input, output: output,
-                network: udp)
+                participant: participant, configuration: configuration, input: input, output: output, network: udp)
         } catch {
             await udp.close()
             throw CommandFailure(error.description)

@@ -1,4 +1,5 @@
 import ArgumentParser
+import VoiceCodec
 import VoiceCore
 import VoiceDevices
 import VoiceEngine
@@ -6,7 +7,7 @@ import VoiceEngine
 /// The options every voice session command shares (listen, call, join): audio endpoints, what to
 /// record, which path voice takes, the codec's frame length and bitrate, push-to-talk, and how long
 /// to run.
-struct CallOptions: ParsableArguments {
+struct CallOptions: ParsableArguments, FrameLengthOption {
     @OptionGroup var endpoints: AudioEndpointOptions
 
     @Option(
@@ -42,18 +43,16 @@ struct CallOptions: ParsableArguments {
     /// The frame lengths a call may use: long enough to be efficient, short enough for conversation.
     static let frameLengths: [Double] = [5, 10, 20]
 
-    var frameDuration: FrameDuration {
-        // validate() has already checked it.
-        FrameDuration(milliseconds: frameMilliseconds) ?? .ms20
-    }
-
     func validate() throws {
         guard Self.frameLengths.contains(frameMilliseconds) else {
             throw ValidationError("--frame-ms must be 5, 10 or 20 for a call, not \(frameMilliseconds).")
         }
-        guard (6_000...510_000).contains(bitrate.bitsPerSecond) else {
+        let bitrates = OpusEncoder.Configuration.allowedBitrates
+        guard bitrates.contains(bitrate.bitsPerSecond) else {
             throw ValidationError(
-                "--bitrate must be between 6k and 510k bit/s (Opus's range), not \(bitrate.bitsPerSecond).")
+                "--bitrate must be between \(Bitrate(bitsPerSecond: bitrates.lowerBound)) and "
+                    + "\(Bitrate(bitsPerSecond: bitrates.upperBound)) bit/s (Opus's range), not \(bitrate.bitsPerSecond)."
+            )
         }
         if let duration, !(duration > 0) {
             throw ValidationError("--duration must be a positive number of seconds, not \(duration).")
@@ -96,7 +95,8 @@ struct CallOptions: ParsableArguments {
             input = try endpoints.openInput()
             output = try endpoints.openOutput()
             if let record {
-                let recorder = try WAVFileOutput(path: record, channels: 1, pacing: .onDemand)
+                let recorder = try WAVFileOutput(
+                    path: record, channels: 1, pacing: .onDemand, writesInBackground: true)
                 output = RecordingOutput(playing: output, recording: recorder)
             }
         } catch {

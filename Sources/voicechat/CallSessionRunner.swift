@@ -1,4 +1,3 @@
-import Foundation
 import Synchronization
 import VoiceCore
 import VoiceEngine
@@ -91,7 +90,7 @@ final class CallSessionRunner: Sendable {
                     ending = .remoteEnded(reason.description)
                     break loop
                 case .signallingRejected(let from, let error):
-                    FileHandle.standardError.write(Data("warning: refused signalling from \(from): \(error)\n".utf8))
+                    printStatus("warning: refused signalling from \(from): \(error)")
                 }
             }
             if InterruptSignal.wasReceived {

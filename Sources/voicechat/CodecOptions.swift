@@ -3,7 +3,7 @@ import VoiceCodec
 import VoiceCore
 
 /// The Opus settings a user may choose on the command line.
-struct CodecOptions: ParsableArguments {
+struct CodecOptions: ParsableArguments, FrameLengthOption {
     @Option(name: .customLong("frame-ms"), help: "Frame length in ms: 2.5, 5, 10, 20, 40 or 60.")
     var frameMilliseconds = 20.0
 
@@ -15,11 +15,6 @@ struct CodecOptions: ParsableArguments {
 
     @Flag(help: "Send Opus in-band forward error correction (recovers a lost frame from the next packet).")
     var fec = false
-
-    var frameDuration: FrameDuration {
-        // validate() has already checked it.
-        FrameDuration(milliseconds: frameMilliseconds) ?? .ms20
-    }
 
     func validate() throws {
         guard FrameDuration(milliseconds: frameMilliseconds) != nil else {
@@ -39,6 +34,18 @@ struct CodecOptions: ParsableArguments {
         // the flag do what it says.
         configuration.packetLossPercent = fec ? 10 : 0
         return configuration
+    }
+}
+
+/// Options with a `--frame-ms` that their `validate()` checks is a frame length.
+protocol FrameLengthOption {
+    var frameMilliseconds: Double { get }
+}
+
+extension FrameLengthOption {
+    var frameDuration: FrameDuration {
+        // validate() has already checked it.
+        FrameDuration(milliseconds: frameMilliseconds) ?? .ms20
     }
 }
 

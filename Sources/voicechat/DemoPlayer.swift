@@ -5,7 +5,6 @@ import VoiceDevices
 import VoiceEngine
 import VoiceRelay
 import VoiceSignalling
-import VoiceTransport
 
 /// One of the demo's two players: an engine that speaks a fixture clip and records what it hears,
 /// in the match "demo" through the relay, as `voicechat join` would run it.
@@ -15,21 +14,19 @@ final class DemoPlayer {
     let heardFile: URL
     let speechSeconds: Double
     let control: MatchControl
-    private let engine: VoiceEngine
-    private let network: UDPNetwork
+    private let local: CallEngine
     private let client: RelayMatchClient
     private let match: Match
 
     private init(
-        name: String, says: URL, heardFile: URL, speechSeconds: Double, engine: VoiceEngine, network: UDPNetwork,
-        client: RelayMatchClient, match: Match, control: MatchControl
+        name: String, says: URL, heardFile: URL, speechSeconds: Double, local: CallEngine, client: RelayMatchClient,
+        match: Match, control: MatchControl
     ) {
         self.name = name
         self.says = says
         self.heardFile = heardFile
         self.speechSeconds = speechSeconds
-        self.engine = engine
-        self.network = network
+        self.local = local
         self.client = client
         self.match = match
         self.control = control
@@ -42,15 +39,11 @@ final class DemoPlayer {
         let input: WAVFileInput
         let output: WAVFileOutput
         do {
-            // On demand: the engine thread's clock paces both, and the gate lines them up.
+            // On demand: the engine thread's clock paces both, and the gate lines them up. The
+            // engine thread runs at real-time priority, so the recording waits for the disk on
+            // its own thread.
             input = try WAVFileInput(path: says.path, channels: 1, pacing: .onDemand)
-            output = try WAVFileOutput(path: heard.path, channels: 1, pacing: .onDemand)
-        } catch {
-            throw CommandFailure(error.description)
-        }
-        let network: UDPNetwork
-        do {
-            network = try await UDPNetwork.bind(host: "127.0.0.1")
+            output = try WAVFileOutput(path: heard.path, channels: 1, pacing: .onDemand, writesInBackground: true)
         } catch {
             throw CommandFailure(error.description)
         }
@@ -64,34 +57,32 @@ final class DemoPlayer {
             throw CommandFailure("cannot sign a token for \(name): \(error)")
         }
         let options = path.choice.relayOptions(host: "127.0.0.1", port: port, token: token, primary: false)
+        let local = try await CallEngine.open(
+            participant: name, configuration: EngineConfiguration(forcedPath: path.choice.forcedPath),
+            input: GatedInput(input, gate: gate), output: GatedOutput(output, gate: gate), host: "127.0.0.1",
+            udpPort: 0)
+        let client: RelayMatchClient
         do {
-            let engine = try VoiceEngine(
-                participant: name, configuration: EngineConfiguration(forcedPath: path.choice.forcedPath),
-                input: GatedInput(input, gate: gate), output: GatedOutput(output, gate: gate), network: network)
-            network.deliver(to: engine)
-            let client = try await RelayMatchClient.connect(
-                host: "127.0.0.1", port: port, token: token, participant: name)
-            let match = try Match(engine: engine, client: client, matchID: "demo", players: [], relay: options)
-            client.attach(match)
-            let lobby = try match.voiceChat(named: "lobby")
-            try lobby.start()
-            try lobby.setActive(true)
+            client = try await RelayMatchClient.connect(host: "127.0.0.1", port: port, token: token, participant: name)
+        } catch {
+            await local.shutDown()
+            throw CommandFailure("\(name) cannot join the demo match: \(error)")
+        }
+        do {
+            let (match, channels) = try MatchSession.join(
+                "demo", engine: local.engine, client: client, relay: options, channels: ["lobby"], active: "lobby")
             return DemoPlayer(
                 name: name, says: says, heardFile: heard, speechSeconds: Double(input.frameCount) / 48_000,
-                engine: engine, network: network, client: client, match: match,
-                control: MatchControl(match: match, channels: [lobby]))
+                local: local, client: client, match: match, control: MatchControl(match: match, channels: channels))
         } catch {
-            await network.close()
+            await client.close()
+            await local.shutDown()
             throw CommandFailure("\(name) cannot join the demo match: \(error)")
         }
     }
 
     func start() throws(CommandFailure) {
-        do {
-            try engine.start()
-        } catch {
-            throw CommandFailure(error.description)
-        }
+        try local.start()
     }
 
     /// Whether voice from `other` can reach this player: a path is up, which takes both players'
@@ -100,7 +91,7 @@ final class DemoPlayer {
 
     func pathName(to other: ParticipantID) -> String { match.path(to: other)?.rawValue ?? "none" }
 
-    func statistics() -> [ParticipantStatistics] { engine.statistics() }
+    func statistics() -> [ParticipantStatistics] { local.engine.statistics() }
 
     /// "alice says -18 dB, hears -21 dB" for the meter lines.
     func meterLine() -> String {
@@ -113,7 +104,6 @@ final class DemoPlayer {
     func leave() async {
         match.disconnect()
         await client.close()
-        engine.shutDown()
-        await network.close()
+        await local.shutDown()
     }
 }

@@ -31,17 +31,10 @@ enum MatchSession {
             let joined: Match
             let voiceChannels: [VoiceChannel]
             do {
-                joined = try Match(
-                    engine: local.engine, client: client, matchID: matchID, players: [], relay: options
+                (joined, voiceChannels) = try join(
+                    matchID, engine: local.engine, client: client, relay: options, channels: channels, active: active
                 ) { event in pending.append(.match(event)) }
                 match = joined
-                client.attach(joined)
-                voiceChannels = try channels.map { name throws(VoiceChatError) in
-                    let channel = try joined.voiceChat(named: name)
-                    try channel.start()
-                    return channel
-                }
-                try voiceChannels.first { $0.name == active }?.setActive(true)
             } catch {
                 throw CommandFailure("cannot join match \(matchID): \(error)")
             }
@@ -72,6 +65,29 @@ enum MatchSession {
         await client.close()
         await local.shutDown()
         return result
+    }
+
+    /// Joins `matchID` through `client`, which then hands the match what the relay forwards, and
+    /// starts `channels`, `active` with the microphone. If a channel fails, the match is left again.
+    static func join(
+        _ matchID: String, engine: VoiceEngine, client: RelayMatchClient, relay: RelayOptions, channels: [String],
+        active: String, onEvent: (@Sendable (MatchEvent) -> Void)? = nil
+    ) throws(VoiceChatError) -> (match: Match, channels: [VoiceChannel]) {
+        let match = try Match(
+            engine: engine, client: client, matchID: matchID, players: [], relay: relay, onEvent: onEvent)
+        client.attach(match)
+        do {
+            let voiceChannels = try channels.map { name throws(VoiceChatError) in
+                let channel = try match.voiceChat(named: name)
+                try channel.start()
+                return channel
+            }
+            try voiceChannels.first { $0.name == active }?.setActive(true)
+            return (match, voiceChannels)
+        } catch {
+            match.disconnect()
+            throw error
+        }
     }
 
     /// How long the relay may take to admit this player before the session gives up.

@@ -32,13 +32,10 @@ struct ObservationOptions: ParsableArguments {
             throw ValidationError("--stats-json needs a file path (or \"-\" for standard output).")
         }
         if let control {
-            guard !control.isEmpty else {
-                throw ValidationError("--control needs a socket path, e.g. --control /tmp/voice.sock.")
-            }
-            guard control.utf8.count <= 107 else {
-                throw ValidationError(
-                    "--control path is \(control.utf8.count) bytes; Unix sockets allow at most 107, "
-                        + "so choose a shorter path (e.g. under /tmp).")
+            do {
+                try ControlServer.checkPath(control)
+            } catch {
+                throw ValidationError("--control: \(error).")
             }
             if control == statsJSON {
                 throw ValidationError("--control and --stats-json must be different paths.")

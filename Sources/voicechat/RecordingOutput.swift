@@ -3,8 +3,9 @@ import VoiceDevices
 
 /// A speaker that also records: everything the speaker takes is written to a WAV file as well.
 ///
-/// The recorder is an on-demand file output, written on the thread that writes to the speaker (the
-/// engine thread, which is not an audio device thread and may wait for the disk briefly).
+/// The recorder is an on-demand file output written on the thread that writes to the speaker (the
+/// engine thread, which runs at real-time priority), so it must write in the background: `write`
+/// only copies into its ring and its own thread waits for the disk.
 ///
 /// Thread contract: that of the wrapped output; `write` from one thread at a time.
 final class RecordingOutput: AudioOutput {

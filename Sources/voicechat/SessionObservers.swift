@@ -19,6 +19,8 @@ final class SessionObservers: Sendable {
     }
 
     /// The console shows when standard input and output are both a terminal, unless `--no-console`.
+    /// Callers install `InterruptSignal` first: Ctrl-C must reach the console's loop (which restores
+    /// the terminal) rather than end the process with the terminal still raw.
     static func start(
         _ options: ObservationOptions, control: any VoiceSessionControl
     ) async throws(CommandFailure) -> SessionObservers {
@@ -44,9 +46,6 @@ final class SessionObservers: Sendable {
             InteractiveConsole.isAvailable && !options.noConsole && options.statsJSON != "-"
         var console: InteractiveConsole?
         if wantsConsole {
-            // Ctrl-C must reach the console's loop (which restores the terminal) rather than end
-            // the process with the terminal still raw.
-            InterruptSignal.install()
             let candidate = InteractiveConsole(control: control)
             if candidate.start() {
                 console = candidate
