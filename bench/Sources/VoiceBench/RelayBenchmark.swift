@@ -120,8 +120,10 @@ struct RelayBenchmark: AsyncParsableCommand {
 
     private func startServer(echo: Bool, secret: RelaySecret) throws -> (ChildProcess, Int) {
         let hex = secret.bytes.map { String(format: "%02x", $0) }.joined()
-        let child = try ChildProcess(arguments: ["relay-serve", "--mode", echo ? "echo" : "relay", "--secret", hex])
-        guard let line = child.readLine(prefix: "port "), let port = Int(line.dropFirst(5)) else {
+        let child = try ChildProcess(
+            label: echo ? "echo server" : "relay server",
+            arguments: ["relay-serve", "--mode", echo ? "echo" : "relay", "--secret", hex])
+        guard let line = child.waitForLine(prefixes: ["port "], timeout: 30), let port = Int(line.dropFirst(5)) else {
             child.stop()
             throw LoadError.childFailed("relay-serve printed no port")
         }
