@@ -64,8 +64,8 @@ struct QualityBenchmark: ParsableCommand {
 
     func run() throws {
         let scorer = try SpeechScorer()
-        let fixturesDirectory = ProcessInfo.processInfo.environment["VOICECHAT_FIXTURES"] ?? scorer.root + "/Fixtures"
-        let directory = reportDirectory ?? scorer.root + "/bench/reports/quality"
+        let fixturesDirectory = ProcessInfo.processInfo.environment["VOICECHAT_FIXTURES"] ?? projectRoot + "/Fixtures"
+        let directory = reportDirectory ?? projectRoot + "/bench/reports/quality"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         var outcomes: [String: Outcome] = [:]  // key: receiver + condition name
         var references: [Double] = []

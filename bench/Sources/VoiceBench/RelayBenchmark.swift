@@ -74,7 +74,7 @@ struct RelayBenchmark: AsyncParsableCommand {
             rows.append(growth.json)
         }
         try await group.shutdownGracefully()
-        try writeReport(rows)
+        try plotResults(script: "plot_relay.py", rows: rows, directory: reportDirectory)
         if !report.finish() { throw ExitCode.failure }
     }
 
@@ -183,23 +183,5 @@ struct RelayBenchmark: AsyncParsableCommand {
         var growth = SoakGrowth(participants: soakParticipants, bytes: (samples.last ?? 0) - settled, samples: samples)
         growth.bytes = max(0, growth.bytes)
         return growth
-    }
-
-    private func writeReport(_ rows: [String]) throws {
-        try FileManager.default.createDirectory(atPath: reportDirectory, withIntermediateDirectories: true)
-        let results = reportDirectory + "/results.jsonl"
-        try (rows.joined(separator: "\n") + "\n").write(toFile: results, atomically: true, encoding: .utf8)
-        let root = ProcessInfo.processInfo.environment["VOICECHAT_ROOT"] ?? FileManager.default.currentDirectoryPath
-        let python = root + "/.venv/bin/python"
-        guard FileManager.default.isExecutableFile(atPath: python) else {
-            print("no plot: the venv is missing (\(python)); results are in \(results)")
-            return
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [root + "/bench/scoring/plot_relay.py", results, reportDirectory]
-        try process.run()
-        process.waitUntilExit()
-        print(process.terminationStatus == 0 ? "plot: \(reportDirectory)/relay.png" : "plotting failed")
     }
 }
