@@ -23,7 +23,7 @@ import VoiceTestSupport
     }
 
     @Test func nobodyListeningIsExplained() throws {
-        let port = HostCallRun.port(offset: 5)
+        let port = TestPort.nobodyListening.port
         let result = try CommandRunner.run(["call", "127.0.0.1:\(port)"] + files)
         expectOneLineFailure(result, containing: "nothing is listening at 127.0.0.1:\(port); start `voicechat listen")
     }
@@ -48,7 +48,7 @@ import VoiceTestSupport
 
     @Test func anUnknownALSADeviceIsNamed() throws {
         let result = try CommandRunner.run([
-            "listen", "--port", String(HostCallRun.port(offset: 6)), "--capture", "no_such_pcm_device", "--output",
+            "listen", "--port", String(TestPort.unknownALSADevice.port), "--capture", "no_such_pcm_device", "--output",
             "/dev/null", "--duration", "1",
         ])
         #expect(result.status != 0)
@@ -66,7 +66,7 @@ import VoiceTestSupport
     @Test func aBusyListenerRefusesASecondCaller() throws {
         let directory = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let port = HostCallRun.port(offset: 7)
+        let port = TestPort.busyListener.port
         let listener = try BackgroundCommand(
             executable: CommandRunner.executable.path,
             arguments: ["listen", "--port", String(port), "--name", "alice", "--duration", "8"] + files,

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// Runs the built `voicechat` executable as a user would and captures what it printed.
 struct CommandResult {
@@ -48,6 +49,26 @@ enum CommandRunner {
             status: process.terminationStatus,
             standardOutput: String(decoding: outData, as: UTF8.self),
             standardError: String(decoding: errData, as: UTF8.self))
+    }
+
+    /// Writes `contents` to a secret file `name` in `directory`.
+    static func secretFile(
+        _ contents: String = "0123456789abcdef0123456789abcdef", name: String = "relay.secret", in directory: URL
+    ) throws -> URL {
+        let url = directory.appendingPathComponent(name)
+        try contents.write(to: url, atomically: true, encoding: .utf8)
+        return url
+    }
+
+    /// `voicechat token` for `participant` in `match`, signed with `secretFile`; expects it to succeed.
+    static func token(
+        secretFile: URL, match: String, participant: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> String {
+        let result = try run([
+            "token", "--secret-file", secretFile.path, "--match", match, "--participant", participant,
+        ])
+        #expect(result.status == 0, "\(result.standardError)", sourceLocation: sourceLocation)
+        return result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     static func temporaryDirectory() throws -> URL {

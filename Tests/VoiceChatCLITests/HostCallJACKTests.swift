@@ -42,7 +42,7 @@ import VoiceTesting
 
         let listenerRecord = directory.appendingPathComponent("listener-record.wav").path
         let callerHeard = directory.appendingPathComponent("caller-heard.wav").path
-        let port = HostCallRun.port(offset: 2)
+        let port = TestPort.jackCall.port
         let run = try HostCallRun.run(
             directory: directory,
             listenArguments: [

@@ -3,10 +3,10 @@ import Testing
 
 /// `listen` and `call` as two processes on this host, WAV in and out. Real time: paced suite.
 @Suite struct HostCallLoopbackTests {
-    private func call(path: String?, portOffset: Int, expectPath: String) throws {
+    private func call(path: String?, port testPort: TestPort, expectPath: String) throws {
         let directory = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let port = HostCallRun.port(offset: portOffset)
+        let port = testPort.port
         let listenerHeard = directory.appendingPathComponent("listener-heard.wav").path
         let listenerRecord = directory.appendingPathComponent("listener-record.wav").path
         let callerHeard = directory.appendingPathComponent("caller-heard.wav").path
@@ -35,10 +35,10 @@ import Testing
     }
 
     @Test func aCallBetweenTwoProcessesCarriesSpeechBothWaysDirectly() throws {
-        try call(path: nil, portOffset: 0, expectPath: "direct")
+        try call(path: nil, port: .loopbackDirect, expectPath: "direct")
     }
 
     @Test func aCallCarriedOverTheSignallingConnectionCarriesSpeech() throws {
-        try call(path: "app", portOffset: 1, expectPath: "app")
+        try call(path: "app", port: .loopbackApp, expectPath: "app")
     }
 }

@@ -6,33 +6,23 @@ import Testing
 @Suite struct HostCallRelayJoinTests {
     static let secret = "0123456789abcdef0123456789abcdef"
 
-    private func match(path: String, portOffset: Int) throws {
+    private func match(path: String, port testPort: TestPort) throws {
         let directory = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let secretFile = directory.appendingPathComponent("relay.secret")
-        try Self.secret.write(to: secretFile, atomically: true, encoding: .utf8)
-        let port = HostCallRun.port(offset: portOffset)
-        let relay = try BackgroundCommand(
-            executable: CommandRunner.executable.path,
-            arguments: [
-                "relay", "--host", "127.0.0.1", "--port", String(port), "--secret-file", secretFile.path,
-                "--report-every", "0", "--duration", "40",
-            ],
-            directory: directory, label: "relay")
+        let secretFile = try CommandRunner.secretFile(Self.secret, in: directory)
+        let port = testPort.port
+        let relay = try BackgroundCommand.relay(port: port, secretFile: secretFile, seconds: 40, directory: directory)
         defer { relay.stop() }
         #expect(relay.waitForOutput("relay listening", seconds: 15), "\(relay.standardError)")
 
         func join(_ name: String, says fixture: String) throws -> (BackgroundCommand, String) {
-            let token = try CommandRunner.run([
-                "token", "--secret-file", secretFile.path, "--match", "arena", "--participant", name,
-            ])
-            #expect(token.status == 0, "\(token.standardError)")
+            let token = try CommandRunner.token(secretFile: secretFile, match: "arena", participant: name)
             let heard = directory.appendingPathComponent("\(name)-heard.wav").path
             let process = try BackgroundCommand(
                 executable: CommandRunner.executable.path,
                 arguments: [
                     "join", "--relay", "127.0.0.1:\(port)", "--match", "arena", "--name", name, "--token",
-                    token.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines), "--channel", "team",
+                    token, "--channel", "team",
                     "--channel", "all", "--active", "team", "--path", path, "--input", CommandRunner.fixture(fixture),
                     "--output", heard, "--duration", "11",
                 ],
@@ -62,11 +52,11 @@ import Testing
     }
 
     @Test func twoPlayersTalkThroughTheRelayOverUDP() throws {
-        try match(path: "relay", portOffset: 4)
+        try match(path: "relay", port: .relayJoinUDP)
     }
 
     @Test func twoPlayersTalkThroughTheRelayOverTCP() throws {
-        try match(path: "relay-tcp", portOffset: 5)
+        try match(path: "relay-tcp", port: .relayJoinTCP)
     }
 
     @Test func theDemoRunsARelayAndTwoPlayersAndReportsWhatEachHeard() throws {

@@ -74,8 +74,32 @@ struct HostCallRun {
             sourceLocation: sourceLocation)
     }
 
-    /// A TCP/UDP port unlikely to be in use: different per process and per test.
-    static func port(offset: Int) -> Int {
-        20_000 + Int(getpid() % 4_000) * 8 + offset
+}
+
+/// The ports of the command-line tests, one per test (tests run in parallel in one process), each
+/// unlikely to be in use: different per process and per test.
+enum TestPort: Int, CaseIterable {
+    case loopbackDirect, loopbackApp, jackCall, relayJoinUDP, relayJoinTCP, nobodyListening, unknownALSADevice
+    case busyListener, relayWithForgedToken, silentRelay, relayReport, relayInUse
+
+    private static let perProcess = 16
+
+    var port: Int {
+        precondition(Self.allCases.count <= Self.perProcess, "more test ports than a process's range holds")
+        return 20_000 + Int(getpid() % 2_500) * Self.perProcess + rawValue
+    }
+}
+
+extension BackgroundCommand {
+    /// `voicechat relay` on 127.0.0.1:`port` with `secretFile`, for `seconds`, reporting nothing
+    /// until it stops; it prints "relay listening" once it accepts players.
+    static func relay(port: Int, secretFile: URL, seconds: Int, directory: URL) throws -> BackgroundCommand {
+        try BackgroundCommand(
+            executable: CommandRunner.executable.path,
+            arguments: [
+                "relay", "--host", "127.0.0.1", "--port", String(port), "--secret-file", secretFile.path,
+                "--report-every", "0", "--duration", String(seconds),
+            ],
+            directory: directory, label: "relay")
     }
 }

@@ -6,13 +6,8 @@ import Testing
     private let secret = "0123456789abcdef0123456789abcdef"
 
     private func token(match: String, participant: String, secret: String, in directory: URL) throws -> String {
-        let file = directory.appendingPathComponent("secret-\(UUID().uuidString)")
-        try secret.write(to: file, atomically: true, encoding: .utf8)
-        let result = try CommandRunner.run([
-            "token", "--secret-file", file.path, "--match", match, "--participant", participant,
-        ])
-        #expect(result.status == 0, "\(result.standardError)")
-        return result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        let file = try CommandRunner.secretFile(secret, name: "secret-\(UUID().uuidString)", in: directory)
+        return try CommandRunner.token(secretFile: file, match: match, participant: participant)
     }
 
     private func join(_ arguments: [String]) throws -> CommandResult {
@@ -39,16 +34,9 @@ import Testing
     @Test func aTokenSignedWithAnotherSecretIsRefusedByTheRelay() throws {
         let directory = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let secretFile = directory.appendingPathComponent("relay.secret")
-        try secret.write(to: secretFile, atomically: true, encoding: .utf8)
-        let port = HostCallRun.port(offset: 6)
-        let relay = try BackgroundCommand(
-            executable: CommandRunner.executable.path,
-            arguments: [
-                "relay", "--host", "127.0.0.1", "--port", String(port), "--secret-file", secretFile.path,
-                "--report-every", "0", "--duration", "30",
-            ],
-            directory: directory, label: "relay")
+        let secretFile = try CommandRunner.secretFile(secret, in: directory)
+        let port = TestPort.relayWithForgedToken.port
+        let relay = try BackgroundCommand.relay(port: port, secretFile: secretFile, seconds: 30, directory: directory)
         defer { relay.stop() }
         #expect(relay.waitForOutput("relay listening", seconds: 15))
         let forged = try token(
@@ -67,7 +55,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let valid = try token(match: "arena", participant: "alice", secret: secret, in: directory)
         // Nothing listens on this port of loopback.
-        let port = HostCallRun.port(offset: 7)
+        let port = TestPort.silentRelay.port
         let result = try join([
             "--relay", "127.0.0.1:\(port)", "--match", "arena", "--name", "alice", "--token", valid, "--duration", "30",
         ])

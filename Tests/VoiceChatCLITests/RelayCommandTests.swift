@@ -4,9 +4,7 @@ import VoiceRelay
 
 @Suite struct RelayCommandTests {
     private func secretFile(in directory: URL, contents: String = "0123456789abcdef0123456789abcdef\n") throws -> URL {
-        let url = directory.appendingPathComponent("relay.secret")
-        try contents.write(to: url, atomically: true, encoding: .utf8)
-        return url
+        try CommandRunner.secretFile(contents, in: directory)
     }
 
     @Test func tokenIsSignedWithTheSecretFileForTheMatchAndParticipant() throws {
@@ -52,7 +50,7 @@ import VoiceRelay
         let directory = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let secretURL = try secretFile(in: directory)
-        let port = Int.random(in: 20_000...40_000)
+        let port = TestPort.relayReport.port
         let result = try CommandRunner.run([
             "relay", "--host", "127.0.0.1", "--port", "\(port)", "--secret-file", secretURL.path, "--duration", "1",
             "--report-every", "0",
@@ -66,24 +64,11 @@ import VoiceRelay
         let directory = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let secretURL = try secretFile(in: directory)
-        let port = Int.random(in: 40_001...60_000)
-        let first = Process()
-        first.executableURL = CommandRunner.executable
-        first.arguments = [
-            "relay", "--host", "127.0.0.1", "--port", "\(port)", "--secret-file", secretURL.path, "--duration", "30",
-            "--report-every", "0",
-        ]
-        let output = Pipe()
-        first.standardOutput = output
-        first.standardError = FileHandle.nullDevice
-        try first.run()
-        defer {
-            first.terminate()
-            first.waitUntilExit()
-        }
+        let port = TestPort.relayInUse.port
+        let first = try BackgroundCommand.relay(port: port, secretFile: secretURL, seconds: 30, directory: directory)
+        defer { first.stop() }
         // Wait for the first relay's "listening" line before starting the second.
-        let line = output.fileHandleForReading.availableData
-        #expect(String(decoding: line, as: UTF8.self).contains("listening"))
+        #expect(first.waitForOutput("listening", seconds: 15))
 
         let second = try CommandRunner.run([
             "relay", "--host", "127.0.0.1", "--port", "\(port)", "--secret-file", secretURL.path, "--duration", "1",

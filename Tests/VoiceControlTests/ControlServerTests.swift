@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VoiceControl
+import VoiceTestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -86,7 +87,7 @@ import VoiceControl
         _ = try leaving.nextPush()
         #expect(server.connectionCount == 1)
         leaving.close()
-        #expect(await eventually { server.connectionCount == 0 })
+        #expect(await eventually(within: 5) { server.connectionCount == 0 })
         let staying = try LineClient(path: path)
         #expect(try staying.request(#"{"command":"stats"}"#).snapshot != nil)
     }

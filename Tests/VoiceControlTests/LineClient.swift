@@ -97,13 +97,3 @@ func temporarySocketPath(_ name: String = #function) -> String {
     let tag = name.prefix(while: { $0.isLetter }).prefix(20)
     return "/tmp/vc-\(tag)-\(UInt32.random(in: 0...UInt32.max)).sock"
 }
-
-/// Polls `condition` for up to `seconds`.
-func eventually(seconds: Double = 5, _ condition: () -> Bool) async -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(20))
-    }
-    return condition()
-}

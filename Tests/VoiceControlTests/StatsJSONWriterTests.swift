@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VoiceControl
+import VoiceTestSupport
 
 @Suite struct StatsJSONWriterTests {
     @Test func writesOneParseableSnapshotPerLine() async throws {
@@ -9,7 +10,7 @@ import VoiceControl
         let writer = try StatsJSONWriter.start(path: path, control: FakeControl(.sample), intervalMilliseconds: 50)
         // Whole lines are in the file as soon as they are written, before the writer closes.
         #expect(
-            await eventually {
+            await eventually(within: 5) {
                 (try? String(contentsOfFile: path, encoding: .utf8))?.split(separator: "\n").count ?? 0 >= 2
             })
         await writer.close()

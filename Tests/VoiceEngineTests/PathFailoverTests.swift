@@ -5,16 +5,10 @@ import VoiceTestSupport
 import VoiceTransport
 
 @Suite struct PathFailoverTests {
-    private func connectedCall(_ world: SimulatedWorld, blockDirect: Bool = false) throws -> (
-        SimulatedParticipant, SimulatedParticipant, CallID
-    ) {
-        let setup = try world.acceptedCall(blockingDirect: blockDirect)
-        return (setup.alice, setup.bob, setup.call)
-    }
-
     @Test func blockedDirectPathFallsBackToTheAppsRealTimeChannel() throws {
         let world = SimulatedWorld()
-        let (alice, bob, call) = try connectedCall(world, blockDirect: true)
+        let setup = try world.acceptedCall(blockingDirect: true)
+        let (alice, bob, call) = (setup.alice, setup.bob, setup.call)
         world.run(seconds: 5, [alice, bob])
         #expect(alice.callEvents.withLock { $0 }.contains(.started(call: call, with: "bob", path: .appCarried)))
         #expect(bob.heardLevel(of: alice.frequency, lastSeconds: 2) > 0.05)
@@ -23,7 +17,8 @@ import VoiceTransport
 
     @Test func withoutAnyPathTheCallDoesNotStart() throws {
         let world = SimulatedWorld()
-        let (alice, bob, call) = try connectedCall(world, blockDirect: true)
+        let setup = try world.acceptedCall(blockingDirect: true)
+        let (alice, bob, call) = (setup.alice, setup.bob, setup.call)
         world.realTimeBlocked.withLock { _ = $0.insert("alice") }
         world.run(seconds: 7, [alice, bob])
         #expect(alice.callEvents.withLock { $0 }.last == .didNotStart(call: call, with: "bob", reason: .noRealTimePath))
@@ -31,7 +26,8 @@ import VoiceTransport
 
     @Test func directPathDyingMidCallFailsOverWithinASecondAndComesBack() throws {
         let world = SimulatedWorld()
-        let (alice, bob, call) = try connectedCall(world)
+        let setup = try world.acceptedCall()
+        let (alice, bob, call) = (setup.alice, setup.bob, setup.call)
         world.run(seconds: 3, [alice, bob])
         #expect(alice.service?.path(to: "bob") == .direct)
 
@@ -61,7 +57,8 @@ import VoiceTransport
 
     @Test func peerThatVanishesEndsTheCallAsConnectionLost() throws {
         let world = SimulatedWorld()
-        let (alice, bob, call) = try connectedCall(world)
+        let setup = try world.acceptedCall()
+        let (alice, bob, call) = (setup.alice, setup.bob, setup.call)
         world.run(seconds: 2, [alice, bob])
         world.blocked.withLock { _ = $0.insert(bob.network.address) }
         world.realTimeBlocked.withLock { _ = $0.insert("bob") }

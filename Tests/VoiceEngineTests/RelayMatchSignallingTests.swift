@@ -83,9 +83,8 @@ import VoiceTransport
 
         // Bob leaves the relay: alice's match learns he is gone.
         await bob.client.close()
-        try await waitUntil("alice sees bob disconnected") {
-            alice.team.playerStates["bob"] == .disconnected
-        }
+        #expect(
+            await eventually { alice.team.playerStates["bob"] == .disconnected }, "alice does not see bob disconnected")
         alice.match.disconnect()
         bob.match.disconnect()
         await alice.client.close()
@@ -93,14 +92,4 @@ import VoiceTransport
         await bob.network.close()
         await relay.shutdown()
     }
-}
-
-/// Polls `condition` every 20 ms for up to `seconds` of real time.
-private func waitUntil(_ what: String, within seconds: Double = 10, _ condition: () -> Bool) async throws {
-    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-    while ContinuousClock.now < deadline {
-        if condition() { return }
-        try await Task.sleep(for: .milliseconds(20))
-    }
-    Issue.record("timed out waiting until \(what)")
 }

@@ -33,9 +33,10 @@ final class RelayWorld: Sendable {
         return RelayWorld(relay: relay, port: port, secret: secret)
     }
 
-    func token(_ participant: ParticipantID, match: String = "arena", secret: RelaySecret? = nil) throws -> String {
+    /// A token for `participant` in match "arena", signed with the relay's secret or `secret`.
+    func token(_ participant: ParticipantID, secret: RelaySecret? = nil) throws -> String {
         try RelayToken.sign(
-            match: match, participant: participant, expiry: UInt64(Date().timeIntervalSince1970) + 3600,
+            match: "arena", participant: participant, expiry: UInt64(Date().timeIntervalSince1970) + 3600,
             secret: secret ?? self.secret
         ).text
     }
@@ -83,9 +84,9 @@ final class RelayWorld: Sendable {
         throw CancellationError()
     }
 
-    /// One member's counters at the relay.
-    func member(_ participant: ParticipantID, match: String = "arena") async throws -> RelayParticipantInfo {
-        let members = try await relay.admin.participants(match: match)
+    /// One member of match "arena" as the relay sees it.
+    func member(_ participant: ParticipantID) async throws -> RelayParticipantInfo {
+        let members = try await relay.admin.participants(match: "arena")
         return try #require(members.first { $0.participant == participant })
     }
 
@@ -96,16 +97,6 @@ final class RelayWorld: Sendable {
 }
 
 extension SimulatedParticipant {
-    /// Joins `matchID` through `relay`, recording events like `join(_:players:)`.
-    func join(_ matchID: String, players: [ParticipantID], relay: RelayOptions) throws -> Match {
-        let events = matchEvents
-        let match = try Match(engine: engine, client: client, matchID: matchID, players: players, relay: relay) {
-            event in events.append(event)
-        }
-        self.match = match
-        return match
-    }
-
     func path(to player: ParticipantID) -> RealTimePathKind? { match?.path(to: player) }
 }
 

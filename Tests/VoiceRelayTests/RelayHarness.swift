@@ -35,10 +35,10 @@ struct RelayHarness {
 
     func join(
         _ participant: String, relay: RelayServer, transport: RelayTransport = .udp, channels: [UInt16] = [1],
-        muted: [String] = [], token: String? = nil, port: Int? = nil
+        muted: [String] = [], token: String? = nil
     ) async throws -> TestPeer {
         let configuration = RelayClientConfiguration(
-            host: "127.0.0.1", port: port ?? relay.localPort ?? 0, transport: transport,
+            host: "127.0.0.1", port: relay.localPort ?? 0, transport: transport,
             token: try token ?? self.token(participant), participant: participant, channels: channels,
             muted: muted.map { MediaID(participant: $0).rawValue })
         return try await TestPeer(participant: participant, configuration: configuration)

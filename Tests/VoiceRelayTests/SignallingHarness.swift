@@ -38,8 +38,6 @@ final class SignallingPeer: Sendable {
         }
     }
 
-    func forget() { events.withLockedValue { $0 = [] } }
-
     func waitUntilJoined() async throws {
         try await eventually("\(participant) joins the signalling") { self.client.state == .joined }
     }
@@ -47,11 +45,11 @@ final class SignallingPeer: Sendable {
 
 extension RelayHarness {
     func attach(
-        _ participant: String, relay: RelayServer, token: String? = nil, port: Int? = nil,
+        _ participant: String, relay: RelayServer, token: String? = nil,
         timing: RelaySignallingTiming = SignallingPeer.fastTiming
     ) async throws -> SignallingPeer {
         try await SignallingPeer(
-            participant: participant, port: port ?? relay.localPort ?? 0, token: try token ?? self.token(participant),
+            participant: participant, port: relay.localPort ?? 0, token: try token ?? self.token(participant),
             timing: timing)
     }
 

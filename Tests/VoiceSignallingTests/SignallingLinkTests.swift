@@ -14,11 +14,7 @@ private final class FrameCollector: Sendable {
 
     /// Waits up to 10 s for `count` frames.
     func wait(for count: Int) async -> [SignallingFrame] {
-        for _ in 0..<1000 {
-            let seen = frames.withLock { $0 }
-            if seen.count >= count { return seen }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
+        _ = await eventually(within: 10, every: .milliseconds(10)) { frames.withLock { $0.count } >= count }
         return frames.withLock { $0 }
     }
 }
@@ -176,12 +172,10 @@ private final class FrameCollector: Sendable {
         callee.attach(aliceService)
         caller.attach(bobService)
         let call = try bobService.startVoiceChat(with: "alice")
-        var invited = false
-        for _ in 0..<500 where !invited {
-            try await Task.sleep(for: .milliseconds(10))
-            invited = events.withLock { $0.contains(.invitation(call: call, from: "bob")) }
-        }
-        #expect(invited)
+        #expect(
+            await eventually(within: 5, every: .milliseconds(10)) {
+                events.withLock { $0.contains(.invitation(call: call, from: "bob")) }
+            })
         try aliceService.accept(call)
         let samples = FrameDuration.ms20.engineFrames
         var output = [Float](repeating: 0, count: samples)

@@ -33,7 +33,6 @@ public final class SimulatedParticipant: @unchecked Sendable {
             participant: name, configuration: configuration, network: network, clock: world.clock)
         network.engine = engine
         world.networks[network.address] = network
-        world.engines[name] = engine
         world.receivers[name] = { [unowned self] delivery in
             if delivery.realTime {
                 service?.receivedRealTime(delivery.bytes, from: delivery.from)
@@ -54,10 +53,11 @@ public final class SimulatedParticipant: @unchecked Sendable {
         return service
     }
 
-    public func join(_ matchID: String, players: [ParticipantID]) throws -> Match {
+    /// Joins `matchID` (through `relay`, if given), recording the match's events in `matchEvents`.
+    public func join(_ matchID: String, players: [ParticipantID], relay: RelayOptions? = nil) throws -> Match {
         let events = matchEvents
-        let match = try Match(engine: engine, client: client, matchID: matchID, players: players) { event in
-            events.append(event)
+        let match = try Match(engine: engine, client: client, matchID: matchID, players: players, relay: relay) {
+            event in events.append(event)
         }
         self.match = match
         return match
@@ -76,8 +76,6 @@ public final class SimulatedParticipant: @unchecked Sendable {
     }
 
     public func record(_ frame: [Float]) { heard.append(contentsOf: frame) }
-
-    public func clearRecording() { heard.removeAll(keepingCapacity: true) }
 
     /// Power of `frequency` in the last `seconds` of what this participant heard (Goertzel), as
     /// the RMS amplitude of a sine of that frequency.

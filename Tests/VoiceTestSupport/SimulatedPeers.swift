@@ -30,7 +30,6 @@ public final class SimulatedWorld: @unchecked Sendable {
     public let realTimeBlocked = Mutex<Set<ParticipantID>>([])
     public let networkDelay: MediaTime = MediaTime.milliseconds(10)
     public var receivers: [ParticipantID: (Delivery) -> Void] = [:]
-    public var engines: [ParticipantID: VoiceEngine] = [:]
     public var networks: [PeerAddress: SimulatedNetwork] = [:]
     /// Every datagram that crossed the network, for tests that replay or forge them.
     public let captured = Mutex<[Datagram]>([])

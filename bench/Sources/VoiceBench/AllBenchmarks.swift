@@ -54,11 +54,10 @@ struct AllBenchmarks: ParsableCommand {
     }
 
     func run() throws {
-        let root = ProcessInfo.processInfo.environment["VOICECHAT_ROOT"] ?? FileManager.default.currentDirectoryPath
         let formatter = DateFormatter()
         formatter.dateFormat = "yyyyMMdd-HHmmss"
         let stamp = formatter.string(from: Date())
-        let folder = reportDirectory ?? root + "/bench/reports/" + stamp
+        let folder = reportDirectory ?? projectRoot + "/bench/reports/" + stamp
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let selected = only.isEmpty ? Self.benchmarks : Self.benchmarks.filter { only.contains($0) }
 

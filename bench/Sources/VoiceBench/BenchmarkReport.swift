@@ -16,6 +16,7 @@ struct BenchmarkTarget {
     enum Comparison: String {
         case atMost = "<="
         case atLeast = ">="
+        case below = "<"
     }
 
     var comparison: Comparison
@@ -23,11 +24,13 @@ struct BenchmarkTarget {
 
     static func atMost(_ limit: Double) -> BenchmarkTarget { BenchmarkTarget(comparison: .atMost, limit: limit) }
     static func atLeast(_ limit: Double) -> BenchmarkTarget { BenchmarkTarget(comparison: .atLeast, limit: limit) }
+    static func below(_ limit: Double) -> BenchmarkTarget { BenchmarkTarget(comparison: .below, limit: limit) }
 
     func isMet(by value: Double) -> Bool {
         switch comparison {
         case .atMost: value <= limit
         case .atLeast: value >= limit
+        case .below: value < limit
         }
     }
 }

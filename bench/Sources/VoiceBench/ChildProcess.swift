@@ -1,37 +1,97 @@
 import Foundation
+import Synchronization
 
-/// A process this benchmark started, with its CPU time and resident memory read from /proc.
-final class ChildProcess {
-    let process = Process()
-    private let input = Pipe()
-    private let output = Pipe()
+/// A process of this benchmark executable that the benchmark started (a peer under test, the
+/// relay server), without the allocation interposer, which would slow it. It talks in lines:
+/// commands go to its standard input, and every line it prints is handed to `onLine` (on a
+/// reader thread) or kept for `waitForLine`. Its CPU time and resident memory are read from /proc.
+///
+/// Thread contract: `send` may be called from any thread (a lock orders the writes); `onLine`
+/// runs on the reader thread, one line at a time.
+final class ChildProcess: Sendable {
+    let label: String
+    private let process: Process
+    private let input: FileHandle
+    /// The lines kept so far, and whether the child's output has ended.
+    private let output = Mutex<(lines: [String], ended: Bool)>(([], false))
+    private let arrived = NSCondition()
+    private let writeLock = Mutex<Void>(())
+    private let onLine: @Sendable (String) -> Bool
 
-    init(arguments: [String]) throws {
+    /// Starts this executable with `arguments` and `extra` added to this process's environment.
+    /// `onLine` sees each printed line first; lines it does not take (returns false for) are kept
+    /// for `waitForLine`.
+    init(
+        label: String, arguments: [String], environment extra: [String: String] = [:],
+        onLine: @escaping @Sendable (String) -> Bool = { _ in false }
+    ) throws {
+        self.label = label
+        self.onLine = onLine
+        let process = Process()
         process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
-        // The allocation interposer would slow the process under test.
         environment["LD_PRELOAD"] = nil
+        environment.merge(extra) { _, new in new }
         process.environment = environment
-        process.standardInput = input
-        process.standardOutput = output
+        let stdin = Pipe()
+        let stdout = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
         try process.run()
+        self.process = process
+        input = stdin.fileHandleForWriting
+        let reader = stdout.fileHandleForReading
+        let thread = Thread { [self] in readLines(from: reader) }
+        thread.name = "\(label) output"
+        thread.start()
     }
 
-    /// Reads stdout up to the first line starting with `prefix`.
-    func readLine(prefix: String) -> String? {
-        var line: [UInt8] = []
-        let handle = output.fileHandleForReading
+    private func readLines(from handle: FileHandle) {
+        var pending: [UInt8] = []
         while true {
-            let byte = handle.readData(ofLength: 1)
-            guard let first = byte.first else { return nil }
-            if first == UInt8(ascii: "\n") {
-                let text = String(decoding: line, as: UTF8.self)
-                if text.hasPrefix(prefix) { return text }
-                line = []
-            } else {
-                line.append(first)
+            let chunk = handle.availableData
+            if chunk.isEmpty { break }
+            pending.append(contentsOf: chunk)
+            while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: pending[..<newline], as: UTF8.self)
+                pending.removeSubrange(...newline)
+                if onLine(line) { continue }
+                arrived.lock()
+                output.withLock { $0.lines.append(line) }
+                arrived.broadcast()
+                arrived.unlock()
             }
+        }
+        arrived.lock()
+        output.withLock { $0.ended = true }
+        arrived.broadcast()
+        arrived.unlock()
+    }
+
+    /// Writes one line to the child's standard input; a child that has gone is ignored.
+    func send(_ line: String) {
+        writeLock.withLock { _ in
+            try? input.write(contentsOf: Data((line + "\n").utf8))
+        }
+    }
+
+    /// Waits for (and removes) the first kept line starting with one of `prefixes`; nil after
+    /// `timeout` seconds, or once the child's output has ended without one.
+    func waitForLine(prefixes: [String], timeout: Double) -> String? {
+        let deadline = Date().addingTimeInterval(timeout)
+        arrived.lock()
+        defer { arrived.unlock() }
+        while true {
+            let (found, ended) = output.withLock { output -> (String?, Bool) in
+                guard
+                    let index = output.lines.firstIndex(where: { line in prefixes.contains { line.hasPrefix($0) } })
+                else { return (nil, output.ended) }
+                return (output.lines.remove(at: index), output.ended)
+            }
+            if let found { return found }
+            if ended { return nil }
+            if !arrived.wait(until: deadline) { return nil }
         }
     }
 
@@ -57,12 +117,21 @@ final class ChildProcess {
         return 0
     }
 
-    /// Closes its standard input (it stops itself) and waits; terminates it after 5 s.
+    /// Asks the child to stop and closes its standard input; after 5 s terminates it (SIGTERM),
+    /// and after 2 s more kills it (SIGKILL), by its PID.
     func stop() {
-        try? input.fileHandleForWriting.close()
-        let deadline = Date().addingTimeInterval(5)
-        while process.isRunning, Date() < deadline { usleep(20_000) }
-        if process.isRunning { process.terminate() }
+        send("stop")
+        writeLock.withLock { _ in try? input.close() }
+        if !waitForExit(seconds: 5) {
+            process.terminate()
+            if !waitForExit(seconds: 2) { kill(process.processIdentifier, SIGKILL) }
+        }
         process.waitUntilExit()
+    }
+
+    private func waitForExit(seconds: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning, Date() < deadline { usleep(20_000) }
+        return !process.isRunning
     }
 }

@@ -80,20 +80,16 @@ struct FailoverBenchmark: ParsableCommand {
 
         var report = BenchmarkReport(bench: "failover")
         let baseline = results[baselineIndex]
-        for (scenario, times) in zip(scenarios, results) {
-            let isBaseline = scenario.configuration != PathSelectorConfiguration()
-            let sorted = times.sorted()
-            let p95 = percentile(sorted, 0.95)
+        for (index, (scenario, times)) in zip(scenarios, results).enumerated() {
+            let isBaseline = index == baselineIndex
             report.add(
                 "failover \(scenario.name), median", median(times), unit: "ms",
                 baseline: isBaseline ? nil : median(baseline))
-            report.add("failover \(scenario.name), p95", p95, unit: "ms")
-            report.add("failover \(scenario.name), max", sorted.last ?? 0, unit: "ms")
-            if !isBaseline {
-                report.require(
-                    (sorted.last ?? .infinity) < 1_000,
-                    "failover \(scenario.name) took up to \(sorted.last ?? 0) ms; the target is below 1 s")
-            }
+            report.add("failover \(scenario.name), p95", percentile(times, 0.95), unit: "ms")
+            // Every scenario but the conventional baseline must fail over within a second.
+            report.add(
+                "failover \(scenario.name), max", times.max() ?? 0, unit: "ms", target: isBaseline ? nil : .below(1_000)
+            )
         }
         // How late the driver's 10 ms ticks ran: a failover can take no less than this on a loaded machine.
         report.add("driver tick delay, max", tickDelay, unit: "ms")
@@ -227,6 +223,8 @@ final class FailoverPeer: Sendable {
     }
 
     let fallback: Fallback
+    /// `fallback.relayRoutes`, built once: every send looks a route up in it.
+    private let relayRoutes: [Int: PathRoute]
     private let name: String
     private let mediaID: UInt32
     private let peerMediaID: UInt32
@@ -240,6 +238,7 @@ final class FailoverPeer: Sendable {
 
     init(fallback: Fallback, name: String, peerName: String) {
         self.fallback = fallback
+        relayRoutes = fallback.relayRoutes
         self.name = name
         mediaID = MediaID(participant: name).rawValue
         peerMediaID = MediaID(participant: peerName).rawValue
@@ -248,12 +247,12 @@ final class FailoverPeer: Sendable {
     var allSockets: [UDPEndpoint] { sockets.withLock { $0 } }
     var allRelayClients: [RelayClient] { relayClients.withLock { Array($0.values) } }
     var relayJoined: Bool {
-        relayClients.withLock { $0.count == fallback.relayRoutes.count && $0.values.allSatisfy(\.state.isJoined) }
+        relayClients.withLock { $0.count == relayRoutes.count && $0.values.allSatisfy(\.state.isJoined) }
     }
 
     /// Joins `match` on the relay with one client per relay route of the scenario.
     func joinRelay(_ relay: FailoverRelay, match: String) async throws {
-        for (index, route) in fallback.relayRoutes {
+        for (index, route) in relayRoutes {
             let configuration = RelayClientConfiguration(
                 host: "127.0.0.1", port: relay.port, transport: route == .relayTCP ? .tcp : .udp,
                 token: try relay.token(match: match, participant: name), participant: name, channels: [1])
@@ -297,7 +296,7 @@ final class FailoverPeer: Sendable {
             appCarriedAvailable: fallback == .appCarried, now: now,
             firstTransaction: UInt64.random(in: 1...UInt64.max / 2))
         selector.addRemoteCandidates(Array(remote.prefix(directCount)), now: now)
-        for route in fallback.relayRoutes.values { selector.setRelayAvailable(route.kind, true, now: now) }
+        for route in relayRoutes.values { selector.setRelayAvailable(route.kind, true, now: now) }
         self.selector.withLock { $0 = selector }
     }
 
@@ -369,7 +368,7 @@ final class FailoverPeer: Sendable {
         switch route {
         case .direct(let address): remoteAddresses.withLock { $0.firstIndex(of: address) }
         case .appCarried: fallback == .appCarried ? 1 : nil
-        case .relayUDP, .relayTCP: fallback.relayRoutes.first { $0.value == route }?.key
+        case .relayUDP, .relayTCP: relayRoutes.first { $0.value == route }?.key
         }
     }
 

@@ -41,8 +41,7 @@ struct LatencyBenchmark: ParsableCommand {
     }
 
     func run() throws {
-        let root = ProcessInfo.processInfo.environment["VOICECHAT_ROOT"] ?? FileManager.default.currentDirectoryPath
-        let directory = reportDirectory ?? root + "/bench/reports/latency"
+        let directory = reportDirectory ?? projectRoot + "/bench/reports/latency"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("voicechat-latency-\(getpid())").path
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
@@ -83,7 +82,7 @@ struct LatencyBenchmark: ParsableCommand {
             }
             addFigures(mode: mode, results: results, to: &report)
         }
-        try writePlot(rows: rows, directory: directory, root: root)
+        try plotResults(script: "plot_latency.py", rows: rows, directory: directory)
         if !report.finish() { throw ExitCode.failure }
     }
 
@@ -127,24 +126,5 @@ struct LatencyBenchmark: ParsableCommand {
         report.require(
             device.count >= baseline.count * 9 / 10 && !baseline.isEmpty,
             "\(name): only \(device.count) of \(baseline.count) clicks came through the bare device copy")
-    }
-
-    private func writePlot(rows: [String], directory: String, root: String) throws {
-        let results = directory + "/results.jsonl"
-        try (rows.joined(separator: "\n") + "\n").write(toFile: results, atomically: true, encoding: .utf8)
-        let python = root + "/.venv/bin/python"
-        guard FileManager.default.isExecutableFile(atPath: python) else {
-            print("no plot: the venv is missing (\(python)); results are in \(results)")
-            return
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [root + "/bench/scoring/plot_latency.py", results, directory]
-        var environment = ProcessInfo.processInfo.environment
-        environment["LD_PRELOAD"] = nil
-        process.environment = environment
-        try process.run()
-        process.waitUntilExit()
-        print(process.terminationStatus == 0 ? "plot: \(directory)/latency.png" : "plotting failed")
     }
 }

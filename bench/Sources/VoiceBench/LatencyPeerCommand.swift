@@ -32,7 +32,6 @@ struct LatencyPeerCommand: ParsableCommand {
     @Option(help: "Device period in frames.") var periodFrames = 480
     @Option(help: "Device buffer in periods.") var bufferPeriods = 2
     @Option(help: "Jitter-buffer margin over the delay percentile, in frames.") var marginFrames = 1.0
-    @Option(help: "Jitter-buffer delay percentile.") var percentile = 0.95
 
     func run() throws {
         let writer = LineWriter()
@@ -51,7 +50,6 @@ struct LatencyPeerCommand: ParsableCommand {
         }
         var jitter = JitterBufferConfiguration(frameDuration: frame)
         jitter.targetMarginFrames = marginFrames
-        jitter.targetPercentile = percentile
         let configuration = EngineConfiguration(frameDuration: frame, jitterBuffer: jitter)
         let network = try runBlocking { try await UDPNetwork.bind(host: "127.0.0.1") }
         let engine = try VoiceEngine(
@@ -100,26 +98,24 @@ struct LatencyPeerCommand: ParsableCommand {
     private func copy(from microphone: ALSACaptureDevice, to speaker: ALSAPlaybackDevice, writer: LineWriter) throws {
         try microphone.start()
         try speaker.start()
-        let running = LockedValue(true)
-        let thread = Thread {
+        // An AudioThread's stop flag is an atomic: the loop stands in for a device loop, which takes no lock.
+        let thread = try AudioThread(name: "device copy", scheduling: .normal) { thread in
             let buffer = UnsafeMutableBufferPointer<Float>.allocate(capacity: 4_800)
             defer { buffer.deallocate() }
             var pause = timespec(tv_sec: 0, tv_nsec: 1_000_000)
-            while running.value {
+            while !thread.shouldStop {
                 let count = microphone.read(into: buffer)
                 if count > 0 { _ = speaker.write(UnsafeBufferPointer(rebasing: buffer[0..<count])) }
                 nanosleep(&pause, nil)
             }
         }
-        thread.start()
         writer.write("ready")
         while let line = readLine(strippingNewline: true), line != "stop" {
             if line == "stats" {
                 writer.write("stats " + deviceStatistics(microphone: microphone, speaker: speaker) + "}")
             }
         }
-        running.value = false
-        usleep(10_000)
+        thread.join()
         microphone.stop()
         speaker.stop()
     }

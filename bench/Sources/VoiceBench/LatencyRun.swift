@@ -51,50 +51,44 @@ struct LatencyRun {
         let common = [
             "--frame-ms", "\(mode.frameMilliseconds)", "--period-frames", "\(mode.periodFrames)",
             "--buffer-periods", "\(bufferPeriods)", "--margin-frames", "\(mode.marginFrames)",
-            "--percentile", "\(mode.percentile)",
         ]
-        var peers: [PeerProcess] = []
+        var peers: [ChildProcess] = []
         defer { for peer in peers { peer.stop() } }
-        let near: PeerProcess
-        let far: PeerProcess
+        let near: ChildProcess
+        let far: ChildProcess
         switch kind {
         case .baseline:
-            near = try PeerProcess(
+            near = try ChildProcess(
                 label: "copy",
                 arguments: ["latency-peer", "--role", "copy", "--capture", "lat_a_mic", "--playback", "lat_b_spk"]
                     + common, environment: environment)
             far = near
             peers = [near]
         case .engine:
-            let other = LockedValue<PeerProcess?>(nil)
-            let otherOfFar = LockedValue<PeerProcess?>(nil)
             // The benchmark is the app: it carries each peer's signalling to the other.
-            near = try PeerProcess(
-                label: "peer a",
-                arguments: [
-                    "latency-peer", "--role", "caller", "--participant", "a", "--remote", "b", "--capture",
-                    "lat_a_mic", "--playback", "lat_a_spk",
-                ] + common, environment: environment
-            ) { line in
-                guard line.hasPrefix("signal ") else { return false }
-                other.value?.send(line)
-                return true
+            func callPeer(
+                _ participant: String, remote: String, role: String, signallingTo other: LockedValue<ChildProcess?>
+            ) throws -> ChildProcess {
+                try ChildProcess(
+                    label: "peer \(participant)",
+                    arguments: [
+                        "latency-peer", "--role", role, "--participant", participant, "--remote", remote, "--capture",
+                        "lat_\(participant)_mic", "--playback", "lat_\(participant)_spk",
+                    ] + common, environment: environment
+                ) { line in
+                    guard line.hasPrefix("signal ") else { return false }
+                    other.value?.send(line)
+                    return true
+                }
             }
+            let toFar = LockedValue<ChildProcess?>(nil)
+            let toNear = LockedValue<ChildProcess?>(nil)
+            near = try callPeer("a", remote: "b", role: "caller", signallingTo: toFar)
             peers.append(near)
-            far = try PeerProcess(
-                label: "peer b",
-                arguments: [
-                    "latency-peer", "--role", "callee", "--participant", "b", "--remote", "a", "--capture",
-                    "lat_b_mic", "--playback", "lat_b_spk",
-                ] + common, environment: environment
-            ) { line in
-                guard line.hasPrefix("signal ") else { return false }
-                otherOfFar.value?.send(line)
-                return true
-            }
+            far = try callPeer("b", remote: "a", role: "callee", signallingTo: toNear)
             peers.append(far)
-            other.value = far
-            otherOfFar.value = near
+            toFar.value = far
+            toNear.value = near
         }
         for peer in peers {
             guard let line = peer.waitForLine(prefixes: ["ready", "failed"], timeout: 30), line == "ready" else {

@@ -12,8 +12,4 @@ final class LockedValue<Value: Sendable>: Sendable {
         get { mutex.withLock { $0 } }
         set { mutex.withLock { $0 = newValue } }
     }
-
-    func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
-        mutex.withLock { body(&$0) }
-    }
 }

@@ -52,37 +52,29 @@ struct RelayBenchmark: AsyncParsableCommand {
                 baseline: echo.forwardedPerSecond)
             report.add(
                 "relay \(count) forwarded packets/s per core", relay.perCore, unit: "packets/s/core",
-                baseline: echo.perCore)
+                baseline: echo.perCore, target: .atLeast(250_000))
             report.add(
                 "relay \(count) p50 delay", relay.result.p50Microseconds, unit: "us",
                 baseline: echo.result.p50Microseconds)
             report.add(
                 "relay \(count) p99 delay", relay.result.p99Microseconds, unit: "us",
-                baseline: echo.result.p99Microseconds)
+                baseline: echo.result.p99Microseconds, target: .below(2_000))
             report.add(
                 "relay \(count) delivered", 100 * relay.deliveredFraction, unit: "% of expected",
                 baseline: 100 * echo.deliveredFraction)
             report.add(
                 "relay \(count) memory per participant", relay.memoryPerParticipant, unit: "bytes",
                 baseline: echo.memoryPerParticipant)
-            report.require(
-                relay.perCore >= 250_000,
-                "relay at \(count) participants forwards \(Int(relay.perCore)) packets/s per core (target >= 250000)")
-            report.require(
-                relay.result.p99Microseconds < 2000,
-                "relay at \(count) participants has p99 delay \(relay.result.p99Microseconds) us (target < 2000)")
         }
         if soakSeconds > 0 {
             let growth = try await soak(group: group)
             report.add(
-                "relay soak \(soakParticipants) RSS growth", growth.bytes, unit: "bytes over \(soakSeconds - 3) s")
+                "relay soak \(soakParticipants) RSS growth", growth.bytes, unit: "bytes over \(soakSeconds - 3) s",
+                target: .below(4 * 1024 * 1024))
             rows.append(growth.json)
-            report.require(
-                growth.bytes < 4 * 1024 * 1024,
-                "relay RSS grew \(Int(growth.bytes)) bytes during the soak (target: flat, < 4 MiB)")
         }
         try await group.shutdownGracefully()
-        try writeReport(rows)
+        try plotResults(script: "plot_relay.py", rows: rows, directory: reportDirectory)
         if !report.finish() { throw ExitCode.failure }
     }
 
@@ -128,8 +120,10 @@ struct RelayBenchmark: AsyncParsableCommand {
 
     private func startServer(echo: Bool, secret: RelaySecret) throws -> (ChildProcess, Int) {
         let hex = secret.bytes.map { String(format: "%02x", $0) }.joined()
-        let child = try ChildProcess(arguments: ["relay-serve", "--mode", echo ? "echo" : "relay", "--secret", hex])
-        guard let line = child.readLine(prefix: "port "), let port = Int(line.dropFirst(5)) else {
+        let child = try ChildProcess(
+            label: echo ? "echo server" : "relay server",
+            arguments: ["relay-serve", "--mode", echo ? "echo" : "relay", "--secret", hex])
+        guard let line = child.waitForLine(prefixes: ["port "], timeout: 30), let port = Int(line.dropFirst(5)) else {
             child.stop()
             throw LoadError.childFailed("relay-serve printed no port")
         }
@@ -189,23 +183,5 @@ struct RelayBenchmark: AsyncParsableCommand {
         var growth = SoakGrowth(participants: soakParticipants, bytes: (samples.last ?? 0) - settled, samples: samples)
         growth.bytes = max(0, growth.bytes)
         return growth
-    }
-
-    private func writeReport(_ rows: [String]) throws {
-        try FileManager.default.createDirectory(atPath: reportDirectory, withIntermediateDirectories: true)
-        let results = reportDirectory + "/results.jsonl"
-        try (rows.joined(separator: "\n") + "\n").write(toFile: results, atomically: true, encoding: .utf8)
-        let root = ProcessInfo.processInfo.environment["VOICECHAT_ROOT"] ?? FileManager.default.currentDirectoryPath
-        let python = root + "/.venv/bin/python"
-        guard FileManager.default.isExecutableFile(atPath: python) else {
-            print("no plot: the venv is missing (\(python)); results are in \(results)")
-            return
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [root + "/bench/scoring/plot_relay.py", results, reportDirectory]
-        try process.run()
-        process.waitUntilExit()
-        print(process.terminationStatus == 0 ? "plot: \(reportDirectory)/relay.png" : "plotting failed")
     }
 }

@@ -48,27 +48,23 @@ struct RingBenchmark: ParsableCommand {
         let naiveAllocations = try periodLoop(naive: true)
         report.add(
             "ring loop allocations per period", Double(ringAllocations) / Double(periods), unit: "allocs/period",
-            baseline: Double(naiveAllocations) / Double(periods))
+            baseline: Double(naiveAllocations) / Double(periods), target: .atMost(0))
         report.add(
             "naive loop allocations per period", Double(naiveAllocations) / Double(periods), unit: "allocs/period")
-        report.require(ringAllocations == 0, "the ring loop's audio thread allocated \(ringAllocations) times")
         report.require(naiveAllocations > 0, "the counter saw no allocation in the naive loop: it is not counting")
 
         let devices = try deviceLoop()
-        report.add("WAV devices allocations per period", devices.allocationsPerPeriod, unit: "allocs/period")
+        report.add(
+            "WAV devices allocations per period", devices.allocationsPerPeriod, unit: "allocs/period",
+            target: .atMost(0))
         report.add("WAV devices periods played", Double(devices.periods), unit: "periods")
         report.add("WAV output starved frames", Double(devices.starvedFrames), unit: "frames")
-        report.require(
-            devices.allocationsPerPeriod == 0,
-            "the WAV devices' threads allocated \(devices.allocationsPerPeriod) times per period")
         report.require(devices.periods > 0, "the WAV devices played no period")
 
         let alsa = try alsaLoop()
-        report.add("ALSA devices allocations per period", alsa.allocationsPerPeriod, unit: "allocs/period")
+        report.add(
+            "ALSA devices allocations per period", alsa.allocationsPerPeriod, unit: "allocs/period", target: .atMost(0))
         report.add("ALSA devices periods moved", Double(alsa.periods), unit: "periods")
-        report.require(
-            alsa.allocationsPerPeriod == 0,
-            "the ALSA devices' threads allocated \(alsa.allocationsPerPeriod) times per period")
         report.require(alsa.periods > 0, "the ALSA devices moved no period")
 
         let ringRate = median((0..<repetitions).map { _ in ringThroughput() })

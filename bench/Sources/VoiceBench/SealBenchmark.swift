@@ -144,23 +144,51 @@ private final class SealCaseRunner {
 
     /// µs per packet to write `batch` packets, then to parse them.
     func unsealedBatch() throws -> (send: Double, receive: Double) {
-        var lengths = 0
-        let start = monotonicNanoseconds()
-        for index in 0..<batch { lengths &+= try writePacket(into: slot(index)) }
-        let written = monotonicNanoseconds()
-        for index in 0..<batch {
-            try parse(UnsafeRawBufferPointer(rebasing: slot(index)[0..<packetBytes]))
-        }
-        let parsed = monotonicNanoseconds()
-        precondition(lengths == batch * packetBytes)
-        return (perPacket(written - start), perPacket(parsed - written))
+        try timed(send: writeBatch, receive: parseBatch)
     }
 
     /// µs per packet to write and seal `batch` packets in place, then to open and parse them.
     func sealedBatch() throws -> (send: Double, receive: Double) {
+        try timed(send: sealBatch, receive: openBatch)
+    }
+
+    /// Allocations per packet on this thread for each step, counted over one batch.
+    func allocationsPerPacket() throws -> (write: Double, parse: Double, seal: Double, open: Double) {
+        (try counted(writeBatch), try counted(parseBatch), try counted(sealBatch), try counted(openBatch))
+    }
+
+    private func timed(send: () throws -> Void, receive: () throws -> Void) throws -> (send: Double, receive: Double) {
+        let start = monotonicNanoseconds()
+        try send()
+        let sent = monotonicNanoseconds()
+        try receive()
+        let received = monotonicNanoseconds()
+        return (perPacket(sent - start), perPacket(received - sent))
+    }
+
+    private func counted(_ step: () throws -> Void) throws -> Double {
+        AllocationCounter.start(threads: [pthread_self()])
+        try step()
+        return Double(AllocationCounter.stop()) / Double(batch)
+    }
+
+    // The steps, each over one batch: the timed code and the counted code are the same.
+
+    private func writeBatch() throws {
+        var lengths = 0
+        for index in 0..<batch { lengths &+= try writePacket(into: slot(index)) }
+        precondition(lengths == batch * packetBytes)
+    }
+
+    private func parseBatch() throws {
+        for index in 0..<batch {
+            try parse(UnsafeRawBufferPointer(rebasing: slot(index)[0..<packetBytes]))
+        }
+    }
+
+    private func sealBatch() throws {
         let bodyOffset = SealedEnvelopeHeader.encodedBytes
         let envelopeBytes = SealedEnvelopeHeader.envelopeBytes(plaintextBytes: packetBytes)
-        let start = monotonicNanoseconds()
         for index in 0..<batch {
             let output = slot(index)
             let written = try writePacket(into: UnsafeMutableRawBufferPointer(rebasing: output[bodyOffset...]))
@@ -170,49 +198,15 @@ private final class SealCaseRunner {
                 into: output)
             precondition(sealedBytes == envelopeBytes)
         }
-        let sealed = monotonicNanoseconds()
-        for index in 0..<batch {
-            let opened = try opener.open(
-                UnsafeRawBufferPointer(rebasing: slot(index)[0..<envelopeBytes]), into: plaintext)
-            try parse(UnsafeRawBufferPointer(rebasing: plaintext[0..<opened.plaintextBytes]))
-        }
-        let opened = monotonicNanoseconds()
-        return (perPacket(sealed - start), perPacket(opened - sealed))
     }
 
-    /// Allocations per packet on this thread for each step, counted over one batch.
-    func allocationsPerPacket() throws -> (write: Double, parse: Double, seal: Double, open: Double) {
-        var counts = [Int]()
-        let bodyOffset = SealedEnvelopeHeader.encodedBytes
+    private func openBatch() throws {
         let envelopeBytes = SealedEnvelopeHeader.envelopeBytes(plaintextBytes: packetBytes)
-        let thread = pthread_self()
-
-        AllocationCounter.start(threads: [thread])
-        for index in 0..<batch { _ = try writePacket(into: slot(index)) }
-        counts.append(AllocationCounter.stop())
-        AllocationCounter.start(threads: [thread])
-        for index in 0..<batch { try parse(UnsafeRawBufferPointer(rebasing: slot(index)[0..<packetBytes])) }
-        counts.append(AllocationCounter.stop())
-
-        AllocationCounter.start(threads: [thread])
-        for index in 0..<batch {
-            let output = slot(index)
-            let written = try writePacket(into: UnsafeMutableRawBufferPointer(rebasing: output[bodyOffset...]))
-            _ = try sealer.seal(
-                .voice, destination: 0,
-                plaintext: UnsafeRawBufferPointer(rebasing: output[bodyOffset..<(bodyOffset + written)]),
-                into: output)
-        }
-        counts.append(AllocationCounter.stop())
-        AllocationCounter.start(threads: [thread])
         for index in 0..<batch {
             let opened = try opener.open(
                 UnsafeRawBufferPointer(rebasing: slot(index)[0..<envelopeBytes]), into: plaintext)
             try parse(UnsafeRawBufferPointer(rebasing: plaintext[0..<opened.plaintextBytes]))
         }
-        counts.append(AllocationCounter.stop())
-        let perPacket = counts.map { Double($0) / Double(batch) }
-        return (perPacket[0], perPacket[1], perPacket[2], perPacket[3])
     }
 
     private func perPacket(_ nanoseconds: UInt64) -> Double {

@@ -10,20 +10,15 @@ struct SpeechScorer {
         var error: String?
     }
 
-    let root: String
-
     init() throws {
-        root = ProcessInfo.processInfo.environment["VOICECHAT_ROOT"] ?? FileManager.default.currentDirectoryPath
-        guard FileManager.default.isExecutableFile(atPath: python) else {
-            throw ValidationError("the scoring venv is missing (\(python)): run scripts/setup.sh first")
+        guard FileManager.default.isExecutableFile(atPath: venvPython) else {
+            throw ValidationError("the scoring venv is missing (\(venvPython)): run scripts/setup.sh first")
         }
     }
 
-    var python: String { root + "/.venv/bin/python" }
-
     /// Scores every file in `degraded` against `reference`, keyed by path.
     func score(reference: String, degraded: [String]) throws -> [String: Score] {
-        let output = try run(python, [root + "/bench/scoring/score.py", reference] + degraded)
+        let output = try run(venvPython, [projectRoot + "/bench/scoring/score.py", reference] + degraded)
         var scores: [String: Score] = [:]
         for line in output.split(separator: "\n") {
             let score = try JSONDecoder().decode(Score.self, from: Data(line.utf8))
@@ -35,7 +30,7 @@ struct SpeechScorer {
 
     /// Draws the plots from a results file into `directory`.
     func plot(results: String, into directory: String) throws {
-        _ = try run(python, [root + "/bench/scoring/plot.py", results, directory])
+        _ = try run(venvPython, [projectRoot + "/bench/scoring/plot.py", results, directory])
     }
 
     /// Runs a program to completion and returns its standard output; fails with its stderr.

@@ -71,25 +71,13 @@ struct SuiteReport {
         lines.append("")
         lines.append("| benchmark | figure | value | baseline | ratio | unit | target | met |")
         lines.append("|---|---|---:|---:|---:|---|---|---|")
-        for outcome in outcomes {
-            var byMetric: [String: Double] = [:]
-            for figure in outcome.figures { byMetric[figure.metric] = figure.value }
-            for figure in outcome.figures {
-                var target = figure.target
-                var pass = figure.pass
-                if target == nil,
-                    let known = KnownTarget.all.first(where: { $0.matches(bench: figure.bench, metric: figure.metric) })
-                {
-                    target = known.text
-                    pass = known.check(figure.value, byMetric)
-                }
-                let ratio = figure.baseline.flatMap { $0 == 0 ? nil : format(figure.value / $0) } ?? ""
-                let verdict = pass.map { $0 ? "yes" : "**NO**" } ?? ""
-                lines.append(
-                    "| \(figure.bench) | \(escape(figure.metric)) | \(format(figure.value)) | "
-                        + "\(figure.baseline.map(format) ?? "") | \(ratio) | \(escape(figure.unit)) | "
-                        + "\(escape(target ?? "")) | \(verdict) |")
-            }
+        for figure in outcomes.flatMap(\.figures) {
+            let ratio = figure.baseline.flatMap { $0 == 0 ? nil : format(figure.value / $0) } ?? ""
+            let verdict = figure.pass.map { $0 ? "yes" : "**NO**" } ?? ""
+            lines.append(
+                "| \(figure.bench) | \(escape(figure.metric)) | \(format(figure.value)) | "
+                    + "\(figure.baseline.map(format) ?? "") | \(ratio) | \(escape(figure.unit)) | "
+                    + "\(escape(figure.target ?? "")) | \(verdict) |")
         }
         let failures = outcomes.filter { !$0.failedThresholds.isEmpty || !$0.passed }
         if !failures.isEmpty {
