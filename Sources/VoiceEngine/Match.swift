@@ -34,9 +34,8 @@ public final class Match: Sendable {
         self.engine = engine
         self.client = client
         self.relay = relay
-        let (events, continuation) = AsyncStream.makeStream(of: MatchEvent.self)
+        let (events, sink) = EventSink<MatchEvent>.makeStream(handler: onEvent)
         self.events = events
-        let sink = EventSink(continuation: continuation, handler: onEvent)
         self.sink = sink
         if let relay { try Self.validate(relay) }
         let link = relay.map {

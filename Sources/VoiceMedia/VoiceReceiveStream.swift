@@ -222,7 +222,7 @@ public final class VoiceReceiveStream {
         if sequence >= newestBefore { newestFlags = packet.flags }
 
         jitter.record(arrival: arrival, timestamp: timestamp)
-        estimator.record(transitOffset: arrival - Self.nanoseconds(ofMediaTime: timestamp), arrival: arrival)
+        estimator.record(transitOffset: arrival - MediaTime.duration(ofSamples: timestamp), arrival: arrival)
         noteProtection(of: packet, bytes: bytes, arrival: arrival)
         targetDelay = clampedTarget(quantile: estimator.quantile(configuration.targetPercentile))
 
@@ -350,10 +350,6 @@ public final class VoiceReceiveStream {
     private func clampedTarget(quantile: Double) -> Double {
         let wanted = quantile + (configuration.targetMarginFrames + Double(protectionFrames)) * frameMilliseconds
         return min(max(wanted, configuration.minimumDelayMilliseconds), configuration.maximumDelayMilliseconds)
-    }
-
-    private static func nanoseconds(ofMediaTime samples: Int64) -> MediaTime {
-        samples * 62_500 / 3  // 10⁹ / 48 000 = 62 500 / 3
     }
 
     // MARK: Frames out

@@ -45,14 +45,10 @@ public struct ConnectivityProbe: Sendable, Hashable {
 
     /// The `encodedBytes` bytes of this probe.
     public var bytes: [UInt8] {
-        var output: [UInt8] = [Self.formatVersion, isKeepalive ? Self.keepaliveFlag : 0]
-        output.reserveCapacity(Self.encodedBytes)
-        for value in [transaction, UInt64(bitPattern: sentAt)] {
-            for shift in stride(from: 56, through: 0, by: -8) {
-                output.append(UInt8(truncatingIfNeeded: value >> shift))
-            }
+        [UInt8](unsafeUninitializedCapacity: Self.encodedBytes) { buffer, count in
+            Self.encode(self, into: UnsafeMutableRawBufferPointer(buffer))
+            count = Self.encodedBytes
         }
-        return output
     }
 
     /// Writes the probe into the first `encodedBytes` of `buffer` (for callers that seal in place).
@@ -60,6 +56,17 @@ public struct ConnectivityProbe: Sendable, Hashable {
         guard buffer.count >= Self.encodedBytes else {
             throw .bufferTooSmall(needed: Self.encodedBytes, available: buffer.count)
         }
-        for (index, byte) in bytes.enumerated() { buffer[index] = byte }
+        Self.encode(self, into: buffer)
+    }
+
+    /// The layout above, into a buffer known to hold `encodedBytes`.
+    private static func encode(_ probe: ConnectivityProbe, into buffer: UnsafeMutableRawBufferPointer) {
+        buffer[0] = formatVersion
+        buffer[1] = probe.isKeepalive ? keepaliveFlag : 0
+        func put(_ value: UInt64, at offset: Int) {
+            for index in 0..<8 { buffer[offset + index] = UInt8(truncatingIfNeeded: value >> (56 - 8 * index)) }
+        }
+        put(probe.transaction, at: 2)
+        put(UInt64(bitPattern: probe.sentAt), at: 10)
     }
 }
