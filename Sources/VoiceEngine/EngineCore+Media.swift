@@ -11,8 +11,7 @@ extension EngineCore {
         }
         let sendConfiguration = SendConfiguration(
             sender: mediaID.rawValue, channel: channel, frameDuration: configuration.frameDuration,
-            bitrate: configuration.bitrate, complexity: configuration.complexity,
-            protectedBitrate: min(24_000, configuration.bitrate))
+            bitrate: configuration.bitrate, complexity: configuration.complexity)
         do {
             session.sendPipeline = try VoiceSendPipeline(sendConfiguration)
         } catch {

@@ -21,11 +21,17 @@ public struct SendConfiguration: Sendable, Hashable {
     /// While the gate says silence, one packet (the current frame, not flagged as speech) goes out
     /// this often, so the stream stays alive for the listener and for NAT bindings.
     public var keepAliveMilliseconds: Double
-    /// The primary encoder's bitrate while packets carry redundant copies, bit/s (at most
-    /// `bitrate`). The copies are the earlier frames' own bytes, so this is also the copies'
-    /// bitrate: protection costs one or two times this instead of one or two times `bitrate`.
-    public var protectedBitrate: Int
+    /// While packets carry redundant copies, the most the primary frame and its copies may take
+    /// together, bit/s. The copies are the earlier frames' own bytes, so the primary encoder runs
+    /// at this divided by the frames each packet carries (never above `bitrate`, never below
+    /// 6 kbit/s): 24 kbit/s with two copies and the default, `bitrate` up to 36 kbit/s with one.
+    public var protectedTotalBitrate: Int
     public var lossAdaptation: SendLossAdaptation.Configuration
+    /// How much delay the listener may add to repair loss bursts from redundant copies, ms: the
+    /// farthest a copy reaches back (at least two frames, whatever this says). A listener whose
+    /// packets carry a copy n frames back holds n frames more, so this is the latency bursty loss
+    /// may cost, and only while reports show bursts.
+    public var maximumRepairDelayMilliseconds: Double
     /// The first packet's sequence number; later ones count up from it, wrapping.
     public var initialSequence: UInt16
     /// The first frame's timestamp (48 kHz samples); later ones count up from it, wrapping.
@@ -41,8 +47,9 @@ public struct SendConfiguration: Sendable, Hashable {
         automaticGainControl: Bool = false,
         gate: SpeechGate.Configuration = SpeechGate.Configuration(),
         keepAliveMilliseconds: Double = 400,
-        protectedBitrate: Int = 24_000,
+        protectedTotalBitrate: Int = 72_000,
         lossAdaptation: SendLossAdaptation.Configuration = SendLossAdaptation.Configuration(),
+        maximumRepairDelayMilliseconds: Double = 120,
         initialSequence: UInt16 = 0,
         initialTimestamp: UInt32 = 0
     ) {
@@ -55,14 +62,29 @@ public struct SendConfiguration: Sendable, Hashable {
         self.automaticGainControl = automaticGainControl
         self.gate = gate
         self.keepAliveMilliseconds = keepAliveMilliseconds
-        self.protectedBitrate = protectedBitrate
+        self.protectedTotalBitrate = protectedTotalBitrate
         self.lossAdaptation = lossAdaptation
+        self.maximumRepairDelayMilliseconds = maximumRepairDelayMilliseconds
         self.initialSequence = initialSequence
         self.initialTimestamp = initialTimestamp
     }
 
     /// Samples in one frame at 48 kHz.
     public var frameSamples: Int { frameDuration.engineFrames }
+
+    /// The farthest a redundant copy reaches back, in frames: `maximumRepairDelayMilliseconds`
+    /// in whole frames, at least 2, and never beyond what a packet's 16-bit offset can say.
+    public var maximumRedundancyReach: Int {
+        let budget = maximumRepairDelayMilliseconds.isFinite ? min(max(maximumRepairDelayMilliseconds, 0), 1_000) : 0
+        let frames = Int((budget / frameDuration.milliseconds).rounded(.down))
+        return min(max(frames, 2), Int(UInt16.max) / frameSamples)
+    }
+
+    /// The primary encoder's bitrate while each packet carries `copies` redundant copies.
+    public func primaryBitrate(copies: Int) -> Int {
+        guard copies > 0 else { return bitrate }
+        return max(min(protectedTotalBitrate / (copies + 1), bitrate), 6_000)
+    }
 
     /// The primary encoder's settings: FEC and loss hint start off and follow receiver reports.
     var primaryEncoder: OpusEncoder.Configuration {
@@ -74,15 +96,20 @@ public struct SendConfiguration: Sendable, Hashable {
     /// Throws `.invalidArgument` naming the first setting out of range.
     public func validate(operation: String = "SendConfiguration.validate") throws(CodecError) {
         try primaryEncoder.validate(operation: operation)
-        guard (6_000...bitrate).contains(protectedBitrate) else {
+        guard (12_000...1_536_000).contains(protectedTotalBitrate) else {
             throw CodecError.invalidSetting(
-                operation, setting: "protectedBitrate", value: "\(protectedBitrate) bit/s",
-                allowed: "6000…bitrate (\(bitrate)) bit/s")
+                operation, setting: "protectedTotalBitrate", value: "\(protectedTotalBitrate) bit/s",
+                allowed: "12000…1536000 bit/s (the primary frame and its copies together)")
         }
         do {
             try gate.validate()
         } catch {
             throw CodecError(.invalidArgument, operation: operation, message: error.description)
+        }
+        guard maximumRepairDelayMilliseconds.isFinite, (0...1_000).contains(maximumRepairDelayMilliseconds) else {
+            throw CodecError.invalidSetting(
+                operation, setting: "maximumRepairDelayMilliseconds", value: "\(maximumRepairDelayMilliseconds)",
+                allowed: "0…1000 ms (copies reach at least two frames back whatever it says)")
         }
         guard keepAliveMilliseconds.isFinite, (0...10_000).contains(keepAliveMilliseconds) else {
             throw CodecError.invalidSetting(

@@ -25,15 +25,17 @@ import VoiceWire
 /// where stamping by frame count alone would make every later packet look that much late.
 ///
 /// **Protection.** `apply(_:)` feeds receiver reports to a `SendLossAdaptation`, which switches
-/// Opus in-band FEC and the packet-loss hint, and the depth of RED-like redundancy: each speech
-/// packet then also carries copies of the previous one or two frames, as long as those were sent
-/// as speech packets too. A copy is the earlier frame's own bytes (as RFC 2198 RED carries Opus
+/// Opus in-band FEC and the packet-loss hint, and RED-like redundancy: each speech packet then
+/// also carries a copy of the previous frame, and under bursty loss a second one from as far back
+/// as the bursts need (`SendLossAdaptation.redundancyReach`), as long as the frames copied were
+/// sent as speech packets in the same run. A copy is the earlier frame's own bytes (as RFC 2198 RED carries Opus
 /// in WebRTC): decoded in place of the lost packet it leaves the listener's decoder exactly where
 /// the lost packet would have, so the frames after a repair decode bit-exact. A re-encoding by a
 /// second, low-rate encoder would leave the decoder's prediction state off and smear the next
 /// frames (measured: 0.5 dB SNR over a repaired frame and the two after it with a separate
 /// low-rate stream, 17 dB decoding it with the main decoder, exact here). The copies are made
-/// low-bitrate instead by lowering the primary encoder to `protectedBitrate` while they ride along.
+/// low-bitrate instead by lowering the primary encoder while they ride along, so that the primary
+/// and its copies together stay within `protectedTotalBitrate`.
 ///
 /// Thread contract: one thread at a time (the engine thread). `process` neither allocates nor
 /// locks on success: every buffer is made at creation.
@@ -61,16 +63,18 @@ public final class VoiceSendPipeline {
     private let frameSamples: Int
     private let keepAliveSamples: Int
     private let work: UnsafeMutableBufferPointer<Float>
-    /// The encoded current frame and the two before it, by frame number modulo 3: the primary
-    /// payload of this packet and the redundant copies of the next two.
+    /// The encoded current frame and the ones before it, as far back as a copy may reach, by
+    /// frame number modulo `historyFrames`: this packet's primary payload and later packets' copies.
     private let copies: UnsafeMutableBufferPointer<UInt8>
-    private var copyLengths: (Int, Int, Int) = (0, 0, 0)
+    private let copyLengths: UnsafeMutableBufferPointer<Int>
+    private let historyFrames: Int
 
     private var sequence: UInt16
     private var timestamp: UInt32
     private var frameNumber = 0
     private var wasTransmitting = false
-    /// Frames sent as speech packets in a row, up to and including the previous frame.
+    /// Frames sent as speech packets in a row, up to and including the previous frame (counted
+    /// up to the farthest reach).
     private var speechRun = 0
     private var samplesSinceLastPacket = 0
 
@@ -100,20 +104,25 @@ public final class VoiceSendPipeline {
             throw CodecError(.invalidArgument, operation: "VoiceSendPipeline.init", message: error.description)
         }
         primaryEncoder = try OpusEncoder(configuration.primaryEncoder)
-        lossAdaptation = SendLossAdaptation(configuration.lossAdaptation)
+        lossAdaptation = SendLossAdaptation(
+            configuration.lossAdaptation, maximumReach: configuration.maximumRedundancyReach)
         statistics = SendStatistics(frameDurationMilliseconds: configuration.frameDuration.milliseconds)
         sequence = configuration.initialSequence
         timestamp = configuration.initialTimestamp
 
         work = .allocate(capacity: configuration.frameSamples)
         work.initialize(repeating: 0)
-        copies = .allocate(capacity: 3 * Self.copyCapacity)
+        historyFrames = lossAdaptation.maximumReach + 1
+        copies = .allocate(capacity: historyFrames * Self.copyCapacity)
         copies.initialize(repeating: 0)
+        copyLengths = .allocate(capacity: historyFrames)
+        copyLengths.initialize(repeating: 0)
     }
 
     deinit {
         work.deallocate()
         copies.deallocate()
+        copyLengths.deallocate()
     }
 
     /// True when captured frames may go out: not muted, and the talk key is down if push-to-talk is on.
@@ -168,7 +177,7 @@ public final class VoiceSendPipeline {
 
         let source = UnsafeBufferPointer(work)
         let primaryLength = try primaryEncoder.encode(source, into: copySlot(number))
-        setCopyLength(primaryLength, number)
+        copyLengths[number % historyFrames] = primaryLength
 
         guard speech || samplesSinceLastPacket >= keepAliveSamples else {
             isSpeaking = false
@@ -185,13 +194,21 @@ public final class VoiceSendPipeline {
             depth = min(lossAdaptation.redundancyDepth, speechRun)
         }
         let primary = copy(number, offsetFrames: 0).payload
-        let previous = depth >= 1 ? copy(number - 1, offsetFrames: 1) : nil
-        let beforePrevious = depth >= 2 ? copy(number - 2, offsetFrames: 2) : nil
+        // Two copies are the previous two frames; one is the frame `redundancyReach` back. A
+        // spurt's first packets reach only as far back as the spurt goes.
+        let reach = min(lossAdaptation.redundancyReach, speechRun)
+        let nearest =
+            switch depth {
+            case 0: nil as (offset: UInt16, payload: UnsafeRawBufferPointer)?
+            case 1: copy(number - reach, offsetFrames: reach)
+            default: copy(number - 1, offsetFrames: 1)
+            }
+        let farther = depth == 2 ? copy(number - reach, offsetFrames: reach) : nil
         let written: Int
         do {
             written = try VoicePacketWriter.write(
                 flags: flags, channel: configuration.channel, sender: configuration.sender, sequence: sequence,
-                timestamp: frameTimestamp, primary: primary, redundant0: previous, redundant1: beforePrevious,
+                timestamp: frameTimestamp, primary: primary, redundant0: nearest, redundant1: farther,
                 into: packet)
         } catch {
             // The payload budget makes this unreachable; report it rather than trap.
@@ -201,7 +218,7 @@ public final class VoiceSendPipeline {
         sequence &+= 1
         samplesSinceLastPacket = 0
         isSpeaking = speech
-        speechRun = speech ? min(speechRun + 1, VoicePacketWriter.maximumRedundantFrames) : 0
+        speechRun = speech ? min(speechRun + 1, lossAdaptation.maximumReach) : 0
 
         statistics.packetsSent += 1
         statistics.bytesSent += written
@@ -242,9 +259,7 @@ public final class VoiceSendPipeline {
         statistics.reportsApplied += 1
 
         let fec = lossAdaptation.fecEnabled
-        let bitrate =
-            lossAdaptation.redundancyDepth > 0
-            ? min(configuration.protectedBitrate, configuration.bitrate) : configuration.bitrate
+        let bitrate = configuration.primaryBitrate(copies: lossAdaptation.redundancyDepth)
         let hint = lossAdaptation.packetLossHintPercent(bitrate: bitrate)
         do {
             if primaryEncoder.configuration.bitrate != bitrate { try primaryEncoder.setBitrate(bitrate) }
@@ -256,6 +271,7 @@ public final class VoiceSendPipeline {
         statistics.fecEnabled = primaryEncoder.configuration.inbandFEC
         statistics.packetLossHintPercent = primaryEncoder.configuration.packetLossPercent
         statistics.redundancyDepth = lossAdaptation.redundancyDepth
+        statistics.redundancyReach = lossAdaptation.redundancyReach
         statistics.smoothedFractionLost = lossAdaptation.fractionLost
         statistics.smoothedMeanBurstLength = lossAdaptation.meanBurstLength
     }
@@ -263,29 +279,16 @@ public final class VoiceSendPipeline {
     // MARK: Redundant copies
 
     private func copySlot(_ number: Int) -> UnsafeMutableBufferPointer<UInt8> {
-        let start = (number % 3) * Self.copyCapacity
+        let start = (number % historyFrames) * Self.copyCapacity
         return UnsafeMutableBufferPointer(rebasing: copies[start..<(start + Self.copyCapacity)])
     }
 
-    private func setCopyLength(_ length: Int, _ number: Int) {
-        switch number % 3 {
-        case 0: copyLengths.0 = length
-        case 1: copyLengths.1 = length
-        default: copyLengths.2 = length
-        }
-    }
-
-    /// The copy of frame `number` (which must be one of the last two) as a redundant frame.
+    /// The copy of frame `number` (which must be within the history) as a redundant frame.
     private func copy(_ number: Int, offsetFrames: Int) -> (offset: UInt16, payload: UnsafeRawBufferPointer) {
-        let length =
-            switch number % 3 {
-            case 0: copyLengths.0
-            case 1: copyLengths.1
-            default: copyLengths.2
-            }
-        let start = (number % 3) * Self.copyCapacity
+        let slot = number % historyFrames
+        let start = slot * Self.copyCapacity
         let payload = UnsafeRawBufferPointer(
-            rebasing: UnsafeRawBufferPointer(copies)[start..<(start + length)])
+            rebasing: UnsafeRawBufferPointer(copies)[start..<(start + copyLengths[slot])])
         return (UInt16(offsetFrames * frameSamples), payload)
     }
 }

@@ -322,7 +322,8 @@ public final class VoiceReceiveStream {
 
     /// How many frames later a lost frame can still be rebuilt, from what the sender is putting
     /// in its packets: a frame lost in packet n comes back in packet n + 1 (a redundant copy, or
-    /// Opus's in-band FEC) or n + 2 (the second copy). The buffer must hold that many frames more
+    /// Opus's in-band FEC) or n + k (a copy k frames back, which a sender facing bursty loss reaches
+    /// as far as the bursts need). The buffer must hold that many frames more
     /// than the network's jitter needs, or the repair arrives after the frame was concealed, as
     /// NetEq accounts for FEC. Protection that stops is forgotten after `protectionMemory`.
     private func noteProtection(of packet: VoicePacketView, bytes: UnsafeRawBufferPointer, arrival: MediaTime) {
@@ -337,7 +338,8 @@ public final class VoiceReceiveStream {
             let back = Int(frame.timestampOffset) / frameSamples
             frames = max(frames, back + (hasFEC(frame.payload) ? 1 : 0))
         }
-        frames = min(frames, 4)
+        // The target is clamped to the ceiling anyway; this only keeps the count meaningful.
+        frames = min(frames, Int(configuration.maximumDelayMilliseconds / frameMilliseconds))
         if frames >= protectionFrames {
             protectionFrames = frames
             protectionSeen = arrival

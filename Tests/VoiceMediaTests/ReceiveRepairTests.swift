@@ -55,6 +55,33 @@ struct ReceiveRepairTests {
         #expect(stream.makeReport(reporter: 2).fractionLost == 0)
     }
 
+    /// One copy six frames back repairs every burst up to six long, and the stream holds the
+    /// six frames that takes on its own: it reads the reach from the packets. A burst of seven
+    /// loses its first frame; a packet's frame whose far copy rode in a lost packet is concealed.
+    @Test func aFarCopyRepairsLongBursts() throws {
+        let frames = try encodeFrames(Array(try ReceiveFixture.speech()[0..<(48_000 * 5)]), inbandFEC: false)
+        let bursts = [(60, 3), (100, 6), (150, 7), (200, 1)]
+        let lost = Set(bursts.flatMap { start, length in start..<(start + length) })
+        let packets = try makePackets(frames, copyOffsets: [6], arrival: Self.arrival).filter {
+            !lost.contains($0.frame)
+        }
+        let harness = try ReceiveHarness(configuration: JitterBufferConfiguration())
+        _ = harness.run(packets.map(\.packet), ticks: frames.count + 20)
+        let statistics = harness.stream.statistics
+        #expect(statistics.recoveredByRedundancy == lost.count - 1)
+        #expect(statistics.packetsLost == 1)
+        #expect(statistics.targetDelayMilliseconds >= 6 * 20)
+
+        // The same losses with the previous two frames' copies: only the single loss and the last
+        // two frames of each burst come back.
+        let near = try makePackets(frames, redundancyDepth: 2, arrival: Self.arrival).filter {
+            !lost.contains($0.frame)
+        }
+        let nearHarness = try ReceiveHarness(configuration: JitterBufferConfiguration())
+        _ = nearHarness.run(near.map(\.packet), ticks: frames.count + 20)
+        #expect(nearHarness.stream.statistics.recoveredByRedundancy == 2 + 2 + 2 + 1)
+    }
+
     /// Without redundancy, a lost frame comes back from the next packet's in-band FEC exactly
     /// when that packet carries FEC, and is concealed otherwise.
     @Test func inbandFECRepairsWhenPresent() throws {

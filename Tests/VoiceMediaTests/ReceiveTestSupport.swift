@@ -166,12 +166,14 @@ func signalToErrorDB(_ reference: [Float], _ signal: [Float], range: Range<Int>)
 /// Turns encoded frames into the packets a sender emits. Frames in `unsent` are never sent (the
 /// sender is in DTX: no sequence number is used); the first frame sent after such a pause
 /// carries `talkSpurtStart`. Each packet carries up to `redundancyDepth` low-bitrate copies of
-/// the frames before it. `arrival` gives each frame index's arrival time.
+/// the frames before it, or with `copyOffsets` copies of the frames that many back (increasing).
+/// `arrival` gives each frame index's arrival time.
 func makePackets(
     _ frames: [EncodedFrame], frameSamples: Int = 960, firstSequence: UInt16 = 100, firstTimestamp: UInt32 = 5_000,
-    redundancyDepth: Int = 0, unsent: Set<Int> = [], quiet: Set<Int> = [], sender: UInt32 = 7, channel: UInt16 = 3,
-    arrival: (Int) -> MediaTime
+    redundancyDepth: Int = 0, copyOffsets: [Int]? = nil, unsent: Set<Int> = [], quiet: Set<Int> = [],
+    sender: UInt32 = 7, channel: UInt16 = 3, arrival: (Int) -> MediaTime
 ) throws -> [(frame: Int, packet: TimedPacket)] {
+    let offsets = copyOffsets ?? (redundancyDepth > 0 ? Array(1...redundancyDepth) : [])
     var packets: [(frame: Int, packet: TimedPacket)] = []
     var sequence = firstSequence
     var previousSent = true
@@ -183,10 +185,10 @@ func makePackets(
         var flags: VoicePacketFlags = quiet.contains(index) ? [] : [.speaking]
         if !previousSent || index == 0 { flags.insert(.talkSpurtStart) }
         var redundant: [(offset: UInt16, payload: [UInt8])] = []
-        for depth in 1...max(redundancyDepth, 1) where redundancyDepth > 0 {
-            let earlier = index - depth
+        for offset in offsets {
+            let earlier = index - offset
             guard earlier >= 0, !unsent.contains(earlier) else { break }
-            redundant.append((UInt16(depth * frameSamples), frames[earlier].lowBitrate))
+            redundant.append((UInt16(offset * frameSamples), frames[earlier].lowBitrate))
         }
         let timestamp = firstTimestamp &+ UInt32(truncatingIfNeeded: index * frameSamples)
         let bytes = try writePacket(

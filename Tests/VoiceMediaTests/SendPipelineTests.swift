@@ -230,6 +230,10 @@ enum SendSignals {
                 && packet.view.redundant1.timestampOffset == 1_920
         }
         #expect(withTwo.count > 150)
+        // Two copies share the 72 kbit/s protected total with the frame: 24 kbit/s each.
+        let bits = Double(withTwo.reduce(0) { $0 + $1.view.primary.count } * 8)
+        let primaryBitrate = bits / (Double(withTwo.count) * 0.02)
+        #expect(primaryBitrate > 16_000 && primaryBitrate < 28_000, "\(primaryBitrate) bit/s")
     }
 
     @Test func randomLossCarriesTheEarlierFrameVerbatimInsteadOfFEC() throws {
@@ -257,10 +261,11 @@ enum SendSignals {
         // Each copy is the previous packet's primary frame, byte for byte: decoding it in place of
         // a lost packet leaves the decoder exactly where that packet would have.
         #expect(followers.allSatisfy { $0.redundant(0) == byFrame[$0.frame - 1]!.primary })
-        // While copies ride along the frames are coded at the protected bitrate (24 kbit/s).
+        // With one copy the frames get half the 72 kbit/s protected total, at most the configured
+        // 32 kbit/s.
         let bits = Double(followers.reduce(0) { $0 + $1.view.primary.count } * 8)
         let primaryBitrate = bits / (Double(followers.count) * 0.02)
-        #expect(primaryBitrate > 16_000 && primaryBitrate < 30_000, "\(primaryBitrate) bit/s")
+        #expect(primaryBitrate > 26_000 && primaryBitrate < 36_000, "\(primaryBitrate) bit/s")
     }
 
     private static func decode(_ payload: [UInt8], with decoder: inout OpusDecoder) throws -> [Float] {
@@ -284,31 +289,39 @@ enum SendSignals {
     }
 
     @Test(arguments: [FrameDuration.ms20, .ms10, .ms5])
-    func burstyLossCarriesTwoFramesAndTheBytesAreCounted(frameDuration: FrameDuration) throws {
+    func burstyLossCarriesOneFarFrameAndTheBytesAreCounted(frameDuration: FrameDuration) throws {
         let configuration = SendConfiguration(sender: 5, channel: 2, frameDuration: frameDuration)
         let frameSamples = configuration.frameSamples
         var driver = try SendDriver(configuration)
         let speech = try SendSignals.speech()
-        driver.pipeline.apply(SendSignals.report(for: configuration, fractionLost: 0.1, meanBurstLength: 3))
-        #expect(driver.pipeline.statistics.redundancyDepth == 2)
+        // Reports keep showing bursts three packets long on average: the copy reaches back as far
+        // as the 120 ms budget allows, or as far as the bursts need (6 frames at mean 3).
+        for _ in 0..<12 {
+            driver.pipeline.apply(SendSignals.report(for: configuration, fractionLost: 0.1, meanBurstLength: 3))
+        }
+        let reach = min(6, Int(120 / frameDuration.milliseconds))
+        #expect(driver.pipeline.statistics.redundancyDepth == 1)
+        #expect(driver.pipeline.statistics.redundancyReach == reach)
         let packets = try driver.send(frames: 6 * 48_000 / frameSamples) { speech[$0] }
 
-        let deep = packets.filter { $0.view.redundantCount == 2 }
-        #expect(deep.count > packets.count / 2)
-        #expect(
-            deep.allSatisfy {
-                $0.view.redundant0.timestampOffset == frameSamples
-                    && $0.view.redundant1.timestampOffset == 2 * frameSamples
-            })
-        // The copies are of distinct frames: each packet's first copy is the next packet's second.
         let byFrame = Dictionary(uniqueKeysWithValues: packets.map { ($0.frame, $0) })
-        var chained = 0
-        for packet in deep {
-            guard let next = byFrame[packet.frame + 1], next.view.redundantCount == 2 else { continue }
-            #expect(next.redundant(1) == packet.redundant(0))
-            chained += 1
+        // A packet whose speech run goes back `reach` frames carries that frame's own bytes.
+        let far = packets.filter { packet in
+            (1...reach).allSatisfy { byFrame[packet.frame - $0]?.view.flags.contains(.speaking) == true }
+                && !packet.view.flags.contains(.talkSpurtStart)
         }
-        #expect(chained > deep.count / 2)
+        #expect(far.count > packets.count / 2)
+        #expect(
+            far.allSatisfy {
+                $0.view.redundantCount == 1 && $0.view.redundant0.timestampOffset == reach * frameSamples
+                    && $0.redundant(0) == byFrame[$0.frame - reach]!.primary
+            })
+        // A spurt's first packets reach only as far back as the spurt goes.
+        for packet in packets where packet.view.redundantCount == 1 {
+            let back = Int(packet.view.redundant0.timestampOffset) / frameSamples
+            #expect(back >= 1 && back <= reach)
+            #expect((1...back).allSatisfy { byFrame[packet.frame - $0]?.view.flags.contains(.speaking) == true })
+        }
 
         let statistics = driver.pipeline.statistics
         let added = packets.reduce(0) { total, packet in
@@ -319,18 +332,45 @@ enum SendSignals {
         #expect(statistics.redundantFramesSent == packets.reduce(0) { $0 + $1.view.redundantCount })
         #expect(statistics.bytesSent == packets.reduce(0) { $0 + $1.bytes.count })
         if frameDuration == .ms20 {
-            // Two copies of frames coded at the protected 24 kbit/s add about twice that over the
-            // 6 s (speech is mostly sent).
-            #expect(statistics.redundancyBitrate > 30_000 && statistics.redundancyBitrate < 60_000)
-            #expect(statistics.primaryBitrate > 16_000)
+            // One copy leaves the primary at the full 32 kbit/s (a 72 kbit/s total would allow 36),
+            // and the copy adds about as much again over the 6 s (speech is mostly sent).
+            #expect(statistics.primaryBitrate > 26_000 && statistics.primaryBitrate < 36_000)
+            #expect(statistics.redundancyBitrate > 20_000 && statistics.redundancyBitrate < 36_000)
         }
+    }
+
+    /// The copy never reaches beyond the sender's repair-delay budget, and the history it is
+    /// taken from is sized by that budget.
+    @Test func theRepairDelayBudgetCapsTheReach() throws {
+        var configuration = SendConfiguration(sender: 5, channel: 2, maximumRepairDelayMilliseconds: 100)
+        #expect(configuration.maximumRedundancyReach == 5)
+        configuration.maximumRepairDelayMilliseconds = 0
+        #expect(configuration.maximumRedundancyReach == 2)
+        configuration.frameDuration = .ms2_5
+        configuration.maximumRepairDelayMilliseconds = 1_000
+        #expect(configuration.maximumRedundancyReach == 400)
+        configuration.frameDuration = .ms60
+        #expect(configuration.maximumRedundancyReach == 16)
+        #expect(configuration.maximumRedundancyReach * configuration.frameSamples <= Int(UInt16.max))
+
+        configuration = SendConfiguration(sender: 5, channel: 2, maximumRepairDelayMilliseconds: 100)
+        var driver = try SendDriver(configuration)
+        let speech = try SendSignals.speech()
+        for _ in 0..<20 {
+            driver.pipeline.apply(SendSignals.report(for: configuration, fractionLost: 0.1, meanBurstLength: 8))
+        }
+        #expect(driver.pipeline.statistics.redundancyReach == 5)
+        let packets = try driver.send(frames: 300) { speech[$0] }
+        #expect(packets.contains { $0.view.redundantCount == 1 && $0.view.redundant0.timestampOffset == 5 * 960 })
+        #expect(packets.allSatisfy { $0.view.redundant0.timestampOffset <= 5 * 960 })
     }
 
     @Test func cleanReportsDecayTheProtectionWithHysteresis() throws {
         let configuration = SendConfiguration(sender: 5, channel: 2)
         let pipeline = try VoiceSendPipeline(configuration)
         pipeline.apply(SendSignals.report(for: configuration, fractionLost: 0.1, meanBurstLength: 3))
-        #expect(pipeline.statistics.redundancyDepth == 2)
+        // One report moves the steady burst length halfway to 2: one copy three frames back.
+        #expect(pipeline.statistics.redundancyDepth == 1 && pipeline.statistics.redundancyReach == 3)
 
         var depths: [Int] = []
         var fec: [Bool] = []
@@ -360,6 +400,41 @@ enum SendSignals {
         pipeline.apply(other)
         #expect(pipeline.statistics.reportsIgnored == 2)
         #expect(!pipeline.statistics.fecEnabled && pipeline.statistics.redundancyDepth == 0)
+    }
+
+    /// Independent loss keeps the two near copies, even when a report shows a mean burst of two
+    /// by chance, and at 20 % (where one far copy, one chance against their two, would lose more);
+    /// lasting bursts move to one far copy.
+    @Test func theFarCopyIsTakenOnlyWhenItLeavesLessUnrepaired() {
+        var random = SendLossAdaptation(maximumReach: 6)
+        for report in 0..<40 {
+            random.update(fractionLost: 0.1, meanBurstLength: report % 4 == 0 ? 2 : 1.1)
+            #expect(random.redundancyDepth == 2 && random.redundancyReach == 2)
+        }
+        var heavy = SendLossAdaptation(maximumReach: 6)
+        for _ in 0..<40 { heavy.update(fractionLost: 0.2, meanBurstLength: 1.25) }
+        #expect(heavy.redundancyDepth == 2 && heavy.redundancyReach == 2)
+
+        var bursty = SendLossAdaptation(maximumReach: 6)
+        var reaches: [Int] = []
+        for _ in 0..<20 {
+            bursty.update(fractionLost: 0.1, meanBurstLength: 3)
+            reaches.append(bursty.redundancyReach)
+        }
+        #expect(bursty.redundancyDepth == 1 && bursty.redundancyReach == 6)
+        // The reach grows with the steady burst length, never back and forth.
+        #expect(zip(reaches.dropFirst(), reaches).allSatisfy { $0 >= $1 })
+        #expect(abs(bursty.steadyMeanBurstLength - 3) < 0.02)
+
+        // Even a reach of 3 beats the near copies on bursts of three: it repairs bursts up to 3
+        // where they repair bursts up to 2.
+        var shortBudget = SendLossAdaptation(maximumReach: 3)
+        for _ in 0..<20 { shortBudget.update(fractionLost: 0.1, meanBurstLength: 3) }
+        #expect(shortBudget.redundancyDepth == 1 && shortBudget.redundancyReach == 3)
+
+        // Clean reports end the protection altogether.
+        for _ in 0..<30 { bursty.update(fractionLost: 0, meanBurstLength: 0) }
+        #expect(bursty.redundancyDepth == 0 && bursty.redundancyReach == 0)
     }
 
     @Test func theLossHintIsHighEnoughForLibopusToEmitFEC() {
