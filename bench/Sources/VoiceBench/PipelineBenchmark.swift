@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import VoiceCodec
 import VoiceCore
 import VoiceDevices
 import VoiceMedia
@@ -55,6 +56,16 @@ struct PipelineBenchmark: ParsableCommand {
         let baselineSpeed = median(speeds[.baseline] ?? [0])
         report.add(
             "two-engine call speed", engineSpeed, unit: "× real time", baseline: baselineSpeed, target: .atLeast(100))
+        // What no call with these codec settings can beat: libopus alone encoding and decoding
+        // the same speech, frame by frame, with nothing else around it.
+        let complexity = configuration(.engine).complexity
+        let codecSpeed = median(
+            try (0..<repetitions).map { _ in
+                try Self.codecAloneSpeed(long, complexity: complexity, bitrate: configuration(.engine).bitrate)
+            })
+        report.add(
+            "libopus alone, encode + decode (complexity \(complexity))", codecSpeed, unit: "× real time",
+            baseline: engineSpeed)
 
         let counting = AllocationCounter.isActive()
         report.require(counting, "allocation counting is inactive: run through bench/run")
@@ -75,5 +86,30 @@ struct PipelineBenchmark: ParsableCommand {
             )
         }
         if !report.finish() { throw ExitCode.failure }
+    }
+
+    /// Encodes and decodes `samples` in 20 ms frames; returns seconds of audio per second taken.
+    static func codecAloneSpeed(_ samples: [Float], complexity: Int, bitrate: Int) throws -> Double {
+        var encoder = try OpusEncoder(
+            OpusEncoder.Configuration(
+                frameDuration: .ms20, bitrate: bitrate, complexity: complexity, inbandFEC: false, packetLossPercent: 0))
+        var decoder = try OpusDecoder()
+        let frame = FrameDuration.ms20.engineFrames
+        var packet = [UInt8](repeating: 0, count: OpusEncoder.maximumPacketBytes)
+        var decoded = [Float](repeating: 0, count: decoder.maximumFrameSamples)
+        let start = monotonicNanoseconds()
+        try samples.withUnsafeBufferPointer { pcm in
+            try packet.withUnsafeMutableBufferPointer { packet in
+                try decoded.withUnsafeMutableBufferPointer { decoded in
+                    for offset in stride(from: 0, through: pcm.count - frame, by: frame) {
+                        let input = UnsafeBufferPointer(rebasing: pcm[offset..<(offset + frame)])
+                        let length = try encoder.encode(input, into: packet)
+                        _ = try decoder.decode(UnsafeBufferPointer(rebasing: packet[..<length]), into: decoded)
+                    }
+                }
+            }
+        }
+        let seconds = Double(monotonicNanoseconds() - start) / 1e9
+        return Double(samples.count / frame * frame) / 48_000 / seconds
     }
 }
