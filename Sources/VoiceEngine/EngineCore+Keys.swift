@@ -101,13 +101,6 @@ extension EngineCore {
     }
 
     func tickKeys(_ session: Session, now: MediaTime) {
-        // Players who left since the last tick share one new key: a listener holds two epochs, and
-        // one rekey per departure handed it three at once when several left together (two timing
-        // out in the same tick), so it dropped the one still in use until the switch.
-        if session.needsRekey {
-            session.needsRekey = false
-            rekey(session, now: now)
-        }
         // Iterates a snapshot of the keys: switching a channel's key below changes `ownKeys`.
         for channel in session.ownKeys.keys {
             guard var own = session.ownKeys[channel], let pending = own.pending else { continue }
@@ -118,6 +111,15 @@ extension EngineCore {
             own.awaiting = []
             session.ownKeys[channel] = own
             session.sealers[channel]?.install(pending)
+        }
+        // Players who left since the last rekey share one new key, and only once the previous
+        // rekey has switched: a listener holds two epochs, the one in use and the next, so a third
+        // handed over before the switch (several leaving in one tick, or one leaving while a
+        // rekey still waits for a confirmation) pushed out the one still sealed under. A player
+        // who left meanwhile holds the pending key, so it is in use only until this rekey switches.
+        if session.needsRekey && !session.ownKeys.values.contains(where: { $0.pending != nil }) {
+            session.needsRekey = false
+            rekey(session, now: now)
         }
     }
 }

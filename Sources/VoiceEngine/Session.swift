@@ -42,8 +42,8 @@ final class Session {
     var opener = EnvelopeOpener()
     /// This participant's sender keys and sealers, by channel (0 = the session's own traffic).
     var ownKeys: [UInt16: OwnSenderKey] = [:]
-    /// Set when players left: the next tick moves every channel to a new key once, however many
-    /// left since the last one.
+    /// Set when players left: a tick moves every channel to a new key once, however many left
+    /// since the last rekey, as soon as no earlier rekey is still waiting to switch.
     var needsRekey = false
     var sealers: [UInt16: EnvelopeSealer] = [:]
     var channels: [UInt16: LocalChannel] = [:]

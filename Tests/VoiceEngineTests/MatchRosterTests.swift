@@ -143,6 +143,37 @@ import VoiceWire
         #expect(teams[0].playerStates["dave"] == .disconnected)
     }
 
+    /// A player leaves while the rekey for an earlier departure still waits for a confirmation:
+    /// the second rekey waits for the first to switch. Handing listeners a third epoch before
+    /// the switch pushed out the one the sender still sealed under.
+    @Test func aDepartureDuringARekeyWaitsForItAndCostsNoVoice() throws {
+        let world = SimulatedWorld()
+        let players = try ["alice", "bob", "carol", "dave"].enumerated().map { index, name in
+            try world.participant(name, index: index)
+        }
+        for player in players { _ = try player.join("arena", players: players.map(\.name)) }
+        let (alice, bob) = (players[0], players[1])
+        let teams = try players.map { try #require($0.match).voiceChat(named: "team") }
+        for team in teams { try team.start() }
+        try teams[0].setActive(true)
+        for player in players.dropFirst() { player.isTalking = false }
+        world.run(seconds: 2, players)
+        let epochBefore = try #require(lastVoiceEpoch(in: world, from: alice, to: bob))
+
+        // Dave's app stops handing him signalling, so he never confirms the key carol's departure
+        // brought and the rekey waits for him.
+        world.receivers["dave"] = { _ in }
+        try #require(players[2].match).disconnect()
+        world.run(seconds: 0.5, [alice, bob])
+        #expect(lastVoiceEpoch(in: world, from: alice, to: bob) == epochBefore)
+        try #require(players[3].match).disconnect()
+        world.run(seconds: 3, [alice, bob])
+
+        #expect(bob.engine.counters.unopenedDatagrams == 0)
+        #expect(lastVoiceEpoch(in: world, from: alice, to: bob) == epochBefore &+ 2)
+        #expect(bob.heardLevel(of: alice.frequency, lastSeconds: 2) > 0.05)
+    }
+
     @Test func removedPlayerWhoReturnsWithANewSessionIsHeardAgain() throws {
         let world = SimulatedWorld()
         let players = try world.threePlayerMatch()
