@@ -31,7 +31,9 @@ public enum CallSimulation {
         public var driftPPM: Double
         public var receiver: Receiver
         public var reportIntervalMilliseconds: Double
-        /// How long the listener keeps playing after the recording ends, so buffered audio comes out.
+        /// How long the listener keeps playing after the recording ends, so buffered audio comes
+        /// out. The default covers the sender's last keep-alive (400 ms after its last speech)
+        /// played at the jitter buffer's 200 ms ceiling, so every packet sent is accounted for.
         public var tailMilliseconds: Double
         public var jitterBuffer: JitterBufferConfiguration
 
@@ -45,7 +47,7 @@ public enum CallSimulation {
             driftPPM: Double = 0,
             receiver: Receiver = .engine,
             reportIntervalMilliseconds: Double = 500,
-            tailMilliseconds: Double = 500,
+            tailMilliseconds: Double = 1_000,
             jitterBuffer: JitterBufferConfiguration? = nil
         ) {
             self.conditions = conditions
