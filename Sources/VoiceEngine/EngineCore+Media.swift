@@ -57,7 +57,10 @@ extension EngineCore {
             let listeners = session.listeners(of: channel)
             guard !listeners.isEmpty else { continue }
             let voice = UnsafeRawBufferPointer(rebasing: packet[0..<count])
-            if let kind = sharedRelayRoute(of: listeners) {
+            // While a departure's new key is not in use yet, a player who left still holds the
+            // one sealing now and may still be a member of the channel at the relay: an envelope
+            // for everyone would be copied to him, so each listener gets one addressed to it.
+            if !session.isChangingKeys, let kind = sharedRelayRoute(of: listeners) {
                 let envelope = seal(
                     .voice, channel: channel, destination: SealedEnvelopeHeader.everyone, plaintext: voice,
                     in: session)

@@ -69,6 +69,44 @@ import VoiceWire
         await relayWorld.shutdown(players)
     }
 
+    /// A player removed from the match gets none of the voice sent after, although he is still
+    /// a member of the channel at the relay and holds the key in use until the next one is: while
+    /// the key changes, the voice goes to each remaining listener addressed to it.
+    @Test func aRemovedPlayerGetsNoVoiceWhileTheKeyChanges() async throws {
+        let relayWorld = try await RelayWorld.start()
+        let players = try ["alice", "bob", "carol", "dave"].enumerated().map { index, name in
+            try relayWorld.participant(name, index: index)
+        }
+        let (alice, bob, dave) = (players[0], players[1], players[3])
+        var red: [ParticipantID: VoiceChannel] = [:]
+        for player in players {
+            let match = try player.join(
+                "arena", players: players.map(\.name), relay: try relayWorld.options(player.name))
+            red[player.name] = try match.voiceChat(named: "red")
+            try red[player.name]?.start()
+        }
+        try red["alice"]?.setActive(true)
+        for player in players.dropFirst() { player.isTalking = false }
+        try await relayWorld.run(until: "alice reaches everyone through the relay", players) {
+            players.dropFirst().allSatisfy { alice.path(to: $0.name) == .relayUDP }
+        }
+        try await relayWorld.run(seconds: 1.5, players)
+        #expect(dave.heardLevel(of: alice.frequency, lastSeconds: 1) > 0.05)
+
+        func voiceDaveReceived() -> Int {
+            dave.engine.statistics().filter { $0.participant == "alice" }
+                .flatMap { $0.streams.values }.reduce(0) { $0 + $1.receive.packetsReceived }
+        }
+        let before = voiceDaveReceived()
+        // Carol's app stops carrying signalling, so the new key waits for her confirmation.
+        relayWorld.world.receivers["carol"] = { _ in }
+        try #require(alice.match).removePlayers(["dave"])
+        try await relayWorld.run(seconds: 1.5, players)
+        #expect(voiceDaveReceived() <= before + 3, "only what was in flight")
+        #expect(bob.heardLevel(of: alice.frequency, lastSeconds: 1) > 0.05)
+        await relayWorld.shutdown(players)
+    }
+
     /// Copies the relay forwarded per envelope `participant` sent to it, over one second.
     private func forwardedPerReceived(
         _ participant: ParticipantID, _ relayWorld: RelayWorld, _ players: [SimulatedParticipant]
