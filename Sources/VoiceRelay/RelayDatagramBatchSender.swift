@@ -14,10 +14,9 @@ import NIOCore
 /// it; the received buffer is released at once, so NIO can reuse its receive buffer.
 ///
 /// What the kernel will not take now (`EAGAIN`: a full send buffer) goes to `overflow`, which hands it
-/// to NIO's write path to queue until the socket is writable; such copies may overtake none but may be
-/// overtaken by later batches, which UDP allows anyway. A message the kernel refuses outright (an
-/// address it will not send to, a pending ICMP error) is counted in `refusedMessages` and skipped: the
-/// messages after it are still sent.
+/// to NIO's write path to queue until the socket is writable (later batches may overtake them, which
+/// UDP allows anyway). A message the kernel refuses outright (an address it will not send to, a
+/// pending ICMP error) is counted in `refusedMessages` and skipped: the messages after it are still sent.
 ///
 /// Thread contract: used only on the relay's event loop. The socket belongs to the NIO channel; the
 /// owner drops this sender when that channel goes inactive and never uses it afterwards.
@@ -46,14 +45,24 @@ final class RelayDatagramBatchSender {
     private let arena: UnsafeMutableRawBufferPointer
     private var count = 0
     private var arenaUsed = 0
-    private let sendMultiple: SendMultipleMessages
+    private let sendMultiple: SendMultiple
+
+    /// Hands `count` headers at `messages` to the kernel for `descriptor`: how many it sent, or -1
+    /// and the errno.
+    typealias SendMultiple = (_ descriptor: CInt, _ messages: UnsafeMutableRawPointer, _ count: CUnsignedInt) -> (
+        sent: Int, error: CInt
+    )
 
     /// - Parameters:
     ///   - descriptor: a bound, non-blocking datagram socket owned by someone else.
     ///   - capacity: messages per `sendmmsg` call, at most `maximumMessages`.
     ///   - arenaBytes: payload bytes staged before a flush is forced; at least one largest datagram.
-    init?(descriptor: CInt, capacity: Int = maximumMessages, arenaBytes: Int = 256 << 10) {
-        guard let sendMultiple = SendMultipleMessages.resolve() else { return nil }
+    ///   - send: the system call (tests pass a stand-in); nil where it is unavailable makes no sender.
+    init?(
+        descriptor: CInt, capacity: Int = maximumMessages, arenaBytes: Int = 256 << 10,
+        send: SendMultiple? = SystemSendMultipleMessages.resolve()
+    ) {
+        guard let sendMultiple = send else { return nil }
         precondition(
             capacity > 0 && capacity <= Self.maximumMessages, "capacity must be in 1...\(Self.maximumMessages)")
         self.descriptor = descriptor
@@ -114,15 +123,14 @@ final class RelayDatagramBatchSender {
     private func sendQueued() {
         var next = 0
         while next < count {
-            let sent = sendMultiple.call(
-                descriptor, UnsafeMutableRawPointer(messages + next), CUnsignedInt(count - next), 0)
+            let (sent, error) = sendMultiple(
+                descriptor, UnsafeMutableRawPointer(messages + next), CUnsignedInt(count - next))
             systemCalls &+= 1
             if sent > 0 {
                 // Fewer than asked means the next one would block or failed; the retry says which.
-                next += Int(sent)
+                next += sent
                 continue
             }
-            let error = errno
             switch error {
             case EINTR:
                 continue
@@ -183,20 +191,19 @@ struct MultipleMessageHeader {
 }
 
 /// The C library's `sendmmsg`, looked up by name because the Glibc module does not import it.
-struct SendMultipleMessages {
-    typealias Function =
-        @convention(c) (
-            CInt, UnsafeMutableRawPointer?, CUnsignedInt, CInt
-        ) -> CInt
-
-    let call: Function
+enum SystemSendMultipleMessages {
+    private typealias Function = @convention(c) (CInt, UnsafeMutableRawPointer?, CUnsignedInt, CInt) -> CInt
 
     /// Nil where the C library has no `sendmmsg` or its header layout is not the one declared here.
-    static func resolve() -> SendMultipleMessages? {
+    static func resolve() -> RelayDatagramBatchSender.SendMultiple? {
         guard MemoryLayout<MultipleMessageHeader>.offset(of: \.length) == MemoryLayout<msghdr>.size,
             let symbol = dlsym(nil, "sendmmsg")
         else { return nil }
-        return SendMultipleMessages(call: unsafeBitCast(symbol, to: Function.self))
+        let function = unsafeBitCast(symbol, to: Function.self)
+        return { descriptor, messages, count in
+            let sent = function(descriptor, messages, count, 0)
+            return (Int(sent), sent < 0 ? errno : 0)
+        }
     }
 }
 
@@ -208,6 +215,11 @@ enum RelayDatagramSocket {
     }
 
     /// A bound, close-on-exec datagram socket with `SO_REUSEADDR`; the caller owns the descriptor.
+    ///
+    /// IPv4 datagrams go out with Don't Fragment set and without path-MTU bookkeeping
+    /// (`IP_PMTUDISC_PROBE`, as QUIC stacks do): without DF the kernel must pick a fresh IP ID for
+    /// every datagram, a hashed and shared counter that cost about 5 % of the relay's CPU; envelopes are
+    /// at most `RelayLimits.maximumDatagramBytes` (1400 by default), under any Ethernet path's MTU.
     static func open(host: String, port: Int) throws(OpenError) -> CInt {
         let address: SocketAddress
         do {
@@ -215,18 +227,27 @@ enum RelayDatagramSocket {
         } catch {
             throw OpenError(description: "cannot resolve \(host): \(error)")
         }
+        func failure(_ step: String) -> OpenError {
+            OpenError(description: "\(step) failed: \(String(cString: strerror(errno)))")
+        }
         let family = address.protocol.rawValue
         let descriptor = socket(family, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard descriptor >= 0 else { throw OpenError(description: "socket(): \(String(cString: strerror(errno)))") }
+        guard descriptor >= 0 else { throw failure("socket()") }
         var one: CInt = 1
-        let bound =
-            setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<CInt>.size)) == 0
-            && address.withSockAddr { bind(descriptor, $0, socklen_t($1)) } == 0
-        guard bound else {
-            let reason = String(cString: strerror(errno))
-            close(descriptor)
-            throw OpenError(description: reason)
+        var probe = CInt(IP_PMTUDISC_PROBE)
+        let size = socklen_t(MemoryLayout<CInt>.size)
+        let step: String
+        if setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &one, size) != 0 {
+            step = "SO_REUSEADDR"
+        } else if family == AF_INET, setsockopt(descriptor, CInt(IPPROTO_IP), IP_MTU_DISCOVER, &probe, size) != 0 {
+            step = "IP_MTU_DISCOVER"
+        } else if address.withSockAddr({ bind(descriptor, $0, socklen_t($1)) }) != 0 {
+            step = "bind to \(address)"
+        } else {
+            return descriptor
         }
-        return descriptor
+        let error = failure(step)
+        close(descriptor)
+        throw error
     }
 }
