@@ -8,6 +8,23 @@ final class RelayUDPHandler: ChannelInboundHandler {
 
     init(state: RelayState) { self.state = state }
 
+    func handlerAdded(context: ChannelHandlerContext) {
+        state.udpContext = context
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        if state.udpContext === context {
+            state.udpContext = nil
+            state.udpBatch = nil
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        // The batch sender writes to the channel's descriptor, which is closed (and may be reused) now.
+        state.udpBatch = nil
+        context.fireChannelInactive()
+    }
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let envelope = unwrapInboundIn(data)
         state.received(envelope.data, from: .udp(envelope.remoteAddress), now: NIODeadline.now().uptimeNanoseconds)

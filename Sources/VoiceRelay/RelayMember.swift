@@ -10,7 +10,11 @@ final class RelayMember {
     let participant: String
     let mediaID: UInt32
     /// Where the member's UDP datagrams come from and go to, if it joined over UDP.
-    var udpAddress: SocketAddress?
+    var udpAddress: SocketAddress? {
+        didSet { udpDestination = udpAddress.flatMap(RelayDatagramDestination.init) }
+    }
+    /// `udpAddress` as the relay's batch sender hands it to the kernel.
+    private(set) var udpDestination: RelayDatagramDestination?
     /// Its TCP connection, if it joined over TCP.
     var tcpChannel: Channel?
     var lastHeardUDP: UInt64 = 0

@@ -119,8 +119,9 @@ public final class RelayServer: Service, Sendable {
         for _ in 0..<attempts {
             let udp: any Channel
             do {
+                // Opened here rather than by NIO so the batch sender can write to its descriptor.
+                let descriptor = try RelayDatagramSocket.open(host: configuration.host, port: configuration.port)
                 udp = try await DatagramBootstrap(group: loop)
-                    .channelOption(.socketOption(.so_reuseaddr), value: 1)
                     .channelOption(.socketOption(.so_rcvbuf), value: 4 << 20)
                     .channelOption(.socketOption(.so_sndbuf), value: 4 << 20)
                     .channelOption(.datagramVectorReadMessageCount, value: 64)
@@ -129,11 +130,11 @@ public final class RelayServer: Service, Sendable {
                     .channelInitializer { channel in
                         channel.eventLoop.makeCompletedFuture {
                             let relayState = state.value
-                            relayState.udpChannel = channel
+                            relayState.udpBatch = RelayDatagramBatchSender(descriptor: descriptor)
                             try channel.pipeline.syncOperations.addHandler(RelayUDPHandler(state: relayState))
                         }
                     }
-                    .bind(host: configuration.host, port: configuration.port).get()
+                    .withBoundSocket(descriptor).get()
             } catch {
                 throw .bindFailed(
                     what: "UDP socket", host: configuration.host, port: configuration.port, reason: "\(error)")

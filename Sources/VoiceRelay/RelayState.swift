@@ -21,7 +21,20 @@ enum RelaySource {
 final class RelayState {
     let configuration: RelayConfiguration
     let logger: Logger
-    var udpChannel: Channel?
+    /// The UDP handler's context: writing through it skips the pipeline walk and the generic
+    /// `Channel.write` (with its dynamic casts) that each forwarded copy would otherwise pay.
+    var udpContext: ChannelHandlerContext?
+    /// Sends forwarded UDP copies a read batch at a time; nil sends them through `udpContext`.
+    var udpBatch: RelayDatagramBatchSender? {
+        didSet {
+            udpBatch?.overflow = { [unowned self] payload, address in
+                guard let udp = udpContext, udp.channel.isWritable else {
+                    return drop(.recipientCongested, member: nil)
+                }
+                udp.write(NIOAny(AddressedEnvelope(remoteAddress: address, data: payload)), promise: nil)
+            }
+        }
+    }
     private(set) var matches: [String: RelayMatch] = [:]
     private var udpMembers: [SocketAddress: RelayMember] = [:]
     private var tcpMembers: [ObjectIdentifier: RelayMember] = [:]
@@ -61,7 +74,8 @@ final class RelayState {
     func flushUDP() {
         guard udpFlushPending else { return }
         udpFlushPending = false
-        udpChannel?.flush()
+        udpBatch?.flush()
+        udpContext?.flush()
     }
 
     @inline(__always)
@@ -104,18 +118,20 @@ final class RelayState {
             guard !sender.serverMuted else { return drop(.serverMuted, member: sender) }
             sender.lastVoice = now
         }
+        // Copied into the batch sender once, on its first UDP recipient, and shared by all of them.
+        var staged: RelayDatagramBatchSender.StagedPayload?
         if header.destination == SealedEnvelopeHeader.everyone {
             for recipient in sender.match.members where recipient !== sender {
                 guard recipient.listens(to: header.channel) else { continue }
                 if isVoice, recipient.muted.contains(sender.mediaID) { continue }
-                deliver(buffer, to: recipient, reliable: isTCP, sender: sender)
+                deliver(buffer, to: recipient, reliable: isTCP, sender: sender, staged: &staged)
             }
         } else {
             guard let recipient = sender.match.member(mediaID: header.destination), recipient !== sender else {
                 return drop(.unknownDestination, member: sender)
             }
             if isVoice, recipient.muted.contains(sender.mediaID) { return }
-            deliver(buffer, to: recipient, reliable: isTCP, sender: sender)
+            deliver(buffer, to: recipient, reliable: isTCP, sender: sender, staged: &staged)
         }
         if isTCP { flushUDP() }
     }
@@ -123,12 +139,22 @@ final class RelayState {
     /// Sends over UDP where the recipient has it, except that what arrived reliably (TCP) goes over
     /// the recipient's TCP connection when it has one.
     @inline(__always)
-    private func deliver(_ buffer: ByteBuffer, to recipient: RelayMember, reliable: Bool, sender: RelayMember) {
-        if let address = recipient.udpAddress, !(reliable && recipient.tcpChannel != nil), let udp = udpChannel {
-            // Past the socket's write water mark the relay drops instead of queueing: late voice is useless,
-            // and an unbounded queue would turn overload into seconds of delay for every listener.
-            guard udp.isWritable else { return drop(.recipientCongested, member: recipient) }
-            udp.write(AddressedEnvelope(remoteAddress: address, data: buffer), promise: nil)
+    private func deliver(
+        _ buffer: ByteBuffer, to recipient: RelayMember, reliable: Bool, sender: RelayMember,
+        staged: inout RelayDatagramBatchSender.StagedPayload?
+    ) {
+        if let address = recipient.udpAddress, !(reliable && recipient.tcpChannel != nil), let udp = udpContext {
+            if let batch = udpBatch, let destination = recipient.udpDestination,
+                let payload = staged ?? batch.stage(buffer)
+            {
+                staged = payload
+                batch.append(payload, to: destination)
+            } else {
+                // Past the socket's write water mark the relay drops instead of queueing: late voice is useless,
+                // and an unbounded queue would turn overload into seconds of delay for every listener.
+                guard udp.channel.isWritable else { return drop(.recipientCongested, member: recipient) }
+                udp.write(NIOAny(AddressedEnvelope(remoteAddress: address, data: buffer)), promise: nil)
+            }
             udpFlushPending = true
         } else if let tcp = recipient.tcpChannel {
             guard tcp.isWritable else { return drop(.recipientCongested, member: recipient) }
@@ -340,8 +366,8 @@ final class RelayState {
         for source in sources {
             switch source {
             case .udp(let address):
-                guard let udp = udpChannel else { continue }
-                udp.write(AddressedEnvelope(remoteAddress: address, data: buffer), promise: nil)
+                guard let udp = udpContext else { continue }
+                udp.write(NIOAny(AddressedEnvelope(remoteAddress: address, data: buffer)), promise: nil)
                 udpFlushPending = true
             case .tcp(let channel):
                 channel.writeAndFlush(buffer, promise: nil)
