@@ -214,7 +214,8 @@ enum RelayDatagramSocket {
         let description: String
     }
 
-    /// A bound, close-on-exec datagram socket with `SO_REUSEADDR`; the caller owns the descriptor.
+    /// A bound, non-blocking, close-on-exec datagram socket with `SO_REUSEADDR`; the caller owns
+    /// the descriptor.
     ///
     /// IPv4 datagrams go out with Don't Fragment set and without path-MTU bookkeeping
     /// (`IP_PMTUDISC_PROBE`, as QUIC stacks do): without DF the kernel must pick a fresh IP ID for
@@ -231,7 +232,10 @@ enum RelayDatagramSocket {
             OpenError(description: "\(step) failed: \(String(cString: strerror(errno)))")
         }
         let family = address.protocol.rawValue
-        let descriptor = socket(family, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        // Non-blocking: NIO does not make a socket it is handed non-blocking, and a blocking one
+        // would stall the event loop in a read with nothing left to read, or in a full `sendmmsg`.
+        let descriptor = socket(
+            family, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard descriptor >= 0 else { throw failure("socket()") }
         var one: CInt = 1
         var probe = CInt(IP_PMTUDISC_PROBE)
