@@ -119,16 +119,8 @@ import VoiceWire
     /// sealed under until the switch.
     @Test func playersLeavingTogetherCostOneNewKeyAndNoVoice() throws {
         let world = SimulatedWorld()
-        let players = try ["alice", "bob", "carol", "dave"].enumerated().map { index, name in
-            try world.participant(name, index: index)
-        }
-        for player in players { _ = try player.join("arena", players: players.map(\.name)) }
+        let (players, teams) = try fourPlayersHearingAlice(in: world)
         let (alice, bob) = (players[0], players[1])
-        let teams = try players.map { try #require($0.match).voiceChat(named: "team") }
-        for team in teams { try team.start() }
-        try teams[0].setActive(true)
-        for player in players.dropFirst() { player.isTalking = false }
-        world.run(seconds: 2, players)
         #expect(bob.heardLevel(of: alice.frequency, lastSeconds: 1) > 0.05)
         let epochBefore = try #require(lastVoiceEpoch(in: world, from: alice, to: bob))
 
@@ -148,16 +140,8 @@ import VoiceWire
     /// the switch pushed out the one the sender still sealed under.
     @Test func aDepartureDuringARekeyWaitsForItAndCostsNoVoice() throws {
         let world = SimulatedWorld()
-        let players = try ["alice", "bob", "carol", "dave"].enumerated().map { index, name in
-            try world.participant(name, index: index)
-        }
-        for player in players { _ = try player.join("arena", players: players.map(\.name)) }
+        let players = try fourPlayersHearingAlice(in: world).players
         let (alice, bob) = (players[0], players[1])
-        let teams = try players.map { try #require($0.match).voiceChat(named: "team") }
-        for team in teams { try team.start() }
-        try teams[0].setActive(true)
-        for player in players.dropFirst() { player.isTalking = false }
-        world.run(seconds: 2, players)
         let epochBefore = try #require(lastVoiceEpoch(in: world, from: alice, to: bob))
 
         // Dave's app stops handing him signalling, so he never confirms the key carol's departure
@@ -195,6 +179,22 @@ import VoiceWire
         #expect(alice.heardLevel(of: carol.frequency, lastSeconds: 2) > 0.05)
         #expect(aliceTeam.playerStates["carol"] == .speaking)
     }
+}
+
+/// Alice, bob, carol and dave in one match and its channel "team", alice talking, two seconds on.
+private func fourPlayersHearingAlice(in world: SimulatedWorld) throws -> (
+    players: [SimulatedParticipant], teams: [VoiceChannel]
+) {
+    let players = try ["alice", "bob", "carol", "dave"].enumerated().map { index, name in
+        try world.participant(name, index: index)
+    }
+    for player in players { _ = try player.join("arena", players: players.map(\.name)) }
+    let teams = try players.map { try #require($0.match).voiceChat(named: "team") }
+    for team in teams { try team.start() }
+    try teams[0].setActive(true)
+    for player in players.dropFirst() { player.isTalking = false }
+    world.run(seconds: 2, players)
+    return (players, teams)
 }
 
 private func isVoice(_ datagram: [UInt8]) -> Bool {
