@@ -26,16 +26,16 @@ import VoiceWire
 ///
 /// **Protection.** `apply(_:)` feeds receiver reports to a `SendLossAdaptation`, which switches
 /// Opus in-band FEC and the packet-loss hint, and RED-like redundancy: each speech packet then
-/// also carries a copy of the previous frame, and under bursty loss a second one from as far back
-/// as the bursts need (`SendLossAdaptation.redundancyReach`), as long as the frames copied were
-/// sent as speech packets in the same run. A copy is the earlier frame's own bytes (as RFC 2198 RED carries Opus
-/// in WebRTC): decoded in place of the lost packet it leaves the listener's decoder exactly where
-/// the lost packet would have, so the frames after a repair decode bit-exact. A re-encoding by a
-/// second, low-rate encoder would leave the decoder's prediction state off and smear the next
-/// frames (measured: 0.5 dB SNR over a repaired frame and the two after it with a separate
-/// low-rate stream, 17 dB decoding it with the main decoder, exact here). The copies are made
-/// low-bitrate instead by lowering the primary encoder while they ride along, so that the primary
-/// and its copies together stay within `protectedTotalBitrate`.
+/// also carries copies of the previous two frames, or under lasting bursts one copy from as far
+/// back as the bursts need (`SendLossAdaptation.redundancyReach`), as long as the frames copied
+/// were sent as speech packets in the same run. A copy is the earlier frame's own bytes (as
+/// RFC 2198 RED carries Opus in WebRTC): decoded in place of the lost packet it leaves the
+/// listener's decoder exactly where the lost packet would have, so the frames after a repair
+/// decode bit-exact. A re-encoding by a second, low-rate encoder would leave the decoder's
+/// prediction state off and smear the next frames (measured: 0.5 dB SNR over a repaired frame
+/// and the two after it with a separate low-rate stream, 17 dB decoding it with the main decoder,
+/// exact here). The copies are made low-bitrate instead by lowering the primary encoder while they
+/// ride along, so that the primary and its copies together stay within `protectedTotalBitrate`.
 ///
 /// Thread contract: one thread at a time (the engine thread). `process` neither allocates nor
 /// locks on success: every buffer is made at creation.
