@@ -10,4 +10,10 @@ swift build --build-tests
 # real-time priority miss their deadlines, which is the machine's fault, not the code's.
 paced='JACKDevices|/realTime|RelayLivenessTests|RelayServiceTests|RelaySignallingLivenessTests|HostCall|RelayRouteTests|RelayFailoverTests|DemoObservationTests|SignallingLinkTests'
 swift test --skip-build --skip "$paced" "$@"
-swift test --skip-build --no-parallel --filter "$paced"
+if ! swift test --skip-build --no-parallel --filter "$paced"; then
+    # A virtual machine whose host takes its CPU away (steal time) stops every clock-paced device
+    # for that long, and a JACK server falls seconds behind with no error anywhere. Such a stall
+    # fails these tests through the machine, not the code; a real fault fails them again.
+    echo "real-time tests failed; running them once more in case the machine stalled" >&2
+    swift test --skip-build --no-parallel --filter "$paced"
+fi

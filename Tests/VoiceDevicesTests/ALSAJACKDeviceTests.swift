@@ -21,9 +21,10 @@ extension ALSADeviceTests {
             var summary: String
         }
 
-        /// The JACK server runs without real-time priority (a container cannot grant it), so on a
-        /// shared host it may now and then miss a cycle and drop a period between the two ports,
-        /// with no error anywhere: that is the server's hiccup, not the devices'. Up to three
+        /// On a shared host the JACK server (with real-time priority where the process may have
+        /// it, without where a container cannot grant it) may now and then miss a cycle and drop a
+        /// period between the two ports, with no error anywhere: that is the server's hiccup, not
+        /// the devices'. Up to three
         /// rounds are played; pacing must hold in every round and at least one round must carry
         /// every sample bit for bit, which shows the devices themselves lose and change nothing.
         @Test(
