@@ -29,7 +29,7 @@ final class RelayState {
         didSet {
             udpBatch?.overflow = { [unowned self] payload, address in
                 guard let udp = udpContext, udp.channel.isWritable else {
-                    return drop(.recipientCongested, member: nil)
+                    return drop(.recipientCongested, member: udpMembers[address])
                 }
                 udp.write(NIOAny(AddressedEnvelope(remoteAddress: address, data: payload)), promise: nil)
             }
