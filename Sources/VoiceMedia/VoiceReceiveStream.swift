@@ -104,6 +104,9 @@ public final class VoiceReceiveStream {
     private var intervalExpected = 0
     private var intervalMissing = 0
     private var intervalBursts = 0
+    /// Packets that came after their frame had been booked as missing, this interval: received,
+    /// only late (see `makeReport`).
+    private var intervalLate = 0
     private var cumulativeMissing = 0
 
     /// The level of what this stream played.
@@ -169,8 +172,13 @@ public final class VoiceReceiveStream {
     /// repair (frames whose own packet was not there at playout, whether or not redundancy or
     /// FEC then rebuilt them): that is what the sender's protection has to cover.
     public func makeReport(reporter: UInt32) -> ReceiverReport {
-        let fraction = intervalExpected > 0 ? Float(intervalMissing) / Float(intervalExpected) : 0
-        let burst = intervalBursts > 0 ? Float(intervalMissing) / Float(intervalBursts) : 0
+        // As in RFC 3550, a packet that came late was received, not lost: lateness is this
+        // buffer's to absorb, and copies from the sender cannot help it (they come later still).
+        // Counting it as lost made a listener whose machine stalled ask for protection that only
+        // raised its delay.
+        let lost = max(intervalMissing - intervalLate, 0)
+        let fraction = intervalExpected > 0 ? Float(lost) / Float(intervalExpected) : 0
+        let burst = intervalBursts > 0 && lost > 0 ? max(Float(lost) / Float(intervalBursts), 1) : 0
         let report = ReceiverReport(
             reporter: reporter, source: sender, channel: channel, highestSequence: sequences.newestValue,
             fractionLost: min(fraction, 1), meanBurstLength: burst,
@@ -180,6 +188,7 @@ public final class VoiceReceiveStream {
         intervalExpected = 0
         intervalMissing = 0
         intervalBursts = 0
+        intervalLate = 0
         return report
     }
 
@@ -229,6 +238,10 @@ public final class VoiceReceiveStream {
         if timestamp < playoutTimestamp {
             guard !playing else {
                 counters.packetsLate += 1
+                if sequence <= lastAccountedSequence {
+                    intervalLate += 1
+                    cumulativeMissing = max(cumulativeMissing - 1, 0)
+                }
                 lateInARow += 1
                 if lateInARow >= Self.lateRunForRestart { restartPlayout() }
                 return

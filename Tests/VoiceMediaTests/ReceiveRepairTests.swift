@@ -82,6 +82,25 @@ struct ReceiveRepairTests {
         #expect(nearHarness.stream.statistics.recoveredByRedundancy == 2 + 2 + 2 + 1)
     }
 
+    /// A packet that comes after its frame was played is late, not lost: the report (like an
+    /// RTCP one) counts only what never came, so a listener that stalled does not make the sender
+    /// pay for protection that cannot help.
+    @Test func latePacketsAreNotReportedAsLost() throws {
+        let frames = try encodeFrames(Array(try ReceiveFixture.speech()[0..<(48_000 * 2)]), inbandFEC: false)
+        // Frame 50 arrives 300 ms late, frame 70 never.
+        let packets = try makePackets(frames) { index in
+            Self.arrival(index) + (index == 50 ? MediaTime.milliseconds(300) : 0)
+        }.filter { $0.frame != 70 }
+        let harness = try ReceiveHarness(configuration: JitterBufferConfiguration())
+        _ = harness.run(packets.map(\.packet), ticks: frames.count + 20)
+        let statistics = harness.stream.statistics
+        #expect(statistics.packetsLate == 1)
+        let report = harness.stream.makeReport(reporter: 2)
+        #expect(report.cumulativeLost == 1)
+        #expect(abs(report.fractionLost - 1 / Float(frames.count)) < 1e-6)
+        #expect(report.meanBurstLength == 1)
+    }
+
     /// Without redundancy, a lost frame comes back from the next packet's in-band FEC exactly
     /// when that packet carries FEC, and is concealed otherwise.
     @Test func inbandFECRepairsWhenPresent() throws {
