@@ -117,7 +117,7 @@ extension EngineCore {
         // handed over before the switch (several leaving in one tick, or one leaving while a
         // rekey still waits for a confirmation) pushed out the one still sealed under. A player
         // who left meanwhile holds the pending key, so it is in use only until this rekey switches.
-        if session.needsRekey && !session.ownKeys.values.contains(where: { $0.pending != nil }) {
+        if session.needsRekey && !session.hasPendingKey {
             session.needsRekey = false
             rekey(session, now: now)
         }

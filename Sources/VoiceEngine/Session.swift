@@ -45,8 +45,10 @@ final class Session {
     /// Set when players left: a tick moves every channel to a new key once, however many left
     /// since the last rekey, as soon as no earlier rekey is still waiting to switch.
     var needsRekey = false
+    /// True while some channel's new key waits to be sealed under.
+    var hasPendingKey: Bool { ownKeys.values.contains { $0.pending != nil } }
     /// True from a departure until every channel seals under the key it brought.
-    var isChangingKeys: Bool { needsRekey || ownKeys.values.contains { $0.pending != nil } }
+    var isChangingKeys: Bool { needsRekey || hasPendingKey }
     var sealers: [UInt16: EnvelopeSealer] = [:]
     var channels: [UInt16: LocalChannel] = [:]
     /// The channel that owns the microphone, if any.

@@ -36,8 +36,8 @@ public struct SendStatistics: Sendable, Hashable, Codable {
     public var fecEnabled = false
     public var packetLossHintPercent = 0
     public var redundancyDepth = 0
-    /// How many frames back the second copy reaches while the depth is 2.
-    public var redundancyReach = 2
+    /// How many frames back the farthest copy reaches (0 without copies).
+    public var redundancyReach = 0
     public var smoothedFractionLost: Float = 0
     public var smoothedMeanBurstLength: Float = 1
 
