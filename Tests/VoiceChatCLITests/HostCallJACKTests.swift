@@ -57,10 +57,12 @@ import VoiceTesting
         #expect(run.callerStatus == 0, "\(transcript)")
         #expect(run.listenerStatus == 0, "\(transcript)")
         // What the listener played to its JACK speaker (and recorded) is the caller's speech.
-        try HostCallRun.expectSpeech(heardPath: listenerRecord, sentFixture: "speech-male.wav", context: transcript)
+        try HostCallRun.expectSpeech(
+            heardPath: listenerRecord, sentFixture: "speech-male.wav", machine: run.machine, context: transcript)
         // What the caller heard is what the listener's JACK microphone captured: the fed speech, which
         // started playing before the call, hence the lags into the clip.
         try HostCallRun.expectSpeech(
-            heardPath: callerHeard, sentFixture: "speech-female.wav", lags: -50...400, context: transcript)
+            heardPath: callerHeard, sentFixture: "speech-female.wav", lags: -50...400, machine: run.machine,
+            context: transcript)
     }
 }

@@ -29,9 +29,12 @@ import Testing
         #expect(run.listener.standardOutput.contains("incoming call from bob"), "\(transcript)")
         #expect(run.caller.standardOutput.contains("summary: path \(expectPath), rtt"), "\(transcript)")
         #expect(run.listener.standardOutput.contains("summary: path"), "\(transcript)")
-        try HostCallRun.expectSpeech(heardPath: listenerHeard, sentFixture: "speech-male.wav", context: transcript)
-        try HostCallRun.expectSpeech(heardPath: listenerRecord, sentFixture: "speech-male.wav", context: transcript)
-        try HostCallRun.expectSpeech(heardPath: callerHeard, sentFixture: "speech-female.wav", context: transcript)
+        try HostCallRun.expectSpeech(
+            heardPath: listenerHeard, sentFixture: "speech-male.wav", machine: run.machine, context: transcript)
+        try HostCallRun.expectSpeech(
+            heardPath: listenerRecord, sentFixture: "speech-male.wav", machine: run.machine, context: transcript)
+        try HostCallRun.expectSpeech(
+            heardPath: callerHeard, sentFixture: "speech-female.wav", machine: run.machine, context: transcript)
     }
 
     @Test func aCallBetweenTwoProcessesCarriesSpeechBothWaysDirectly() throws {

@@ -29,11 +29,14 @@ import Testing
                 directory: directory, label: name)
             return (process, heard)
         }
+        let watch = MachineStallWatch()
         let (alice, aliceHeard) = try join("alice", says: "speech-female.wav")
         let (bob, bobHeard) = try join("bob", says: "speech-male.wav")
         let aliceStatus = alice.waitForExit(seconds: 30)
         let bobStatus = bob.waitForExit(seconds: 15)
+        let machine = watch.finish()
         let transcript = """
+            machine: \(machine)
             alice (exit \(aliceStatus.map(String.init) ?? "stopped")):
             \(alice.standardOutput)\(alice.standardError)
             bob (exit \(bobStatus.map(String.init) ?? "stopped")):
@@ -46,9 +49,11 @@ import Testing
         #expect(bob.standardOutput.contains("summary: alice: path \(path), rtt"), "\(transcript)")
         // Bob started speaking only once his process ran, so allow a longer lag for what alice heard.
         try HostCallRun.expectSpeech(
-            heardPath: aliceHeard, sentFixture: "speech-male.wav", lags: -50...400, context: transcript)
+            heardPath: aliceHeard, sentFixture: "speech-male.wav", lags: -50...400, machine: machine,
+            context: transcript)
         try HostCallRun.expectSpeech(
-            heardPath: bobHeard, sentFixture: "speech-female.wav", lags: -400...50, context: transcript)
+            heardPath: bobHeard, sentFixture: "speech-female.wav", lags: -400...50, machine: machine,
+            context: transcript)
     }
 
     @Test func twoPlayersTalkThroughTheRelayOverUDP() throws {

@@ -8,9 +8,12 @@ struct HostCallRun {
     var caller: BackgroundCommand
     var listenerStatus: Int32?
     var callerStatus: Int32?
+    /// Whether the machine kept real time while both ran.
+    var machine: MachineStallReport
 
     var transcript: String {
         """
+        machine: \(machine)
         listener (exit \(listenerStatus.map(String.init) ?? "stopped")):
         \(listener.standardOutput)\(listener.standardError)
         caller (exit \(callerStatus.map(String.init) ?? "stopped")):
@@ -29,6 +32,7 @@ struct HostCallRun {
             guard let first = prefix.first else { return (executable, arguments) }
             return (first, Array(prefix.dropFirst()) + [executable] + arguments)
         }
+        let watch = MachineStallWatch()
         let (listenTool, listenFull) = command(listenerPrefix, ["listen"] + listenArguments)
         let listener = try BackgroundCommand(
             executable: listenTool, arguments: listenFull, directory: directory, label: "listener",
@@ -36,7 +40,8 @@ struct HostCallRun {
         guard listener.waitForOutput("listening on", seconds: 15) else {
             listener.stop()
             Issue.record("the listener did not start: \(listener.standardOutput) \(listener.standardError)")
-            return HostCallRun(listener: listener, caller: listener, listenerStatus: nil, callerStatus: nil)
+            return HostCallRun(
+                listener: listener, caller: listener, listenerStatus: nil, callerStatus: nil, machine: watch.finish())
         }
         let (callTool, callFull) = command(callerPrefix, ["call"] + callArguments)
         let caller = try BackgroundCommand(
@@ -44,16 +49,21 @@ struct HostCallRun {
         let callerStatus = caller.waitForExit(seconds: seconds)
         let listenerStatus = listener.waitForExit(seconds: 10)
         return HostCallRun(
-            listener: listener, caller: caller, listenerStatus: listenerStatus, callerStatus: callerStatus)
+            listener: listener, caller: caller, listenerStatus: listenerStatus, callerStatus: callerStatus,
+            machine: watch.finish())
     }
 
     /// Checks that `heardPath` carries the speech of `sentFixture`: its loudness over time follows the
     /// fixture's at some delay, clearly better than it follows the other speech fixture, and it is not
     /// silence. The bar is modest because a loaded machine makes the jitter buffer drop and insert
     /// frames, which smears the envelope; a wrong or silent signal stays well below it.
+    ///
+    /// When `machine` did not keep real time, both ends' devices lost and padded audio at random
+    /// and the envelope may follow the speech too loosely for any bar: a miss is then reported as
+    /// a known issue naming the stalls, not as a failure. Silence fails either way.
     static func expectSpeech(
-        heardPath: String, sentFixture: String, lags: ClosedRange<Int> = -50...250, context: String,
-        sourceLocation: SourceLocation = #_sourceLocation
+        heardPath: String, sentFixture: String, lags: ClosedRange<Int> = -50...250,
+        machine: MachineStallReport, context: String, sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
         let other = sentFixture == "speech-male.wav" ? "speech-female.wav" : "speech-male.wav"
         let heard = try SpeechEnvelope.levels(ofFile: heardPath)
@@ -64,14 +74,20 @@ struct HostCallRun {
         #expect(
             SpeechEnvelope.loudFrames(heard) > 100, "\(heardPath) is nearly silent\n\(context)",
             sourceLocation: sourceLocation)
-        #expect(
-            match.correlation > 0.5 && match.correlation > mismatch.correlation + 0.1,
-            """
-            envelope correlation \(match.correlation) at lag \(match.lag) frames with \(sentFixture), \
-            \(mismatch.correlation) with \(other)
-            \(context)
-            """,
-            sourceLocation: sourceLocation)
+        withKnownIssue(
+            "the machine did not keep real time: \(machine)", isIntermittent: true, sourceLocation: sourceLocation
+        ) {
+            #expect(
+                match.correlation > 0.5 && match.correlation > mismatch.correlation + 0.1,
+                """
+                envelope correlation \(match.correlation) at lag \(match.lag) frames with \(sentFixture), \
+                \(mismatch.correlation) with \(other)
+                \(context)
+                """,
+                sourceLocation: sourceLocation)
+        } when: {
+            !machine.keptRealTime
+        }
     }
 
 }

@@ -1,0 +1,120 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Watches whether this machine kept real time while a real-time test ran.
+///
+/// A virtual machine whose host takes its CPUs away (steal time) stops every process at once: the
+/// paced devices of both call ends fall behind, then catch up with silence and dropped audio, and
+/// what a listener heard no longer follows the speech it was sent, whatever the engine did. Such a
+/// run says nothing about the engine's sound. The watch tells it apart from a loaded machine,
+/// which only delays threads by a scheduler slice: a thread sleeps on absolute 5 ms deadlines and
+/// adds up how late it woke whenever that is more than a loaded scheduler makes it, and the
+/// kernel's steal count says how much of the CPUs' time the host took.
+final class MachineStallWatch: Sendable {
+    /// A wake-up this late is a stall: 14 busy loops on this 2-core machine delay it by under 20 ms.
+    static let stallThresholdNanoseconds: Int64 = 30_000_000
+    private static let periodNanoseconds: Int64 = 5_000_000
+
+    private struct Tally {
+        var stalledNanoseconds: Int64 = 0
+        var longestNanoseconds: Int64 = 0
+        var episodes = 0
+        var running = true
+    }
+
+    private let tally = Mutex(Tally())
+    private let startNanoseconds: Int64
+    private let startTicks: CPUTicks?
+
+    init() {
+        startNanoseconds = Self.now()
+        startTicks = CPUTicks.read()
+        // The thread ends at its next wake-up after `finish`.
+        Thread { [self] in
+            var deadline = startNanoseconds
+            while tally.withLock({ $0.running }) {
+                deadline += Self.periodNanoseconds
+                var time = timespec(
+                    tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
+                _ = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &time, nil)
+                let woke = Self.now()
+                let late = woke - deadline
+                if late > Self.stallThresholdNanoseconds {
+                    tally.withLock {
+                        $0.stalledNanoseconds += late
+                        $0.longestNanoseconds = max($0.longestNanoseconds, late)
+                        $0.episodes += 1
+                    }
+                }
+                // After any late wake-up the next deadline counts from now, so one stall is counted once.
+                if late > Self.periodNanoseconds { deadline = woke }
+            }
+        }.start()
+    }
+
+    /// Stops watching and says what the machine did since the watch started.
+    func finish() -> MachineStallReport {
+        let tally = self.tally.withLock { tally in
+            tally.running = false
+            return tally
+        }
+        let elapsed = Self.now() - startNanoseconds
+        var stealShare = 0.0
+        if let before = startTicks, let after = CPUTicks.read(), after.total > before.total {
+            stealShare = Double(after.steal - before.steal) / Double(after.total - before.total)
+        }
+        return MachineStallReport(
+            elapsedSeconds: Double(elapsed) / 1e9, stalledSeconds: Double(tally.stalledNanoseconds) / 1e9,
+            longestStallSeconds: Double(tally.longestNanoseconds) / 1e9, stalls: tally.episodes,
+            stealShare: stealShare)
+    }
+
+    private static func now() -> Int64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
+    }
+}
+
+/// What a `MachineStallWatch` saw.
+struct MachineStallReport: CustomStringConvertible {
+    var elapsedSeconds: Double
+    var stalledSeconds: Double
+    var longestStallSeconds: Double
+    var stalls: Int
+    /// The share of all CPUs' time the host took (steal), from 0 to 1.
+    var stealShare: Double
+
+    /// Whether real-time work on this machine could keep its pace: stalls took under 2 % of the
+    /// time, none lasted 150 ms (three 50 ms frames, past what the jitter buffer rides out
+    /// unnoticed), and the host took under 10 % of the CPUs.
+    var keptRealTime: Bool {
+        stalledSeconds <= 0.02 * elapsedSeconds && longestStallSeconds < 0.15 && stealShare < 0.10
+    }
+
+    var description: String {
+        String(
+            format: "over %.1f s the machine stalled %d times for %.0f ms in all (longest %.0f ms); steal %.1f %%",
+            elapsedSeconds, stalls, stalledSeconds * 1000, longestStallSeconds * 1000, stealShare * 100)
+    }
+}
+
+/// The kernel's CPU time counters summed over all CPUs (the first line of /proc/stat), in ticks.
+struct CPUTicks {
+    var total: Int64
+    var steal: Int64
+
+    static func read() -> CPUTicks? {
+        guard let text = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
+            let line = text.split(separator: "\n").first, line.hasPrefix("cpu ")
+        else { return nil }
+        // user nice system idle iowait irq softirq steal guest guest_nice; guest time is already in user.
+        let fields = line.split(separator: " ").dropFirst().prefix(8).compactMap { Int64($0) }
+        guard fields.count == 8 else { return nil }
+        return CPUTicks(total: fields.reduce(0, +), steal: fields[7])
+    }
+}
