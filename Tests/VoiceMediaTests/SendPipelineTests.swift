@@ -369,8 +369,9 @@ enum SendSignals {
         let configuration = SendConfiguration(sender: 5, channel: 2)
         let pipeline = try VoiceSendPipeline(configuration)
         pipeline.apply(SendSignals.report(for: configuration, fractionLost: 0.1, meanBurstLength: 3))
-        // One report moves the steady burst length halfway to 2: one copy three frames back.
-        #expect(pipeline.statistics.redundancyDepth == 1 && pipeline.statistics.redundancyReach == 3)
+        // One report of bursts of three, counted by its bursts against a prior of bursts of one,
+        // moves the steady burst length to about 2: one copy four frames back.
+        #expect(pipeline.statistics.redundancyDepth == 1 && pipeline.statistics.redundancyReach == 4)
 
         var depths: [Int] = []
         var fec: [Bool] = []
@@ -435,6 +436,23 @@ enum SendSignals {
         // Clean reports end the protection altogether.
         for _ in 0..<30 { bursty.update(fractionLost: 0, meanBurstLength: 0) }
         #expect(bursty.redundancyDepth == 0 && bursty.redundancyReach == 0)
+    }
+
+    /// Lasting bursts are met from the first report that shows them: each report counts by the
+    /// bursts it saw, so the reach they call for (6 frames for bursts of three) comes in three
+    /// reports, where an even average of reports starting from bursts of one took eight and the
+    /// listener grew its hold at every step.
+    @Test func longBurstsAreMetFromTheFirstReport() {
+        var adaptation = SendLossAdaptation(maximumReach: 6)
+        var reaches: [Int] = []
+        for _ in 0..<4 {
+            adaptation.update(fractionLost: 0.1, meanBurstLength: 3)
+            reaches.append(adaptation.redundancyReach)
+        }
+        #expect(reaches == [4, 5, 6, 6])
+        #expect(adaptation.redundancyDepth == 1)
+        // The loss the far copy's own packet risks starts at the reports' value too.
+        #expect(abs(adaptation.steadyFractionLost - 0.1) < 0.001)
     }
 
     @Test func theLossHintIsHighEnoughForLibopusToEmitFEC() {
