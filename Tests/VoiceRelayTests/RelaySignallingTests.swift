@@ -14,7 +14,10 @@ import VoiceRelay
         try await bob.waitUntilJoined()
         let carol = try await harness.attach("carol", relay: relay)
         try await carol.waitUntilJoined()
-        try await eventually("alice hears of bob and carol") { alice.client.members == ["bob", "carol"] }
+        // Each member hears of the others on its own connection, in no set order between them.
+        try await eventually("alice hears of bob and carol, and bob of carol") {
+            alice.client.members == ["bob", "carol"] && bob.client.members == ["alice", "carol"]
+        }
         #expect(alice.receivedEvents == [.joined(members: []), .memberJoined("bob"), .memberJoined("carol")])
         #expect(bob.receivedEvents == [.joined(members: ["alice"]), .memberJoined("carol")])
         #expect(carol.receivedEvents == [.joined(members: ["alice", "bob"])])
