@@ -17,7 +17,8 @@ public struct EngineConfiguration: Sendable, Hashable {
     public var invitationTimeoutSeconds: Double
     /// How long an accepted call waits for a real-time path before it does not start.
     public var pathTimeoutSeconds: Double
-    /// How often a listener tells each sender what it measured.
+    /// How often a listener tells each sender what it measured; sooner after loss the sender's
+    /// protection could not repair (see `ReportSchedule`).
     public var reportIntervalMilliseconds: Double
     /// How long a sender keeps sealing under the old key after distributing a new one, at most.
     public var rekeyGraceSeconds: Double

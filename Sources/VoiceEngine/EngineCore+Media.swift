@@ -125,7 +125,8 @@ extension EngineCore {
             }
             session.streams[key] = ReceivingStream(
                 stream: stream, participant: name,
-                nextReport: now + MediaTime.milliseconds(configuration.reportIntervalMilliseconds))
+                reports: ReportSchedule(
+                    interval: MediaTime.milliseconds(configuration.reportIntervalMilliseconds), start: now))
         }
         stream.insert(view, bytes: bytes, arrival: now)
     }
@@ -166,12 +167,13 @@ extension EngineCore {
         }
     }
 
-    /// Tells each sender, once per report interval, what this participant measured of its stream.
+    /// Tells each sender, once per report interval and early after loss its protection could not
+    /// repair, what this participant measured of its stream.
     func sendReports(now: MediaTime) {
         for session in sessions.values {
-            for (key, receiving) in session.streams where now >= receiving.nextReport {
-                session.streams[key]?.nextReport =
-                    now + MediaTime.milliseconds(configuration.reportIntervalMilliseconds)
+            for (key, receiving) in session.streams
+            where receiving.reports.isDue(at: now, unrepairableLoss: receiving.stream.hasUnrepairableLoss) {
+                session.streams[key]?.reports.reported(at: now)
                 guard let peer = session.peers[receiving.participant], let route = peer.activeRoute else { continue }
                 let report = receiving.stream.makeReport(reporter: mediaID.rawValue)
                 guard let count = try? report.write(into: plaintext) else { continue }

@@ -20,7 +20,7 @@ struct ReceivingStream {
     let stream: VoiceReceiveStream
     let participant: ParticipantID
     var wasSpeaking = false
-    var nextReport: MediaTime
+    var reports: ReportSchedule
 }
 
 /// A 1:1 call or a match: the scope of one key agreement, one set of peers and their paths,

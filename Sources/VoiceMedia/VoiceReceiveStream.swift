@@ -108,6 +108,10 @@ public final class VoiceReceiveStream {
     /// only late (see `makeReport`).
     private var intervalLate = 0
     private var cumulativeMissing = 0
+    /// Whether a loss burst longer than the sender's protection reaches (any burst while its
+    /// packets carry no copies and no FEC) was booked since the last report: the sender should
+    /// hear of it before the next regular report (see `ReportSchedule`).
+    public private(set) var hasUnrepairableLoss = false
 
     /// The level of what this stream played.
     public private(set) var meter = LevelMeter()
@@ -189,6 +193,7 @@ public final class VoiceReceiveStream {
         intervalMissing = 0
         intervalBursts = 0
         intervalLate = 0
+        hasUnrepairableLoss = false
         return report
     }
 
@@ -745,6 +750,7 @@ public final class VoiceReceiveStream {
             intervalMissing += missing
             cumulativeMissing += missing
             intervalBursts += 1
+            if missing > protectionFrames { hasUnrepairableLoss = true }
             counters.packetsLost += max(0, missing - recoveredSinceAccounted)
         }
         recoveredSinceAccounted = 0

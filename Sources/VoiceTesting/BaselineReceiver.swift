@@ -95,6 +95,9 @@ public final class BaselineReceiver: SimulatedListener {
         Int(timestamp / UInt32(frameSamples)) % arrivals.count
     }
 
+    /// The plain reference reports on its interval only.
+    public var hasUnrepairableLoss: Bool { false }
+
     public func makeReport(reporter: UInt32) -> ReceiverReport {
         let fraction = playedSinceReport > 0 ? Float(lostSinceReport) / Float(playedSinceReport) : 0
         lostSinceReport = 0

@@ -30,6 +30,7 @@ public enum CallSimulation {
         /// How much faster the sender's clock runs than the listener's, in parts per million.
         public var driftPPM: Double
         public var receiver: Receiver
+        /// How often the listener reports to the sender, when no loss asks for a report sooner.
         public var reportIntervalMilliseconds: Double
         /// How long the listener keeps playing after the recording ends, so buffered audio comes
         /// out. The default covers the sender's last keep-alive (400 ms after its last speech)
@@ -136,8 +137,8 @@ public enum CallSimulation {
         func captureTime(ofFrame frame: Int) -> MediaTime {
             MediaTime((Double(frame) * Double(frameNanoseconds) / senderRate).rounded())
         }
-        let reportInterval = MediaTime.milliseconds(configuration.reportIntervalMilliseconds)
-        var nextReport = reportInterval
+        var reports = ReportSchedule(
+            interval: MediaTime.milliseconds(configuration.reportIntervalMilliseconds), start: 0)
         var nextSenderFrame = 0
 
         try input.withUnsafeBufferPointer { input in
@@ -177,8 +178,10 @@ public enum CallSimulation {
 
                     // The baseline sends no reports: its sender stays unprotected, as a plain
                     // client's would, instead of spending bits on FEC and redundancy it never uses.
-                    if now >= nextReport, configuration.receiver == .engine {
-                        nextReport += reportInterval
+                    if configuration.receiver == .engine,
+                        reports.isDue(at: now, unrepairableLoss: listener.hasUnrepairableLoss)
+                    {
+                        reports.reported(at: now)
                         let byteCount = try listener.makeReport(reporter: listenerID).write(into: report)
                         reverse.send(UnsafeRawBufferPointer(rebasing: report[0..<byteCount]), at: now)
                     }

@@ -55,6 +55,30 @@ struct ReceiveRepairTests {
         #expect(stream.makeReport(reporter: 2).fractionLost == 0)
     }
 
+    /// Loss the sender's protection cannot repair asks for an early report, and loss its copies
+    /// cover waits for the regular one: without copies every burst asks; with the two previous
+    /// frames copied, a burst of two does not and a burst of three does. A report clears it.
+    @Test func lossPastTheProtectionAsksForAnEarlyReport() throws {
+        let frames = try encodeFrames(Array(try ReceiveFixture.speech()[0..<(48_000 * 2)]), inbandFEC: false)
+        let cases: [(depth: Int, lost: Set<Int>, asks: Bool)] = [
+            (0, [40], true), (2, [40, 41], false), (2, [40, 41, 42], true),
+        ]
+        for (depth, lost, asks) in cases {
+            let packets = try makePackets(frames, redundancyDepth: depth, arrival: Self.arrival)
+                .filter { !lost.contains($0.frame) }
+            var harness = try ReceiveHarness(configuration: Self.roomy)
+            nonisolated(unsafe) var firstAsked: Int?
+            harness.observe = { tick, stream in
+                if firstAsked == nil && stream.hasUnrepairableLoss { firstAsked = tick }
+            }
+            _ = harness.run(packets.map(\.packet), ticks: frames.count + 20)
+            #expect((firstAsked != nil) == asks, "copies \(depth), lost \(lost.sorted())")
+            #expect(harness.stream.hasUnrepairableLoss == asks)
+            _ = harness.stream.makeReport(reporter: 2)
+            #expect(!harness.stream.hasUnrepairableLoss)
+        }
+    }
+
     /// One copy six frames back repairs every burst up to six long, and the stream holds the
     /// six frames that takes on its own: it reads the reach from the packets. A burst of seven
     /// loses its first frame; a packet's frame whose far copy rode in a lost packet is concealed.

@@ -47,4 +47,15 @@ import VoiceTesting
         #expect(
             statistics.recoveredByRedundancy + statistics.recoveredByFEC + statistics.packetsLost == network.dropped)
     }
+
+    /// A clean call's listener reports once per interval; under loss the sender hears of the
+    /// first bursts early, before its copies ride along, and then on the interval again.
+    @Test func lossTheSenderDoesNotCoverIsReportedEarly() throws {
+        let clean = try run(loss: 0, seed: 3)
+        let seconds = Double(clean.heard.count) / 48_000
+        #expect(clean.send.reportsApplied == Int(seconds / 0.5))
+        let lossy = try run(loss: 0.1, burst: 3, seed: 3)
+        #expect(lossy.send.reportsApplied > clean.send.reportsApplied)
+        #expect(lossy.send.reportsApplied < 2 * clean.send.reportsApplied)
+    }
 }
