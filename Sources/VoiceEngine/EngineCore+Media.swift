@@ -44,7 +44,7 @@ extension EngineCore {
         if inputMeteringEnabled { inputMeter.process(frame) }
         for session in sessions.values {
             guard let (channel, pipeline) = capturing(session) else { continue }
-            pipeline.isMicrophoneMuted = isMicrophoneMuted
+            pipeline.isMicrophoneMuted = isMicrophoneMuted || session.isServerMuted
             pipeline.pushToTalk = pushToTalk
             pipeline.isTalkKeyDown = isTalkKeyDown
             let count: Int

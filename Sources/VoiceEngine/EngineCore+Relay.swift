@@ -33,10 +33,32 @@ extension EngineCore {
         case .kicked(let reason):
             setRelay(kind, joined: false, in: session, now: now)
             emit(.relayFailed(path: kind, .kicked(reason)), in: session)
-        case .moved, .serverMute:
-            // The game server's decisions; the relay enforces them, the engine's view stays its own.
-            break
+        case .serverMute(let muted):
+            guard session.isServerMuted != muted else { return }
+            session.isServerMuted = muted
+            emit(.serverMuted(muted), in: session)
+        case .moved(let number):
+            followMove(to: number, in: session, match: match)
         }
+    }
+
+    /// The game server made `number` this participant's only voice channel (0: none). The engine
+    /// takes it for its own view: only that channel stays started and it gets the microphone, so
+    /// that peers on direct paths hear the same as through the relay, and the interest mirrored to
+    /// the relay later does not undo the move. A channel this participant never opened cannot be
+    /// started (its name is unknown here): every channel stops and the event names none.
+    private func followMove(to number: UInt16, in session: Session, match: String) {
+        let known = session.channels[number] != nil
+        for (other, channel) in session.channels where other != number && channel.isStarted {
+            try? setChannel(other, started: false, match: match)
+        }
+        if known {
+            try? setChannel(number, started: true, match: match)
+            try? setChannel(number, active: true, match: match)
+        } else if let active = session.activeChannel {
+            try? setChannel(active, active: false, match: match)
+        }
+        emit(.moved(channel: session.channels[number]?.name), in: session)
     }
 
     func relayFailed(_ failure: RelayFailure, on kind: RealTimePathKind, match: String) {

@@ -53,6 +53,10 @@ final class Session {
     var channels: [UInt16: LocalChannel] = [:]
     /// The channel that owns the microphone, if any.
     var activeChannel: UInt16?
+    /// True while the game server has muted this participant through the relay. The relay drops
+    /// what it is sent; the engine sends nothing on any path, direct ones included, where no
+    /// relay could enforce it.
+    var isServerMuted = false
     /// Encodes the microphone for `activeChannel`; rebuilt when it changes.
     var sendPipeline: VoiceSendPipeline?
     var streams: [StreamKey: ReceivingStream] = [:]

@@ -56,4 +56,10 @@ public enum MatchEvent: Sendable, Hashable {
     /// The relay transport `path` (`.relayUDP` or `.relayTCP`) refused or removed this player, or
     /// could not start; voice through it stops until the cause is dealt with.
     case relayFailed(path: RealTimePathKind, RelayFailure)
+    /// The game server muted (true) or unmuted this participant through the relay: while muted,
+    /// nothing it says reaches anyone, on any path.
+    case serverMuted(Bool)
+    /// The game server moved this participant to the channel named (nil: one it never opened, or
+    /// none): that channel alone stays started and has the microphone.
+    case moved(channel: String?)
 }

@@ -153,6 +153,10 @@ enum MatchSession {
             "relay \(path.rawValue): \(failure)"
         case .signallingRejected(let from, let error):
             "warning: refused signalling from \(from): \(error)"
+        case .serverMuted(let muted):
+            muted ? "the game server muted you: nobody hears you" : "the game server unmuted you"
+        case .moved(let channel):
+            "the game server moved you to \(channel.map { "channel \($0)" } ?? "a channel you did not open; nothing is heard")"
         case .playerState, .data:
             nil
         }

@@ -107,6 +107,61 @@ import VoiceWire
         await relayWorld.shutdown(players)
     }
 
+    /// The game server's mute and move, made at the relay, are followed by the engine on every
+    /// path: a muted player is not heard even over the direct path the relay never sees, and a
+    /// moved player's own channels become the one it was moved to.
+    @Test func theGameServersMuteAndMoveHoldOnEveryPath() async throws {
+        let relayWorld = try await RelayWorld.start()
+        let alice = try relayWorld.participant("alice", index: 0)
+        let bob = try relayWorld.participant("bob", index: 1)
+        let players = [alice, bob]
+        var red: [ParticipantID: VoiceChannel] = [:]
+        var blue: [ParticipantID: VoiceChannel] = [:]
+        for player in players {
+            let match = try player.join(
+                "arena", players: ["alice", "bob"], relay: try relayWorld.options(player.name, isPrimary: false))
+            red[player.name] = try match.voiceChat(named: "red")
+            blue[player.name] = try match.voiceChat(named: "blue")
+            try red[player.name]?.start()
+        }
+        try red["alice"]?.setActive(true)
+        bob.isTalking = false
+        try await relayWorld.run(until: "alice reaches bob directly and both are at the relay", players) {
+            let atRelay = (try? await relayWorld.relay.admin.participants(match: "arena"))?.count ?? 0
+            return alice.path(to: "bob") == .direct && atRelay == 2
+        }
+        try await relayWorld.run(seconds: 1.5, players)
+        #expect(bob.heardLevel(of: alice.frequency, lastSeconds: 1) > 0.05)
+
+        try await relayWorld.relay.admin.setServerMute(true, participant: "alice", match: "arena")
+        try await relayWorld.run(until: "alice hears she is muted", players) {
+            alice.matchEvents.withLock { $0 }.contains(.serverMuted(true))
+        }
+        try await relayWorld.run(seconds: 1.5, players)
+        #expect(alice.path(to: "bob") == .direct)
+        #expect(bob.heardLevel(of: alice.frequency, lastSeconds: 1) < 0.01)
+        try await relayWorld.relay.admin.setServerMute(false, participant: "alice", match: "arena")
+        try await relayWorld.run(until: "alice hears she is unmuted", players) {
+            alice.matchEvents.withLock { $0 }.contains(.serverMuted(false))
+        }
+        try await relayWorld.run(seconds: 1.5, players)
+        #expect(bob.heardLevel(of: alice.frequency, lastSeconds: 1) > 0.05)
+
+        // Bob is moved to blue: red stops for him (alice, talking there, is no longer heard) and
+        // blue starts with his microphone, as his interest at the relay says.
+        let blueNumber = try #require(blue["bob"]?.number)
+        try await relayWorld.relay.admin.move(participant: "bob", match: "arena", toChannel: blueNumber)
+        try await relayWorld.run(until: "bob hears he was moved", players) {
+            bob.matchEvents.withLock { $0 }.contains(.moved(channel: "blue"))
+        }
+        #expect(red["bob"]?.isStarted == false)
+        #expect(blue["bob"]?.isStarted == true && blue["bob"]?.isActive == true)
+        try await relayWorld.run(seconds: 1.5, players)
+        #expect(bob.heardLevel(of: alice.frequency, lastSeconds: 1) < 0.01)
+        #expect(try await relayWorld.member("bob").channels == [blueNumber])
+        await relayWorld.shutdown(players)
+    }
+
     /// Copies the relay forwarded per envelope `participant` sent to it, over one second.
     private func forwardedPerReceived(
         _ participant: ParticipantID, _ relayWorld: RelayWorld, _ players: [SimulatedParticipant]
