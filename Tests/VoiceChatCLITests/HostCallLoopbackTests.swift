@@ -29,12 +29,9 @@ import Testing
         #expect(run.listener.standardOutput.contains("incoming call from bob"), "\(transcript)")
         #expect(run.caller.standardOutput.contains("summary: path \(expectPath), rtt"), "\(transcript)")
         #expect(run.listener.standardOutput.contains("summary: path"), "\(transcript)")
-        try HostCallRun.expectSpeech(
-            heardPath: listenerHeard, sentFixture: "speech-male.wav", machine: run.machine, context: transcript)
-        try HostCallRun.expectSpeech(
-            heardPath: listenerRecord, sentFixture: "speech-male.wav", machine: run.machine, context: transcript)
-        try HostCallRun.expectSpeech(
-            heardPath: callerHeard, sentFixture: "speech-female.wav", machine: run.machine, context: transcript)
+        try run.expectSpeech([
+            listenerHeard: "speech-male.wav", listenerRecord: "speech-male.wav", callerHeard: "speech-female.wav",
+        ])
     }
 
     @Test func aCallBetweenTwoProcessesCarriesSpeechBothWaysDirectly() throws {

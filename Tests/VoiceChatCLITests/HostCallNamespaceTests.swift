@@ -34,12 +34,9 @@ import Testing
         #expect(run.listenerStatus == 0, "\(transcript)")
         // Between two hosts the direct path is over the veth pair.
         #expect(run.caller.standardOutput.contains("path direct"), "\(transcript)")
-        try HostCallRun.expectSpeech(
-            heardPath: listenerHeard, sentFixture: "speech-male.wav", machine: run.machine, context: transcript)
-        try HostCallRun.expectSpeech(
-            heardPath: callerHeard, sentFixture: "speech-female.wav", machine: run.machine, context: transcript)
-        try HostCallRun.expectSpeech(
-            heardPath: callerRecord, sentFixture: "speech-female.wav", machine: run.machine, context: transcript)
+        try run.expectSpeech([
+            listenerHeard: "speech-male.wav", callerHeard: "speech-female.wav", callerRecord: "speech-female.wav",
+        ])
     }
 
     @Test(

@@ -53,6 +53,18 @@ struct HostCallRun {
             machine: watch.finish())
     }
 
+    /// `expectSpeech` for each recording of this run (path: the fixture it should carry), at the
+    /// default lags, with this run's machine report and transcript.
+    func expectSpeech(
+        _ recordings: KeyValuePairs<String, String>, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        for (heardPath, sentFixture) in recordings {
+            try Self.expectSpeech(
+                heardPath: heardPath, sentFixture: sentFixture, machine: machine, context: transcript,
+                sourceLocation: sourceLocation)
+        }
+    }
+
     /// Checks that `heardPath` carries the speech of `sentFixture`: its loudness over time follows the
     /// fixture's at some delay, clearly better than it follows the other speech fixture, and it is not
     /// silence. The bar is modest because a loaded machine makes the jitter buffer drop and insert
