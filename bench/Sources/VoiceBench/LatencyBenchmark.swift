@@ -29,6 +29,7 @@ struct LatencyBenchmark: ParsableCommand {
     @Option(help: "Jitter-buffer margin of the low-latency mode, in frames over the delay percentile.")
     var lowLatencyMarginFrames = 1.0
     @Option(help: "Modes to run: standard, low-latency (comma-separated).") var modes = "standard,low-latency"
+    @Option(help: "Times a run is measured again when the machine stalled its recording.") var stallRetries = 3
     @Option(help: "Where to write results.jsonl and latency.png.") var reportDirectory: String?
 
     func validate() throws {
@@ -66,7 +67,7 @@ struct LatencyBenchmark: ParsableCommand {
                     kind: kind, mode: mode, server: server, train: train, bufferPeriods: bufferPeriods,
                     seconds: seconds, warmupSeconds: warmup, tag: "\(index)\(kind == .engine ? "e" : "b")",
                     directory: work)
-                let result = try run.measure()
+                let result = try measure(run, kind: kind)
                 results[kind] = result
                 for arrival in result.arrivals {
                     rows.append(
@@ -84,6 +85,22 @@ struct LatencyBenchmark: ParsableCommand {
         }
         try plotResults(script: "plot_latency.py", rows: rows, directory: directory)
         if !report.finish() { throw ExitCode.failure }
+    }
+
+    /// Measures `run`, again (up to `stallRetries` times) when the machine stalled the recorder,
+    /// saying so: a stalled run has no complete recording to find the clicks in.
+    private func measure(_ run: LatencyRun, kind: LatencyRun.Kind) throws -> LatencyRun.Result {
+        var attempt = 0
+        while true {
+            do {
+                return try run.measure()
+            } catch let failure as LatencyRun.Failure where failure.isStall && attempt < stallRetries {
+                attempt += 1
+                print(
+                    "  \(kind.rawValue): the machine stalled the recording; measuring again (\(attempt) of \(stallRetries))"
+                )
+            }
+        }
     }
 
     private func addFigures(

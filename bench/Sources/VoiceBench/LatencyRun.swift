@@ -19,6 +19,8 @@ struct LatencyRun {
 
     struct Failure: Error, CustomStringConvertible {
         var description: String
+        /// The machine, not the chain, failed: the recording fell behind real time.
+        var isStall = false
     }
 
     struct Result {
@@ -152,8 +154,12 @@ struct LatencyRun {
         let read = recording.withUnsafeMutableBufferPointer { detector.read(into: $0) }
         recording.removeLast(recording.count - read * 2)
         if read < Int(seconds * 48_000) {
+            // The recorder lost frames: its thread or the JACK server did not keep up with real
+            // time, which on this shared machine means the host stalled it. The chain's own
+            // latency is measured on the same clock, so only a whole run is worth keeping.
             throw Failure(
-                description: "recorded \(read) frames of \(Int(seconds * 48_000)); ports: \(server.connections())")
+                description: "recorded \(read) frames of \(Int(seconds * 48_000)) (the machine stalled); "
+                    + "ports: \(server.connections())", isStall: true)
         }
         return recording
     }
