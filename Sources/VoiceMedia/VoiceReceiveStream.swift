@@ -742,10 +742,21 @@ public final class VoiceReceiveStream {
     }
 
     /// Books the frames between the last accounted sequence number and `sequence`: any number
-    /// skipped was a frame missing at playout (a loss burst), repaired or not.
+    /// skipped whose packet never came was a frame missing at playout (a loss burst), repaired
+    /// or not.
     private func account(sequence: Int64) {
         guard sequence > lastAccountedSequence else { return }
-        let missing = Int(sequence - lastAccountedSequence - 1)
+        let gap = Int(sequence - lastAccountedSequence - 1)
+        // Packets of the gap that did come, after their frames were played, were received late,
+        // not lost (see `makeReport`). A sender that stalled sends them all at once, so they come
+        // before any later packet shows the gap; those coming after are counted as they arrive.
+        var arrivedLate = 0
+        let ringMask = Int64(Self.sequenceRingSize - 1)
+        for skipped in (sequence - Int64(min(gap, Self.sequenceRingSize - 1)))..<sequence
+        where receivedSequences[Int(skipped & ringMask)] == skipped {
+            arrivedLate += 1
+        }
+        let missing = gap - arrivedLate
         if missing > 0 {
             intervalMissing += missing
             cumulativeMissing += missing
@@ -754,7 +765,7 @@ public final class VoiceReceiveStream {
             counters.packetsLost += max(0, missing - recoveredSinceAccounted)
         }
         recoveredSinceAccounted = 0
-        intervalExpected += missing + 1
+        intervalExpected += gap + 1
         lastAccountedSequence = sequence
     }
 

@@ -125,6 +125,29 @@ struct ReceiveRepairTests {
         #expect(report.meanBurstLength == 1)
     }
 
+    /// A sender that stalled sends what it captured meanwhile all at once: the first of those
+    /// packets come after their frames were played, before any later packet marks them missing.
+    /// They were received late, not lost, and ask for no early report.
+    @Test func packetsLateBeforeTheirGapIsSeenAreNotReportedAsLost() throws {
+        let frames = try encodeFrames(Array(try ReceiveFixture.speech()[0..<(48_000 * 2)]), inbandFEC: false)
+        // Frames 50…64 leave together when the sender resumes, 280 ms late for the first; 70 never.
+        let packets = try makePackets(frames) { index in
+            Self.arrival((50...64).contains(index) ? 64 : index)
+        }.filter { $0.frame != 70 }
+        var harness = try ReceiveHarness(configuration: JitterBufferConfiguration())
+        nonisolated(unsafe) var askedBeforeTheLoss = false
+        harness.observe = { tick, stream in
+            if tick < 70 && stream.hasUnrepairableLoss { askedBeforeTheLoss = true }
+        }
+        _ = harness.run(packets.map(\.packet), ticks: frames.count + 20)
+        #expect(harness.stream.statistics.packetsLate >= 5)
+        #expect(!askedBeforeTheLoss)
+        let report = harness.stream.makeReport(reporter: 2)
+        #expect(report.cumulativeLost == 1)
+        #expect(abs(report.fractionLost - 1 / Float(frames.count)) < 1e-6)
+        #expect(report.meanBurstLength == 1)
+    }
+
     /// Without redundancy, a lost frame comes back from the next packet's in-band FEC exactly
     /// when that packet carries FEC, and is concealed otherwise.
     @Test func inbandFECRepairsWhenPresent() throws {
