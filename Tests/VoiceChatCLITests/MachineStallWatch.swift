@@ -90,8 +90,8 @@ struct MachineStallReport: CustomStringConvertible {
     var stealShare: Double
 
     /// Whether real-time work on this machine could keep its pace: stalls took under 2 % of the
-    /// time, none lasted 150 ms (three 50 ms frames, past what the jitter buffer rides out
-    /// unnoticed), and the host took under 10 % of the CPUs.
+    /// time, none lasted 150 ms (longer than a call's jitter buffer holds on loopback, so every
+    /// such stall is heard as a gap), and the host took under 10 % of the CPUs.
     var keptRealTime: Bool {
         stalledSeconds <= 0.02 * elapsedSeconds && longestStallSeconds < 0.15 && stealShare < 0.10
     }
