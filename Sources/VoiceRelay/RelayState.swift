@@ -291,6 +291,9 @@ final class RelayState {
         attach(source, to: joining, now: now)
         joins &+= 1
         send(.joined(mediaID: mediaID), to: source)
+        // A client that joins a membership the game server muted (a reconnect, a second
+        // transport, a restarted app) must know it, or its engine would talk on direct paths.
+        if joining.serverMuted { send(.serverMute(true), to: source) }
         flushUDP()
     }
 

@@ -66,7 +66,12 @@ import VoiceWire
         #expect(bob.heardFrom.isEmpty)
         let statistics = try await relay.admin.statistics()
         #expect(statistics.counters.drops(.serverMuted) == 1)
-        await harness.close(alice, bob, carol)
+
+        // Alice's app reconnects: the membership stays muted, and her new client is told so.
+        let aliceAgain = try await harness.join("alice", relay: relay)
+        try await aliceAgain.waitUntilJoined()
+        try await eventually("alice's new client is told") { aliceAgain.receivedEvents.contains(.serverMute(true)) }
+        await harness.close(alice, aliceAgain, bob, carol)
         await relay.shutdown()
     }
 
