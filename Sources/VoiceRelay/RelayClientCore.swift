@@ -19,6 +19,8 @@ final class ClientCore {
     private var lastJoinAttempt: UInt64 = 0
     private var nonce: UInt64 = 0
     private var isClosed = false
+    /// What the relay last said of the game server's mute; it says it again at every join.
+    private var isServerMuted = false
 
     init(
         configuration: RelayClientConfiguration, relayAddress: SocketAddress, loop: any EventLoop,
@@ -155,7 +157,12 @@ final class ClientCore {
         case .moved(let channel):
             configuration.channels = channel == 0 ? [] : [channel]
             onEvent(.moved(channel: channel))
-        case .serverMute(let on): onEvent(.serverMute(on))
+        case .serverMute(let on):
+            // Only a change is news: the relay repeats the state at every join, so that a client
+            // rejoining a relay that forgot the mute (it restarted) hears it lifted.
+            guard on != isServerMuted else { break }
+            isServerMuted = on
+            onEvent(.serverMute(on))
         case .pong, .join, .startChannel, .stopChannel, .mute, .unmute, .keepalive, .leave, .signalJoin, .signalJoined,
             .memberJoined, .memberLeft, .sendSignal, .signal:
             break

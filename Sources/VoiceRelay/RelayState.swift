@@ -291,9 +291,11 @@ final class RelayState {
         attach(source, to: joining, now: now)
         joins &+= 1
         send(.joined(mediaID: mediaID), to: source)
-        // A client that joins a membership the game server muted (a reconnect, a second
-        // transport, a restarted app) must know it, or its engine would talk on direct paths.
-        if joining.serverMuted { send(.serverMute(true), to: source) }
+        // Every join hears the game server's mute as it stands: a client joining a muted
+        // membership (a reconnect, a second transport, a restarted app) must know it, or its
+        // engine would talk on direct paths; one that was muted before this relay forgot it (a
+        // restart) must hear that it no longer is.
+        send(.serverMute(joining.serverMuted), to: source)
         flushUDP()
     }
 

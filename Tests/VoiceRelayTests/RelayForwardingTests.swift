@@ -169,11 +169,16 @@ import VoiceWire
         let alice = try await harness.join("alice", relay: first, transport: .udp)
         let tina = try await harness.join("tina", relay: first, transport: .tcp)
         for peer in [alice, tina] { try await peer.waitUntilJoined() }
+        try await first.admin.setServerMute(true, participant: "alice", match: RelayHarness.match)
+        try await eventually("alice is told she is muted") { alice.receivedEvents.contains(.serverMute(true)) }
         await first.shutdown()
         try await eventually("both notice") { !alice.client.state.isJoined && !tina.client.state.isJoined }
 
+        // The new relay knows of no mute, and says so at the join: alice hears it lifted.
         let second = try await harness.startRelay(port: port)
         try await eventually("both rejoin", within: 5) { alice.client.state.isJoined && tina.client.state.isJoined }
+        try await eventually("alice is told the mute is gone") { alice.receivedEvents.last == .serverMute(false) }
+        #expect(tina.receivedEvents.allSatisfy { if case .serverMute = $0 { false } else { true } })
         alice.say()
         try await eventually("tina hears alice through the new relay") { tina.heardFrom == [alice.mediaID] }
         await harness.close(alice, tina)
