@@ -79,10 +79,10 @@ public struct SendLossAdaptation: Sendable, Hashable {
     /// took eight reports to reach 3, the reach climbed a frame at a time and the listener grew
     /// its hold in mid-speech at every step (measured, 10 % bursty loss, seeds 1–8: PESQ-WB 2.77
     /// on average; counted by bursts, 2.89).
-    public private(set) var steadyMeanBurstLength: Float = 1
+    public var steadyMeanBurstLength: Float { burstEvidence.ratio }
     /// The fraction lost over all reports, the older fading as above; divided by the weight
     /// gathered so far, it starts at the first report's value instead of climbing from 0.
-    public private(set) var steadyFractionLost: Float = 0
+    public var steadyFractionLost: Float { reportedLoss.ratio }
     /// Whether the encoder should add in-band FEC: at low loss, before redundancy takes over.
     public var fecEnabled: Bool { fecWanted && redundancyDepth == 0 }
     private var fecWanted = false
@@ -124,14 +124,12 @@ public struct SendLossAdaptation: Sendable, Hashable {
         // A running average from zero would start low and climb for several reports; dividing
         // by the weight it has gathered so far starts it at the first report's value.
         reportedLoss.add(lost, over: 1, keeping: keep)
-        steadyFractionLost = reportedLoss.ratio
         if lost > 0 {
             let burst = reportedBurst.isFinite ? max(reportedBurst, 1) : 1
             meanBurstLength = burst >= meanBurstLength ? burst : decay * meanBurstLength + (1 - decay) * burst
             // Each report counts by the bursts behind it (its loss over its burst length, per
             // packet): lost packets over bursts, both summed with the older reports fading.
             burstEvidence.add(lost, over: lost / burst, keeping: keep)
-            steadyMeanBurstLength = burstEvidence.ratio
         } else {
             meanBurstLength = 1 + decay * (meanBurstLength - 1)
         }

@@ -28,10 +28,7 @@ final class RelayState {
     var udpBatch: RelayDatagramBatchSender? {
         didSet {
             udpBatch?.overflow = { [unowned self] payload, address in
-                guard let udp = udpContext, udp.channel.isWritable else {
-                    return drop(.recipientCongested, member: udpMembers[address])
-                }
-                udp.write(NIOAny(AddressedEnvelope(remoteAddress: address, data: payload)), promise: nil)
+                writeThroughPipeline(payload, to: address, member: udpMembers[address])
             }
         }
     }
@@ -136,6 +133,15 @@ final class RelayState {
         if isTCP { flushUDP() }
     }
 
+    /// Queues one forwarded copy on the UDP channel's own write path (no batch sender, or one
+    /// whose socket was full). Past the socket's write water mark the relay drops instead of
+    /// queueing: late voice is useless, and an unbounded queue would turn overload into seconds
+    /// of delay for every listener.
+    private func writeThroughPipeline(_ payload: ByteBuffer, to address: SocketAddress, member: RelayMember?) {
+        guard let udp = udpContext, udp.channel.isWritable else { return drop(.recipientCongested, member: member) }
+        udp.write(NIOAny(AddressedEnvelope(remoteAddress: address, data: payload)), promise: nil)
+    }
+
     /// Sends over UDP where the recipient has it, except that what arrived reliably (TCP) goes over
     /// the recipient's TCP connection when it has one.
     @inline(__always)
@@ -143,17 +149,14 @@ final class RelayState {
         _ buffer: ByteBuffer, to recipient: RelayMember, reliable: Bool, sender: RelayMember,
         staged: inout RelayDatagramBatchSender.StagedPayload?
     ) {
-        if let address = recipient.udpAddress, !(reliable && recipient.tcpChannel != nil), let udp = udpContext {
+        if let address = recipient.udpAddress, !(reliable && recipient.tcpChannel != nil), udpContext != nil {
             if let batch = udpBatch, let destination = recipient.udpDestination,
                 let payload = staged ?? batch.stage(buffer)
             {
                 staged = payload
                 batch.append(payload, to: destination)
             } else {
-                // Past the socket's write water mark the relay drops instead of queueing: late voice is useless,
-                // and an unbounded queue would turn overload into seconds of delay for every listener.
-                guard udp.channel.isWritable else { return drop(.recipientCongested, member: recipient) }
-                udp.write(NIOAny(AddressedEnvelope(remoteAddress: address, data: buffer)), promise: nil)
+                writeThroughPipeline(buffer, to: address, member: recipient)
             }
             udpFlushPending = true
         } else if let tcp = recipient.tcpChannel {

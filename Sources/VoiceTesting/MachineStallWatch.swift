@@ -1,9 +1,6 @@
 import Foundation
 import Synchronization
-
-#if canImport(Glibc)
-    import Glibc
-#endif
+import VoiceCore
 
 /// Watches whether this machine kept real time while a real-time test ran.
 ///
@@ -16,33 +13,31 @@ import Synchronization
 /// kernel's steal count says how much of the CPUs' time the host took.
 public final class MachineStallWatch: Sendable {
     /// A wake-up this late is a stall: 14 busy loops on this 2-core machine delay it by under 20 ms.
-    public static let stallThresholdNanoseconds: Int64 = 30_000_000
-    private static let periodNanoseconds: Int64 = 5_000_000
+    public static let stallThresholdNanoseconds: MediaTime = 30_000_000
+    private static let periodNanoseconds: MediaTime = 5_000_000
 
     private struct Tally {
-        var stalledNanoseconds: Int64 = 0
-        var longestNanoseconds: Int64 = 0
+        var stalledNanoseconds: MediaTime = 0
+        var longestNanoseconds: MediaTime = 0
         var episodes = 0
         var running = true
     }
 
     private let tally = Mutex(Tally())
-    private let startNanoseconds: Int64
+    private let startNanoseconds: MediaTime
     private let startTicks: CPUTicks?
 
     /// Starts watching on a thread of its own.
     public init() {
-        startNanoseconds = Self.now()
+        startNanoseconds = MediaTime.monotonicNow()
         startTicks = CPUTicks.read()
         // The thread ends at its next wake-up after `finish`.
         Thread { [self] in
             var deadline = startNanoseconds
             while tally.withLock({ $0.running }) {
                 deadline += Self.periodNanoseconds
-                var time = timespec(
-                    tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
-                _ = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &time, nil)
-                let woke = Self.now()
+                MediaTime.sleep(until: deadline)
+                let woke = MediaTime.monotonicNow()
                 let late = woke - deadline
                 if late > Self.stallThresholdNanoseconds {
                     tally.withLock {
@@ -63,7 +58,7 @@ public final class MachineStallWatch: Sendable {
             tally.running = false
             return tally
         }
-        let elapsed = Self.now() - startNanoseconds
+        let elapsed = MediaTime.monotonicNow() - startNanoseconds
         var stealShare = 0.0
         if let before = startTicks, let after = CPUTicks.read(), after.total > before.total {
             stealShare = Double(after.steal - before.steal) / Double(after.total - before.total)
@@ -72,12 +67,6 @@ public final class MachineStallWatch: Sendable {
             elapsedSeconds: Double(elapsed) / 1e9, stalledSeconds: Double(tally.stalledNanoseconds) / 1e9,
             longestStallSeconds: Double(tally.longestNanoseconds) / 1e9, stalls: tally.episodes,
             stealShare: stealShare)
-    }
-
-    private static func now() -> Int64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
     }
 }
 

@@ -106,6 +106,16 @@ struct ReceiveRepairTests {
         #expect(nearHarness.stream.statistics.recoveredByRedundancy == 2 + 2 + 2 + 1)
     }
 
+    /// Checks that `stream`'s report counts one lost packet of `frames`, as a burst of one.
+    static func expectOneLossReported(
+        by stream: VoiceReceiveStream, frames: Int, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        let report = stream.makeReport(reporter: 2)
+        #expect(report.cumulativeLost == 1, sourceLocation: sourceLocation)
+        #expect(abs(report.fractionLost - 1 / Float(frames)) < 1e-6, sourceLocation: sourceLocation)
+        #expect(report.meanBurstLength == 1, sourceLocation: sourceLocation)
+    }
+
     /// A packet that comes after its frame was played is late, not lost: the report (like an
     /// RTCP one) counts only what never came, so a listener that stalled does not make the sender
     /// pay for protection that cannot help.
@@ -119,10 +129,7 @@ struct ReceiveRepairTests {
         _ = harness.run(packets.map(\.packet), ticks: frames.count + 20)
         let statistics = harness.stream.statistics
         #expect(statistics.packetsLate == 1)
-        let report = harness.stream.makeReport(reporter: 2)
-        #expect(report.cumulativeLost == 1)
-        #expect(abs(report.fractionLost - 1 / Float(frames.count)) < 1e-6)
-        #expect(report.meanBurstLength == 1)
+        Self.expectOneLossReported(by: harness.stream, frames: frames.count)
     }
 
     /// A sender that stalled sends what it captured meanwhile all at once: the first of those
@@ -142,10 +149,7 @@ struct ReceiveRepairTests {
         _ = harness.run(packets.map(\.packet), ticks: frames.count + 20)
         #expect(harness.stream.statistics.packetsLate >= 5)
         #expect(!askedBeforeTheLoss)
-        let report = harness.stream.makeReport(reporter: 2)
-        #expect(report.cumulativeLost == 1)
-        #expect(abs(report.fractionLost - 1 / Float(frames.count)) < 1e-6)
-        #expect(report.meanBurstLength == 1)
+        Self.expectOneLossReported(by: harness.stream, frames: frames.count)
     }
 
     /// Without redundancy, a lost frame comes back from the next packet's in-band FEC exactly
