@@ -87,8 +87,14 @@ public struct SendConfiguration: Sendable, Hashable {
     }
 
     /// The primary encoder's settings: FEC and loss hint start off and follow receiver reports.
+    ///
+    /// Frames shorter than 10 ms are coded by CELT alone in every application, since SILK needs
+    /// 10 ms. The speech application still holds back 4 ms of input, which only a switch to SILK
+    /// would use, on top of CELT's 2.5 ms look-ahead; restricted low delay codes those frames
+    /// with the same CELT and look-ahead only. For 5 ms frames that is 4 ms of a 15 ms budget.
     var primaryEncoder: OpusEncoder.Configuration {
         OpusEncoder.Configuration(
+            application: frameDuration.milliseconds < 10 ? .restrictedLowDelay : .voip,
             frameDuration: frameDuration, bitrate: bitrate, complexity: complexity, dtx: false, inbandFEC: false,
             packetLossPercent: 0)
     }

@@ -142,6 +142,39 @@ enum SendSignals {
         #expect(statistics.redundancyBytes == 0)
     }
 
+    /// How many samples later a step in loudness comes out of the pipeline's packets than it went
+    /// in: the encoder's look-ahead.
+    private func codingDelay(frameDuration: FrameDuration) throws -> Int {
+        let configuration = SendConfiguration(sender: 1, channel: 1, frameDuration: frameDuration)
+        var driver = try SendDriver(configuration)
+        let step = 24_000 + 77
+        // A 1 kHz tone, loud enough for the gate throughout, four times louder after `step`.
+        let packets = try driver.send(frames: 48_000 / configuration.frameSamples) { index in
+            Float(index < step ? 0.1 : 0.4) * Float(sin(2 * Double.pi * 1_000 * Double(index) / 48_000))
+        }
+        #expect(packets.count == 48_000 / configuration.frameSamples)
+        var decoder = try OpusDecoder()
+        var pcm = [Float](repeating: 0, count: decoder.maximumFrameSamples)
+        var decoded: [Float] = []
+        for packet in packets {
+            let count = try packet.primary.withUnsafeBufferPointer { payload in
+                try pcm.withUnsafeMutableBufferPointer { try decoder.decode(payload, into: $0) }
+            }
+            decoded += pcm[0..<count]
+        }
+        let onset = try #require(decoded.indices.first { $0 > step / 2 && abs(decoded[$0]) > 0.3 })
+        return onset - step
+    }
+
+    /// Frames under 10 ms are CELT's alone, so they are coded without the speech application's
+    /// extra 4 ms of held-back input: 2.5 ms of look-ahead (120 samples) instead of 6.5 ms (312).
+    @Test func shortFramesAreCodedWithCELTsLookAheadOnly() throws {
+        let short = try codingDelay(frameDuration: .ms5)
+        let speech = try codingDelay(frameDuration: .ms10)
+        #expect((100..<200).contains(short), "5 ms frames: the step came \(short) samples late")
+        #expect((290..<390).contains(speech), "10 ms frames: the step came \(speech) samples late")
+    }
+
     @Test func aMutedMicrophoneSendsNothingAndTheTimelineKeepsRunning() throws {
         let configuration = SendConfiguration(sender: 1, channel: 1)
         var driver = try SendDriver(configuration)
