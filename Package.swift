@@ -45,7 +45,9 @@ let package = Package(
             pkgConfig: "speexdsp",
             providers: [.apt(["libspeexdsp-dev"])]
         ),
-        .target(name: "VoiceCore"),
+        // Header-only: the futex system call, which Swift cannot call directly (it is variadic).
+        .systemLibrary(name: "CVoiceFutex"),
+        .target(name: "VoiceCore", dependencies: ["CVoiceFutex"]),
         .target(name: "VoiceCodec", dependencies: ["VoiceCore", "CVoiceOpus", "CVoiceSpeexDSP"]),
         .target(name: "VoiceDevices", dependencies: ["VoiceCore", "VoiceCodec", "CVoiceALSA"]),
         .target(name: "VoiceWire", dependencies: ["VoiceCore", .product(name: "Crypto", package: "swift-crypto")]),

@@ -52,6 +52,9 @@ public protocol AudioInput: AnyObject, Sendable {
     /// True once a finite source has delivered its last frame.
     var isExhausted: Bool { get }
     var statistics: AudioDeviceStatistics { get }
+    /// When a real-time device delivers its periods, for an engine that sends each as it comes;
+    /// nil for a device without a rhythm of its own (on demand) or one that does not tell it.
+    var periodCadence: PeriodCadence? { get }
 }
 
 /// A sink for audio to be heard: a speaker, a file.
@@ -69,4 +72,15 @@ public protocol AudioOutput: AnyObject, Sendable {
     /// Frames that can be written now without being refused.
     var availableToWrite: Int { get }
     var statistics: AudioDeviceStatistics { get }
+    /// When a real-time device takes its periods, for an engine that mixes each frame just
+    /// before it is taken; nil for a device without a rhythm of its own or one that does not tell it.
+    var periodCadence: PeriodCadence? { get }
+}
+
+extension AudioInput {
+    public var periodCadence: PeriodCadence? { nil }
+}
+
+extension AudioOutput {
+    public var periodCadence: PeriodCadence? { nil }
 }

@@ -27,8 +27,14 @@ extension MediaTime {
     /// Whole seconds are converted apart from the rest, so a count of any size converts; scaling
     /// the count by 10⁹ first would overflow after 53 hours' worth.
     public static func duration(ofSamples samples: Int64) -> MediaTime {
-        let rate = Int64(engineSampleRate)
-        return samples / rate * nanosecondsPerSecond + samples % rate * nanosecondsPerSecond / rate
+        duration(ofFrames: samples, rate: engineSampleRate)
+    }
+
+    /// How long `frames` at `rate` frames per second last, rounded down to the nanosecond, for a
+    /// device at its own rate; converted like `duration(ofSamples:)`, so any count converts.
+    public static func duration(ofFrames frames: Int64, rate: Int) -> MediaTime {
+        let rate = Int64(Swift.max(rate, 1))
+        return frames / rate * nanosecondsPerSecond + frames % rate * nanosecondsPerSecond / rate
     }
 }
 

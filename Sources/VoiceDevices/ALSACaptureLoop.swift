@@ -19,6 +19,8 @@ final class ALSACaptureLoop: @unchecked Sendable {
     let granted: ALSAGrantedParameters
     let ring: AudioRing
     let counters = DeviceCounters()
+    /// Marked after every period pushed into the ring: the engine sends it at once.
+    let cadence: PeriodCadence
 
     private let channels: Int
     private let deviceSamples: DeviceSampleBuffer
@@ -39,6 +41,7 @@ final class ALSACaptureLoop: @unchecked Sendable {
         self.pcm = pcm
         channels = configuration.channels
         ring = AudioRing(channels: channels, minimumFrames: configuration.ringFrames)
+        cadence = PeriodCadence(periodFrames: granted.periodFrames, sampleRate: granted.sampleRate)
         deviceSamples = DeviceSampleBuffer(
             format: configuration.sampleFormat, channels: channels, frames: granted.periodFrames)
         deviceFloats = .allocate(capacity: granted.periodFrames * channels)
@@ -76,6 +79,7 @@ final class ALSACaptureLoop: @unchecked Sendable {
             throw AudioDeviceError.alsaCall(status, device: pcm.name, operation: "snd_pcm_prepare")
         }
         resampler?.reset()
+        cadence.restart()
         counters.failureStatus.store(0, ordering: .releasing)
     }
 
@@ -94,6 +98,7 @@ final class ALSACaptureLoop: @unchecked Sendable {
             }
             let ready = snd_pcm_wait(handle, Self.waitTimeoutMilliseconds)
             if ready < 0 {
+                cadence.restart()
                 if pcm.recover(from: ready, counters: counters) { continue }
                 fail(ready)
                 break
@@ -102,6 +107,7 @@ final class ALSACaptureLoop: @unchecked Sendable {
             let frames = snd_pcm_readi(handle, deviceSamples.raw, periodFrames)
             if frames < 0 {
                 let status = Int32(frames)
+                cadence.restart()
                 if pcm.recover(from: status, counters: counters) { continue }
                 fail(status)
                 break
@@ -109,6 +115,7 @@ final class ALSACaptureLoop: @unchecked Sendable {
             guard frames > 0 else { continue }
             counters.deviceFrames.add(frames, ordering: .relaxed)
             deliver(frames: frames)
+            cadence.markPeriod(at: MediaTime.monotonicNow())
         }
         snd_pcm_drop(handle)
     }

@@ -89,6 +89,8 @@ public final class ALSAPlaybackDevice: AudioOutput {
 
     public var statistics: AudioDeviceStatistics { loop.counters.snapshot }
 
+    public var periodCadence: PeriodCadence? { loop.cadence }
+
     /// The error that stopped the device loop (the device went away, its server died), if any.
     public var failure: AudioDeviceError? { loop.counters.failure(device: name, stream: .playback) }
 }

@@ -22,6 +22,9 @@ final class ALSAPlaybackLoop: @unchecked Sendable {
     let granted: ALSAGrantedParameters
     let ring: AudioRing
     let counters = DeviceCounters()
+    /// Marked each time the running device took a period from the ring: the engine mixes each
+    /// frame just before it is taken.
+    let cadence: PeriodCadence
     /// Set by `stop()`: play what the ring holds, without padding, then end.
     let drainRequested = Atomic<Bool>(false)
     /// Set by the loop when it has played everything out after a drain request.
@@ -46,6 +49,7 @@ final class ALSAPlaybackLoop: @unchecked Sendable {
         self.pcm = pcm
         channels = configuration.channels
         ring = AudioRing(channels: channels, minimumFrames: configuration.ringFrames)
+        cadence = PeriodCadence(periodFrames: granted.periodFrames, sampleRate: granted.sampleRate)
         deviceSamples = DeviceSampleBuffer(
             format: configuration.sampleFormat, channels: channels, frames: granted.periodFrames)
         if granted.sampleRate == engineSampleRate {
@@ -89,6 +93,7 @@ final class ALSAPlaybackLoop: @unchecked Sendable {
         }
         stagedFrames = 0
         resampler?.reset()
+        cadence.restart()
         drainRequested.store(false, ordering: .relaxed)
         drained.store(false, ordering: .relaxed)
         counters.failureStatus.store(0, ordering: .releasing)
@@ -101,15 +106,20 @@ final class ALSAPlaybackLoop: @unchecked Sendable {
         while !thread.shouldStop {
             let ready = snd_pcm_wait(handle, Self.waitTimeoutMilliseconds)
             if ready < 0 {
+                cadence.restart()
                 if pcm.recover(from: ready, counters: counters) { continue }
                 fail(ready)
                 break
             }
-            if ready == 0 && pcm.isRunning { continue }
+            let running = pcm.isRunning
+            if ready == 0 && running { continue }
             // The stream waits in PREPARED until its start threshold (a full buffer) is
-            // written, and `snd_pcm_wait` then reports it ready: keep filling.
+            // written, and `snd_pcm_wait` then reports it ready: keep filling. Only a running
+            // device's periods keep its rhythm; the first fill is written all at once.
             let draining = drainRequested.load(ordering: .acquiring)
+            let needsPeriod = stagedFrames < granted.periodFrames
             stage(padWithSilence: !draining)
+            if running && needsPeriod { cadence.markPeriod(at: MediaTime.monotonicNow()) }
             if stagedFrames == 0 {
                 if draining {
                     playOut(on: thread)
@@ -123,6 +133,7 @@ final class ALSAPlaybackLoop: @unchecked Sendable {
             if written < 0 {
                 // The staged frames stay staged and are offered again after recovery.
                 let status = Int32(written)
+                cadence.restart()
                 if pcm.recover(from: status, counters: counters) { continue }
                 fail(status)
                 break

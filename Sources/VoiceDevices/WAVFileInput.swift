@@ -65,7 +65,9 @@ public final class WAVFileInput: AudioInput {
         self.pacing = pacing
         self.periodFrames = periodFrames
         let ring = pacing == .realTime ? AudioRing(channels: channels, minimumFrames: periodFrames * 16) : nil
-        self.shared = WAVFileInputState(samples: samples, channels: channels, ring: ring)
+        let cadence =
+            pacing == .realTime ? PeriodCadence(periodFrames: periodFrames, sampleRate: engineSampleRate) : nil
+        self.shared = WAVFileInputState(samples: samples, channels: channels, ring: ring, cadence: cadence)
     }
 
     deinit {
@@ -118,6 +120,8 @@ public final class WAVFileInput: AudioInput {
     }
 
     public var statistics: AudioDeviceStatistics { shared.counters.snapshot }
+
+    public var periodCadence: PeriodCadence? { shared.cadence }
 
     /// The file's samples at 48 kHz with `channels` channels.
     private static func convert(_ audio: WAVAudio, toChannels channels: Int, path: String) throws(AudioDeviceError)
@@ -176,18 +180,21 @@ private final class WAVFileInputState: @unchecked Sendable {
     let channels: Int
     let frameCount: Int
     let ring: AudioRing?
+    /// Marked after every period the device thread delivers (real time only).
+    let cadence: PeriodCadence?
     /// The next frame of `samples` to hand out; stored only by the side that hands frames out
     /// (`read` on demand, the device thread in real time).
     let cursor = Atomic<Int>(0)
     let counters = DeviceCounters()
     let deviceThread = Atomic<UInt>(0)
 
-    init(samples: [Float], channels: Int, ring: AudioRing?) {
+    init(samples: [Float], channels: Int, ring: AudioRing?, cadence: PeriodCadence?) {
         self.samples = .allocate(capacity: samples.count)
         _ = self.samples.initialize(from: samples)
         self.channels = channels
         self.frameCount = samples.count / channels
         self.ring = ring
+        self.cadence = cadence
     }
 
     deinit {
@@ -212,6 +219,7 @@ private final class WAVFileInputState: @unchecked Sendable {
         defer { deviceThread.store(0, ordering: .releasing) }
         var clock = PeriodClock(periodFrames: periodFrames, sampleRate: engineSampleRate)
         clock.start()
+        cadence?.restart()
         while !thread.shouldStop {
             let start = cursor.load(ordering: .relaxed)
             let frames = min(periodFrames, frameCount - start)
@@ -224,6 +232,7 @@ private final class WAVFileInputState: @unchecked Sendable {
             }
             counters.deviceFrames.add(frames, ordering: .relaxed)
             cursor.store(start + frames, ordering: .releasing)
+            cadence?.markPeriod(at: MediaTime.monotonicNow())
         }
     }
 }

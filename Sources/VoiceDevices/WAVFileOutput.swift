@@ -161,6 +161,8 @@ public final class WAVFileOutput: AudioOutput {
     }
 
     public var statistics: AudioDeviceStatistics { shared.counters.snapshot }
+
+    public var periodCadence: PeriodCadence? { shared.cadence }
 }
 
 /// What the engine side, the device thread and the writer thread of a `WAVFileOutput` share.
@@ -184,6 +186,8 @@ private final class WAVFileOutputState: @unchecked Sendable {
 
     /// Engine → device thread (`.realTime`).
     let engineRing: AudioRing?
+    /// Marked each time the device thread takes a period (`.realTime`).
+    let cadence: PeriodCadence?
     /// Device thread (or `write`, with a background writer) → writer thread.
     let diskRing: AudioRing?
     let period: UnsafeMutableBufferPointer<Float>
@@ -201,6 +205,7 @@ private final class WAVFileOutputState: @unchecked Sendable {
         self.channels = channels
         self.periodFrames = periodFrames
         engineRing = mode == .realTime ? AudioRing(channels: channels, minimumFrames: periodFrames * 16) : nil
+        cadence = mode == .realTime ? PeriodCadence(periodFrames: periodFrames, sampleRate: engineSampleRate) : nil
         period = .allocate(capacity: mode == .realTime ? periodFrames * channels : 0)
         if mode == .inline {
             diskRing = nil
@@ -226,6 +231,7 @@ private final class WAVFileOutputState: @unchecked Sendable {
         defer { deviceThread.store(0, ordering: .releasing) }
         var clock = PeriodClock(periodFrames: periodFrames, sampleRate: engineSampleRate)
         clock.start()
+        cadence?.restart()
         // Once draining, what was queued when `stop` was called; a writer that keeps writing
         // meanwhile cannot keep the device playing forever.
         var drainBudget: Int?
@@ -243,6 +249,7 @@ private final class WAVFileOutputState: @unchecked Sendable {
                 drainBudget = budget - frames
             } else {
                 frames = engineRing.read(into: period)
+                cadence?.markPeriod(at: MediaTime.monotonicNow())
                 if frames < periodFrames {
                     (period.baseAddress! + frames * channels).update(
                         repeating: 0, count: (periodFrames - frames) * channels)

@@ -1,10 +1,16 @@
 import VoiceCore
 
-/// The thread that runs an engine in real time: once per frame duration, on absolute deadlines
-/// of the monotonic clock so that scheduling delays never add up, it sends what was captured,
-/// ticks the engine and queues the mix for playback.
+/// The thread that runs an engine in real time: it sends what the microphone captured and ticks
+/// the engine once per frame, queueing the mix for the speaker.
 ///
-/// A packet's timestamp is its frame's number, so a frame is sent in the tick its audio arrived:
+/// **When.** Where the devices tell their rhythm (`PeriodCadence`), they set the time: each
+/// captured frame is sent the moment the microphone delivers it, and each frame is mixed just
+/// before the speaker takes it (`EngineTickClock`), so neither waits for a tick of an unrelated
+/// phase. Where they do not (files on demand, devices without a cadence, or a speaker that
+/// stalled), the thread ticks on absolute deadlines of the monotonic clock, one frame duration
+/// apart, so that scheduling delays never add up.
+///
+/// A packet's timestamp is its frame's number, so a frame is sent as soon as its audio arrived:
 /// a real-time microphone's every whole frame, however many came at once. Taking one a tick kept
 /// a device's late delivery (a server that missed cycles, then caught up) standing in the backlog,
 /// and every later packet then went out that much after its timestamp; each stall stepped the
@@ -41,8 +47,8 @@ final class EngineThread: Sendable {
     ) {
         let samples = engine.frameSamples
         let period = engine.configuration.frameDuration.nanoseconds
-        // A real-time microphone is emptied every tick (its ring must not fill behind the
-        // engine's back); an on-demand source gives exactly what is asked, one frame per tick.
+        // A real-time microphone is emptied whenever it delivers (its ring must not fill behind
+        // the engine's back); an on-demand source gives exactly what is asked, one frame per tick.
         let backlog =
             input?.pacing == .realTime
             ? CaptureBacklog(frameSamples: samples, capacitySamples: 24_000, framePeriod: period) : nil
@@ -56,23 +62,38 @@ final class EngineThread: Sendable {
             mix.deallocate()
         }
         var playback = output.map { PlaybackPacer(output: $0, frameSamples: samples) }
+        let microphone = backlog != nil ? input?.periodCadence : nil
+        let speaker = playback?.capacityFrames != nil ? output?.periodCadence : nil
+        var clock = EngineTickClock(
+            framePeriod: period, frameSamples: samples, speaker: speaker.map { ($0.period, $0.periodEngineFrames) },
+            speakerRingFrames: playback?.capacityFrames, start: MediaTime.monotonicNow())
         var filled = 0
-        var deadline = MediaTime.monotonicNow()
         while !thread.shouldStop {
+            // Read before the microphone's ring is: a period delivered after this ends the wait.
+            let seenPeriods = microphone?.periodCount ?? 0
+            let now = MediaTime.monotonicNow()
+            let decision = clock.decide(
+                at: now, speakerNextPeriod: speaker?.nextPeriod(at: now), queuedFrames: playback?.queuedFrames ?? 0)
+            var wakeTime: MediaTime?
+            var followingSpeaker = false
+            switch decision {
+            case .wait(let until): wakeTime = until
+            case .tick(let following): followingSpeaker = following
+            }
+            let ticks = wakeTime == nil
             var captured: UnsafeBufferPointer<Float>?
-            if let input, let capture {
+            if ticks, let input, let capture {
                 filled += input.read(into: UnsafeMutableBufferPointer(rebasing: capture[filled..<samples]))
                 if filled == samples {
                     captured = UnsafeBufferPointer(capture)
                     filled = 0
                 }
             }
-            let now = MediaTime.monotonicNow()
-            // One turn of the lock a tick: what the microphone delivered, then the frame itself.
+            // One turn of the lock: what the microphone delivered, then the frame, if it is due.
             engine.withCore { core in
                 if let input, let backlog {
                     // Every frame the microphone has delivered goes out now, several after it
-                    // caught up from a stall: one a tick would leave the stall standing behind it.
+                    // caught up from a stall: one at a time would leave the stall standing behind it.
                     backlog.takeFrames(from: input, at: now) { event in
                         switch event {
                         case .lost(let frames): core.skipLostCapture(frames: frames)
@@ -80,6 +101,7 @@ final class EngineThread: Sendable {
                         }
                     }
                 }
+                guard ticks else { return }
                 core.counters.deviceCatchUp = EngineCounters.DeviceCatchUp(
                     captureSamplesDropped: backlog?.droppedSamples ?? 0,
                     playbackFramesSkipped: playback?.skippedFrames ?? 0,
@@ -87,14 +109,19 @@ final class EngineThread: Sendable {
                     captureFramesLost: backlog?.lostFrames ?? 0)
                 core.tick(now: now, captured: captured, output: mix)
             }
-            playback?.write(UnsafeBufferPointer(mix))
-            deadline += period
-            if deadline < MediaTime.monotonicNow() - 4 * period {
-                // Far behind (the process was stopped, or the machine stalled): start afresh
-                // instead of running a burst of frames to catch up.
-                deadline = MediaTime.monotonicNow()
+            if let wakeTime {
+                clock.waited()
+                if let microphone {
+                    microphone.waitForPeriod(after: seenPeriods, until: wakeTime)
+                } else {
+                    MediaTime.sleep(until: wakeTime)
+                }
+            } else {
+                playback?.write(UnsafeBufferPointer(mix))
+                clock.ticked(
+                    at: now, followingSpeaker: followingSpeaker,
+                    starvedFrames: output?.statistics.ringStarvedFrames ?? 0)
             }
-            MediaTime.sleep(until: deadline)
         }
     }
 }

@@ -37,6 +37,15 @@ struct PlaybackPacer {
         standing = StandingQueue(allowance: frameSamples, window: Self.standingWindowFrames)
     }
 
+    /// Frames waiting in a real-time speaker's ring; 0 for an on-demand output.
+    var queuedFrames: Int {
+        guard let capacity else { return 0 }
+        return max(0, capacity - output.availableToWrite)
+    }
+
+    /// Frames the speaker's ring holds when full; nil for an on-demand output.
+    var capacityFrames: Int? { capacity }
+
     mutating func write(_ mix: UnsafeBufferPointer<Float>) {
         let available = output.availableToWrite
         if let capacity {

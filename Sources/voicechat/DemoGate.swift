@@ -28,6 +28,7 @@ final class GatedInput: AudioInput {
     var pacing: DevicePacing { source.pacing }
     var isExhausted: Bool { gate.isOpen && source.isExhausted }
     var statistics: AudioDeviceStatistics { source.statistics }
+    var periodCadence: PeriodCadence? { source.periodCadence }
     func start() throws(AudioDeviceError) { try source.start() }
     func stop() { source.stop() }
 
@@ -55,6 +56,7 @@ final class GatedOutput: AudioOutput {
     var pacing: DevicePacing { sink.pacing }
     var availableToWrite: Int { sink.availableToWrite }
     var statistics: AudioDeviceStatistics { sink.statistics }
+    var periodCadence: PeriodCadence? { sink.periodCadence }
     func start() throws(AudioDeviceError) { try sink.start() }
     func stop() { sink.stop() }
 

@@ -41,4 +41,5 @@ final class RecordingOutput: AudioOutput {
 
     var availableToWrite: Int { speaker.availableToWrite }
     var statistics: AudioDeviceStatistics { speaker.statistics }
+    var periodCadence: PeriodCadence? { speaker.periodCadence }
 }

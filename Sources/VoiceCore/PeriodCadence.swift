@@ -1,0 +1,124 @@
+import CVoiceFutex
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The rhythm in which a real-time device moves its periods, for the engine to keep time by.
+///
+/// A sound card delivers captured audio, and takes audio to play, one period at a time on its
+/// own clock. An engine ticking on a timer of its own meets those periods at an arbitrary phase:
+/// a captured frame waits up to a frame for the tick that sends it, and a mixed frame waits up
+/// to a frame in the speaker's queue before the device takes it. With the cadence, the engine
+/// sends each captured frame the moment the microphone delivers it (`waitForPeriod`) and mixes
+/// each frame just before the speaker takes it (`nextPeriod`).
+///
+/// The device thread calls `markPeriod` after every period it moved, and `restart` when its
+/// stream starts over (after an xrun); neither allocates, locks or blocks. The prediction is the
+/// earliest the device has moved against its nominal rhythm over its last `phaseHistory` periods:
+/// a wake-up that came late only makes a mark later, never the prediction. The history is short
+/// because a device's real period is not its nominal one: a JACK dummy server on a loaded
+/// machine ran 0.5 % slow, and against an earliest phase kept over seconds its periods came
+/// 12–20 ms "late", so the engine mixed one or two periods too early and they waited in the queue.
+///
+/// Thread contract (the reason for `@unchecked Sendable`): `markPeriod` and `restart` are called
+/// by one device thread at a time (the owner resets through `restart` only while no device
+/// thread runs); every other member may be called from any thread. What readers see is
+/// published through atomics.
+public final class PeriodCadence: @unchecked Sendable {
+    /// Frames the device moves per period, at its own rate.
+    public let periodFrames: Int
+    /// The device's frame rate.
+    public let sampleRate: Int
+    /// One period, rounded down to the nanosecond (predictions count frames, so the rounding
+    /// never accumulates).
+    public let period: MediaTime
+    /// One period in engine (48 kHz) frames, rounded up.
+    public let periodEngineFrames: Int
+
+    /// How many of the last periods the earliest phase is taken from: long enough to see past a
+    /// few late wake-ups, short enough that a period 0.5 % off its nominal length shifts the
+    /// prediction by under a millisecond.
+    static let phaseHistory = 16
+
+    /// Bumped at every mark; the engine sleeps on it. Never moves (futex memory).
+    private let counter: UnsafeMutablePointer<UInt32>
+    /// The predicted time of the next period; `none` before the first mark of a run.
+    private let predictedNext = Atomic<Int64>(PeriodCadence.none)
+    /// When the last period was marked; `none` before the first mark of a run.
+    private let lastMark = Atomic<Int64>(PeriodCadence.none)
+    private static let none = MediaTime.min
+
+    // Device thread only.
+    private var runStart: MediaTime = 0
+    private var periodsInRun: Int64 = 0
+    /// The phases of the last `phaseHistory` periods, oldest overwritten first.
+    private let phases: UnsafeMutableBufferPointer<MediaTime>
+
+    public init(periodFrames: Int, sampleRate: Int) {
+        self.periodFrames = max(periodFrames, 1)
+        self.sampleRate = max(sampleRate, 1)
+        period = MediaTime.duration(ofFrames: Int64(self.periodFrames), rate: self.sampleRate)
+        periodEngineFrames = (self.periodFrames * engineSampleRate + self.sampleRate - 1) / self.sampleRate
+        counter = .allocate(capacity: 1)
+        counter.initialize(to: 0)
+        phases = .allocate(capacity: Self.phaseHistory)
+        phases.initialize(repeating: 0)
+    }
+
+    deinit {
+        counter.deallocate()
+        phases.deallocate()
+    }
+
+    // MARK: Device thread
+
+    /// Records that the device moved one period at `now` and wakes a waiting engine.
+    public func markPeriod(at now: MediaTime) {
+        if periodsInRun == 0 { runStart = now }
+        // How much later than its nominal rhythm since the run started the device moved this one.
+        let phase = now - runStart - elapsed(periods: periodsInRun)
+        phases[Int(periodsInRun % Int64(Self.phaseHistory))] = phase
+        periodsInRun += 1
+        var earliest = phase
+        for index in 0..<Int(min(periodsInRun, Int64(Self.phaseHistory))) { earliest = min(earliest, phases[index]) }
+        predictedNext.store(runStart + earliest + elapsed(periods: periodsInRun), ordering: .relaxed)
+        lastMark.store(now, ordering: .releasing)
+        cvoice_futex_counter_bump(counter)
+    }
+
+    /// Forgets the rhythm: the device's stream starts over (it was started, or recovered from an
+    /// xrun) and its periods fall on a new phase.
+    public func restart() {
+        periodsInRun = 0
+        predictedNext.store(Self.none, ordering: .relaxed)
+        lastMark.store(Self.none, ordering: .releasing)
+    }
+
+    private func elapsed(periods: Int64) -> MediaTime {
+        MediaTime.duration(ofFrames: periods * Int64(periodFrames), rate: sampleRate)
+    }
+
+    // MARK: Any thread
+
+    /// When the device is expected to move its next period, seen at `now`; nil when there is no
+    /// rhythm to go by: no period moved yet in this run, or none for two periods' time (the
+    /// device stopped or stalled). The time may lie in the past when the device is late.
+    public func nextPeriod(at now: MediaTime) -> MediaTime? {
+        let last = lastMark.load(ordering: .acquiring)
+        guard last != Self.none, now - last <= 2 * period else { return nil }
+        let next = predictedNext.load(ordering: .relaxed)
+        return next == Self.none ? nil : next
+    }
+
+    /// A count that moves on at every period marked: read it, look at what the device delivered,
+    /// then `waitForPeriod(after:until:)` with it, and no period can slip by unnoticed.
+    public var periodCount: UInt32 { cvoice_futex_counter_load(counter) }
+
+    /// Sleeps until a period after `seen` (a `periodCount`) is marked, or until `deadline` on the
+    /// monotonic clock; returns at once if one already was.
+    public func waitForPeriod(after seen: UInt32, until deadline: MediaTime) {
+        while cvoice_futex_counter_wait(counter, seen, deadline) == EINTR {}
+    }
+}

@@ -1,0 +1,76 @@
+import VoiceCore
+
+/// Decides when the engine thread ticks: just before a real-time speaker takes its next period
+/// while the speaker tells its rhythm (`PlayoutSchedule`), else on the engine's own timer, one
+/// frame duration apart on absolute deadlines so that scheduling delays never add up.
+///
+/// On the timer a late wake-up is caught up with frames back to back, as a sound card would have
+/// consumed them, but never more than `maximumCatchUpFrames`: further behind (the process was
+/// stopped, or the machine stalled) the timer starts afresh instead. Following the speaker, never
+/// more frames in a row than its ring holds, so that a ring refusing frames cannot keep the
+/// thread ticking without a pause. When the speaker stalls, the timer takes over a frame after
+/// the last tick that followed it.
+///
+/// Pure: the caller passes the time and what the devices say, so it runs in virtual time.
+struct EngineTickClock {
+    enum Decision: Equatable {
+        /// Mix a frame now; `followingSpeaker` when the speaker's rhythm set the time.
+        case tick(followingSpeaker: Bool)
+        /// Nothing is due before this time.
+        case wait(until: MediaTime)
+    }
+
+    let framePeriod: MediaTime
+    private(set) var schedule: PlayoutSchedule?
+    private let burstLimit: Int
+    private var burst = 0
+    private var timerDeadline: MediaTime
+
+    static let maximumCatchUpFrames = 4
+
+    /// - Parameters:
+    ///   - speaker: the speaker's period and its length in engine frames, when it tells its rhythm.
+    ///   - speakerRingFrames: what the speaker's ring holds, which bounds the frames in a row.
+    init(
+        framePeriod: MediaTime, frameSamples: Int, speaker: (period: MediaTime, engineFrames: Int)?,
+        speakerRingFrames: Int?, start: MediaTime
+    ) {
+        self.framePeriod = max(framePeriod, 1)
+        schedule = speaker.map { PlayoutSchedule(period: $0.period, periodEngineFrames: $0.engineFrames) }
+        burstLimit = max(1, (speakerRingFrames ?? frameSamples) / max(frameSamples, 1))
+        timerDeadline = start
+    }
+
+    /// What to do at `now`, given when the speaker takes its next period (nil without a rhythm
+    /// to follow) and the frames waiting in its ring.
+    mutating func decide(at now: MediaTime, speakerNextPeriod: MediaTime?, queuedFrames: Int) -> Decision {
+        if let schedule, let next = speakerNextPeriod {
+            let due = schedule.due(nextPeriod: next, queuedFrames: queuedFrames)
+            guard now >= due else { return .wait(until: due) }
+            guard burst < burstLimit else { return .wait(until: now + framePeriod) }
+            return .tick(followingSpeaker: true)
+        }
+        if timerDeadline < now - MediaTime(Self.maximumCatchUpFrames) * framePeriod {
+            timerDeadline = now
+        }
+        return now >= timerDeadline ? .tick(followingSpeaker: false) : .wait(until: timerDeadline)
+    }
+
+    /// Records the tick just made; `starvedFrames` is the speaker's count of frames it played as
+    /// silence because its ring was empty.
+    mutating func ticked(at now: MediaTime, followingSpeaker: Bool, starvedFrames: Int) {
+        if followingSpeaker {
+            burst += 1
+            schedule?.observe(starvedFrames: starvedFrames, at: now)
+            timerDeadline = now + framePeriod
+        } else {
+            schedule?.pause()
+            timerDeadline += framePeriod
+        }
+    }
+
+    /// Records that the thread waited: the next tick following the speaker starts a new run.
+    mutating func waited() {
+        burst = 0
+    }
+}

@@ -1,0 +1,94 @@
+import Testing
+import VoiceCore
+
+@testable import VoiceEngine
+
+@Suite struct EngineTickClockTests {
+    static let millisecond = MediaTime.nanosecondsPerMillisecond
+    static let frame = 10 * millisecond
+
+    static func timerClock() -> EngineTickClock {
+        EngineTickClock(framePeriod: frame, frameSamples: 480, speaker: nil, speakerRingFrames: nil, start: 0)
+    }
+
+    /// Ticks while `decide` says so, as the engine thread does, and returns how many.
+    static func tickAll(_ clock: inout EngineTickClock, at now: MediaTime, next: MediaTime? = nil, queued: Int = 0)
+        -> (ticks: Int, then: EngineTickClock.Decision)
+    {
+        var ticks = 0
+        var queued = queued
+        while true {
+            let decision = clock.decide(at: now, speakerNextPeriod: next, queuedFrames: queued)
+            guard case .tick(let following) = decision, ticks < 100 else { return (ticks, decision) }
+            ticks += 1
+            queued += 480
+            clock.ticked(at: now, followingSpeaker: following, starvedFrames: 0)
+        }
+    }
+
+    @Test func theTimerTicksOnceAFrameAndCatchesUpALateWakeUpFrameByFrame() {
+        var clock = Self.timerClock()
+        #expect(Self.tickAll(&clock, at: 0) == (1, .wait(until: Self.frame)))
+        #expect(Self.tickAll(&clock, at: Self.frame + 300_000) == (1, .wait(until: 2 * Self.frame)))
+        // Woke 25 ms late: the frames of 20 and 30 ms go out at once, then the rhythm goes on.
+        #expect(Self.tickAll(&clock, at: 45 * Self.millisecond) == (3, .wait(until: 5 * Self.frame)))
+    }
+
+    @Test func theTimerStartsAfreshWhenFarBehind() {
+        var clock = Self.timerClock()
+        _ = Self.tickAll(&clock, at: 0)
+        // A 200 ms stall: no burst of twenty frames, one frame and a fresh start.
+        let now = 200 * Self.millisecond + 1
+        #expect(Self.tickAll(&clock, at: now) == (1, .wait(until: now + Self.frame)))
+    }
+
+    @Test func followingTheSpeakerAFrameIsMixedJustBeforeEachPeriod() {
+        var clock = EngineTickClock(
+            framePeriod: Self.frame, frameSamples: 480, speaker: (Self.frame, 480), speakerRingFrames: 9_600, start: 0)
+        let next = 100 * Self.millisecond
+        #expect(
+            clock.decide(at: 90 * Self.millisecond, speakerNextPeriod: next, queuedFrames: 0)
+                == .wait(until: 98 * Self.millisecond))
+        #expect(
+            Self.tickAll(&clock, at: 98 * Self.millisecond, next: next) == (1, .wait(until: 108 * Self.millisecond)))
+        // Woken late, past the lead but before the take: the frame still goes out at once.
+        clock.waited()
+        #expect(
+            Self.tickAll(&clock, at: 129 * Self.millisecond, next: 130 * Self.millisecond) == (
+                1, .wait(until: 138 * Self.millisecond)
+            ))
+    }
+
+    @Test func aRingThatRefusesFramesCannotKeepTheClockTicking() {
+        // The speaker's ring holds two frames and never shows them queued (it refuses them).
+        var clock = EngineTickClock(
+            framePeriod: Self.frame, frameSamples: 480, speaker: (Self.frame, 480), speakerRingFrames: 960, start: 0)
+        let now = 99 * Self.millisecond
+        var ticks = 0
+        while case .tick = clock.decide(at: now, speakerNextPeriod: 100 * Self.millisecond, queuedFrames: 0),
+            ticks < 100
+        {
+            ticks += 1
+            clock.ticked(at: now, followingSpeaker: true, starvedFrames: 0)
+        }
+        #expect(ticks == 2)
+        #expect(
+            clock.decide(at: now, speakerNextPeriod: 100 * Self.millisecond, queuedFrames: 0)
+                == .wait(until: now + Self.frame))
+        clock.waited()
+        #expect(
+            clock.decide(at: now, speakerNextPeriod: 100 * Self.millisecond, queuedFrames: 0)
+                == .tick(followingSpeaker: true))
+    }
+
+    @Test func whenTheSpeakerStallsTheTimerTakesOverAFrameAfterItsLastTick() {
+        var clock = EngineTickClock(
+            framePeriod: Self.frame, frameSamples: 480, speaker: (Self.frame, 480), speakerRingFrames: 9_600, start: 0)
+        _ = Self.tickAll(&clock, at: 98 * Self.millisecond, next: 100 * Self.millisecond)
+        clock.waited()
+        #expect(
+            clock.decide(at: 105 * Self.millisecond, speakerNextPeriod: nil, queuedFrames: 480)
+                == .wait(until: 108 * Self.millisecond))
+        #expect(Self.tickAll(&clock, at: 108 * Self.millisecond) == (1, .wait(until: 118 * Self.millisecond)))
+    }
+}
