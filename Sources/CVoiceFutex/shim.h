@@ -22,11 +22,6 @@ static inline uint32_t cvoice_futex_counter_load(uint32_t *counter) {
     return __atomic_load_n(counter, __ATOMIC_ACQUIRE);
 }
 
-// Sets the counter to zero. Only while no thread bumps or waits on it.
-static inline void cvoice_futex_counter_reset(uint32_t *counter) {
-    __atomic_store_n(counter, 0, __ATOMIC_RELEASE);
-}
-
 // Adds one and wakes every thread sleeping on the counter. Never blocks and takes no lock in
 // user space: safe on an audio thread.
 static inline void cvoice_futex_counter_bump(uint32_t *counter) {

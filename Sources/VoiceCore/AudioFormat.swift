@@ -1,6 +1,13 @@
 /// The rate the engine runs at. Devices and files at other rates are resampled to it.
 public let engineSampleRate = 48_000
 
+/// How many engine (48 kHz) frames `frames` at a device's `sampleRate` become, rounded up: the
+/// room one device period needs on the engine's side.
+public func engineFrames(ofDeviceFrames frames: Int, sampleRate: Int) -> Int {
+    let rate = max(sampleRate, 1)
+    return (frames * engineSampleRate + rate - 1) / rate
+}
+
 /// How samples are stored in a device buffer or a file.
 public enum SampleFormat: String, Sendable, CaseIterable, CustomStringConvertible {
     /// Signed 16-bit little-endian integers.

@@ -60,7 +60,7 @@ public final class PeriodCadence: @unchecked Sendable {
         self.periodFrames = max(periodFrames, 1)
         self.sampleRate = max(sampleRate, 1)
         period = MediaTime.duration(ofFrames: Int64(self.periodFrames), rate: self.sampleRate)
-        periodEngineFrames = (self.periodFrames * engineSampleRate + self.sampleRate - 1) / self.sampleRate
+        periodEngineFrames = engineFrames(ofDeviceFrames: self.periodFrames, sampleRate: self.sampleRate)
         counter = .allocate(capacity: 1)
         counter.initialize(to: 0)
         phases = .allocate(capacity: Self.phaseHistory)

@@ -74,7 +74,7 @@ public struct ALSADeviceConfiguration: Sendable, Hashable {
                 "buffer of \(bufferFrames) frames for a period of \(periodFrames) frames",
                 "use 2 to 64 periods, e.g. \(4 * periodFrames)")
         }
-        let enginePeriodFrames = (periodFrames * engineSampleRate + sampleRate - 1) / sampleRate
+        let enginePeriodFrames = engineFrames(ofDeviceFrames: periodFrames, sampleRate: sampleRate)
         guard ringFrames >= enginePeriodFrames, ringFrames <= Self.maximumRingFrames else {
             throw invalid(
                 "ring of \(ringFrames) frames requested for a period of \(enginePeriodFrames) frames at 48 kHz",

@@ -68,8 +68,7 @@ final class ALSAPlaybackLoop: @unchecked Sendable {
                     reason: "cannot convert 48 kHz to the granted \(granted.sampleRate) Hz: \(error)")
             }
             // Enough 48 kHz input for about one device period per call.
-            engineChunkFrames =
-                (granted.periodFrames * engineSampleRate + granted.sampleRate - 1) / granted.sampleRate
+            engineChunkFrames = engineFrames(ofDeviceFrames: granted.periodFrames, sampleRate: granted.sampleRate)
             engineChunk = .allocate(capacity: engineChunkFrames * channels)
             let stagedFrames = granted.periodFrames + resampler.outputCapacity(forInputFrames: engineChunkFrames)
             staged = .allocate(capacity: stagedFrames * channels)

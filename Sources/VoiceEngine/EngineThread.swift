@@ -63,10 +63,10 @@ final class EngineThread: Sendable {
         }
         var playback = output.map { PlaybackPacer(output: $0, frameSamples: samples) }
         let microphone = backlog != nil ? input?.periodCadence : nil
-        let speaker = playback?.capacityFrames != nil ? output?.periodCadence : nil
+        let speaker = playback?.capacity != nil ? output?.periodCadence : nil
         var clock = EngineTickClock(
             framePeriod: period, frameSamples: samples, speaker: speaker.map { ($0.period, $0.periodEngineFrames) },
-            speakerRingFrames: playback?.capacityFrames, start: MediaTime.monotonicNow())
+            speakerRingFrames: playback?.capacity, start: MediaTime.monotonicNow())
         var filled = 0
         while !thread.shouldStop {
             // Read before the microphone's ring is: a period delivered after this ends the wait.

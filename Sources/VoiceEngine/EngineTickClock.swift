@@ -21,7 +21,7 @@ struct EngineTickClock {
     }
 
     let framePeriod: MediaTime
-    private(set) var schedule: PlayoutSchedule?
+    private var schedule: PlayoutSchedule?
     private let burstLimit: Int
     private var burst = 0
     private var timerDeadline: MediaTime

@@ -13,7 +13,7 @@ struct PlaybackPacer {
     let output: any AudioOutput
     let frameSamples: Int
     /// The ring's free space when empty (measured before the first write), or nil when on demand.
-    private let capacity: Int?
+    let capacity: Int?
     private var standing: StandingQueue
     private var framesToSkip = 0
     /// Frames written since the next skip became due: each waits for a quiet frame on its own.
@@ -42,9 +42,6 @@ struct PlaybackPacer {
         guard let capacity else { return 0 }
         return max(0, capacity - output.availableToWrite)
     }
-
-    /// Frames the speaker's ring holds when full; nil for an on-demand output.
-    var capacityFrames: Int? { capacity }
 
     mutating func write(_ mix: UnsafeBufferPointer<Float>) {
         let available = output.availableToWrite

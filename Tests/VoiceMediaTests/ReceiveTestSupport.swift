@@ -125,11 +125,16 @@ struct ReceiveHarness {
 
 /// Decodes every primary frame in order with a fresh decoder: what a perfect network gives.
 func plainDecode(_ frames: [EncodedFrame]) throws -> [Float] {
+    try plainDecode(frames.map(\.primary))
+}
+
+/// Decodes `payloads` (Opus packets) in order with a fresh decoder.
+func plainDecode(_ payloads: [[UInt8]]) throws -> [Float] {
     var decoder = try OpusDecoder()
     var pcm = [Float](repeating: 0, count: decoder.maximumFrameSamples)
     var output: [Float] = []
-    for frame in frames {
-        let count = try frame.primary.withUnsafeBufferPointer { packet in
+    for payload in payloads {
+        let count = try payload.withUnsafeBufferPointer { packet in
             try pcm.withUnsafeMutableBufferPointer { try decoder.decode(packet, into: $0) }
         }
         output.append(contentsOf: pcm[0..<count])

@@ -153,15 +153,7 @@ enum SendSignals {
             Float(index < step ? 0.1 : 0.4) * Float(sin(2 * Double.pi * 1_000 * Double(index) / 48_000))
         }
         #expect(packets.count == 48_000 / configuration.frameSamples)
-        var decoder = try OpusDecoder()
-        var pcm = [Float](repeating: 0, count: decoder.maximumFrameSamples)
-        var decoded: [Float] = []
-        for packet in packets {
-            let count = try packet.primary.withUnsafeBufferPointer { payload in
-                try pcm.withUnsafeMutableBufferPointer { try decoder.decode(payload, into: $0) }
-            }
-            decoded += pcm[0..<count]
-        }
+        let decoded = try plainDecode(packets.map(\.primary))
         let onset = try #require(decoded.indices.first { $0 > step / 2 && abs(decoded[$0]) > 0.3 })
         return onset - step
     }
