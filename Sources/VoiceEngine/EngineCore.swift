@@ -31,15 +31,19 @@ public struct EngineCounters: Sendable, Hashable, Codable {
         public var playbackLoudFramesSkipped = 0
         /// Frames of time the microphone lost (never delivered), skipped on the send timeline.
         public var captureFramesLost = 0
+        /// How long before a real-time speaker takes each frame the engine mixes it, in ms: 2 at
+        /// first, more after the speaker ran dry; nil when the engine does not follow the speaker.
+        public var playoutLeadMilliseconds: Double?
 
         public init(
             captureSamplesDropped: Int = 0, playbackFramesSkipped: Int = 0, playbackLoudFramesSkipped: Int = 0,
-            captureFramesLost: Int = 0
+            captureFramesLost: Int = 0, playoutLeadMilliseconds: Double? = nil
         ) {
             self.captureSamplesDropped = captureSamplesDropped
             self.playbackFramesSkipped = playbackFramesSkipped
             self.playbackLoudFramesSkipped = playbackLoudFramesSkipped
             self.captureFramesLost = captureFramesLost
+            self.playoutLeadMilliseconds = playoutLeadMilliseconds
         }
     }
 

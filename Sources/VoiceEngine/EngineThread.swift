@@ -106,7 +106,8 @@ final class EngineThread: Sendable {
                     captureSamplesDropped: backlog?.droppedSamples ?? 0,
                     playbackFramesSkipped: playback?.skippedFrames ?? 0,
                     playbackLoudFramesSkipped: playback?.skippedLoudFrames ?? 0,
-                    captureFramesLost: backlog?.lostFrames ?? 0)
+                    captureFramesLost: backlog?.lostFrames ?? 0,
+                    playoutLeadMilliseconds: clock.playoutLead?.milliseconds)
                 core.tick(now: now, captured: captured, output: mix)
             }
             if let wakeTime {

@@ -28,6 +28,9 @@ struct EngineTickClock {
 
     static let maximumCatchUpFrames = 4
 
+    /// How long before the speaker takes a frame it is mixed; nil without a speaker to follow.
+    var playoutLead: MediaTime? { schedule?.lead }
+
     /// - Parameters:
     ///   - speaker: the speaker's period and its length in engine frames, when it tells its rhythm.
     ///   - speakerRingFrames: what the speaker's ring holds, which bounds the frames in a row.

@@ -34,6 +34,17 @@ import VoiceCore
         #expect(Self.tickAll(&clock, at: 45 * Self.millisecond) == (3, .wait(until: 5 * Self.frame)))
     }
 
+    @Test func thePlayoutLeadIsReportedWhileASpeakerIsFollowedAndGrowsWhenItRanDry() {
+        #expect(Self.timerClock().playoutLead == nil)
+        var clock = EngineTickClock(
+            framePeriod: Self.frame, frameSamples: 480, speaker: (Self.frame, 480), speakerRingFrames: 4_800,
+            start: 0)
+        #expect(clock.playoutLead == 2 * Self.millisecond)
+        clock.ticked(at: 8 * Self.millisecond, followingSpeaker: true, starvedFrames: 0)
+        clock.ticked(at: 18 * Self.millisecond, followingSpeaker: true, starvedFrames: 480)
+        #expect(clock.playoutLead == 3 * Self.millisecond)
+    }
+
     @Test func theTimerStartsAfreshWhenFarBehind() {
         var clock = Self.timerClock()
         _ = Self.tickAll(&clock, at: 0)

@@ -133,6 +133,9 @@ struct LatencyPeerCommand: ParsableCommand {
         -> String
     {
         var line = deviceStatistics(microphone: microphone, speaker: speaker)
+        let catchUp = engine.counters.deviceCatchUp
+        line += ", \"playout_lead_ms\": \(catchUp.playoutLeadMilliseconds ?? -1)"
+        line += ", \"playback_frames_skipped\": \(catchUp.playbackFramesSkipped)"
         if let peer = engine.statistics().first {
             line += ", \"rtt_ms\": \(peer.roundTripMilliseconds ?? -1)"
             if let stream = peer.streams.values.first {
