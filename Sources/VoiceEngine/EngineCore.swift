@@ -31,8 +31,9 @@ public struct EngineCounters: Sendable, Hashable, Codable {
         public var playbackLoudFramesSkipped = 0
         /// Frames of time the microphone lost (never delivered), skipped on the send timeline.
         public var captureFramesLost = 0
-        /// How long before a real-time speaker takes each frame the engine mixes it, in ms: 2 at
-        /// first, more after the speaker ran dry; nil when the engine does not follow the speaker.
+        /// How long before a real-time speaker takes each frame the engine mixes it, in ms: 2 (half
+        /// a period for shorter periods) at first, more after the speaker ran dry, up to a period
+        /// less a millisecond; nil when the engine does not follow a speaker's rhythm.
         public var playoutLeadMilliseconds: Double?
 
         public init(
