@@ -16,11 +16,12 @@ import Synchronization
 ///
 /// The device thread calls `markPeriod` after every period it moved, and `restart` when its
 /// stream starts over (after an xrun); neither allocates, locks or blocks. The prediction is the
-/// earliest the device has moved against its nominal rhythm over its last `phaseHistory` periods:
-/// a wake-up that came late only makes a mark later, never the prediction. The history is short
-/// because a device's real period is not its nominal one: a JACK dummy server on a loaded
-/// machine ran 0.5 % slow, and against an earliest phase kept over seconds its periods came
-/// 12–20 ms "late", so the engine mixed one or two periods too early and they waited in the queue.
+/// earliest the device has moved against its nominal rhythm over its last 8 to 16 periods (a
+/// `WindowedMinimum` of `phaseWindowPeriods`): a wake-up that came late only makes a mark later,
+/// never the prediction. The history is short because a device's real period is not its nominal
+/// one: a JACK dummy server on a loaded machine ran 0.5 % slow, and against an earliest phase kept
+/// over seconds its periods came 12–20 ms "late", so the engine mixed one or two periods too early
+/// and they waited in the queue.
 ///
 /// Thread contract (the reason for `@unchecked Sendable`): `markPeriod` and `restart` are called
 /// by one device thread at a time (the owner resets through `restart` only while no device
@@ -37,10 +38,10 @@ public final class PeriodCadence: @unchecked Sendable {
     /// One period in engine (48 kHz) frames, rounded up.
     public let periodEngineFrames: Int
 
-    /// How many of the last periods the earliest phase is taken from: long enough to see past a
-    /// few late wake-ups, short enough that a period 0.5 % off its nominal length shifts the
-    /// prediction by under a millisecond.
-    static let phaseHistory = 16
+    /// The periods of one window of the earliest phase (taken over this window and the one before):
+    /// long enough to see past a few late wake-ups, short enough that a period 0.5 % off its
+    /// nominal length shifts the prediction by under a millisecond.
+    static let phaseWindowPeriods: Int64 = 8
 
     /// Bumped at every mark; the engine sleeps on it. Never moves (futex memory).
     private let counter: UnsafeMutablePointer<UInt32>
@@ -53,23 +54,20 @@ public final class PeriodCadence: @unchecked Sendable {
     // Device thread only.
     private var runStart: MediaTime = 0
     private var periodsInRun: Int64 = 0
-    /// The phases of the last `phaseHistory` periods, oldest overwritten first.
-    private let phases: UnsafeMutableBufferPointer<MediaTime>
+    private var earliestPhase: WindowedMinimum
 
     public init(periodFrames: Int, sampleRate: Int) {
         self.periodFrames = max(periodFrames, 1)
         self.sampleRate = max(sampleRate, 1)
         period = MediaTime.duration(ofFrames: Int64(self.periodFrames), rate: self.sampleRate)
         periodEngineFrames = engineFrames(ofDeviceFrames: self.periodFrames, sampleRate: self.sampleRate)
+        earliestPhase = WindowedMinimum(window: Self.phaseWindowPeriods * period)
         counter = .allocate(capacity: 1)
         counter.initialize(to: 0)
-        phases = .allocate(capacity: Self.phaseHistory)
-        phases.initialize(repeating: 0)
     }
 
     deinit {
         counter.deallocate()
-        phases.deallocate()
     }
 
     // MARK: Device thread
@@ -79,10 +77,9 @@ public final class PeriodCadence: @unchecked Sendable {
         if periodsInRun == 0 { runStart = now }
         // How much later than its nominal rhythm since the run started the device moved this one.
         let phase = now - runStart - elapsed(periods: periodsInRun)
-        phases[Int(periodsInRun % Int64(Self.phaseHistory))] = phase
+        earliestPhase.record(phase, at: now)
         periodsInRun += 1
-        var earliest = phase
-        for index in 0..<Int(min(periodsInRun, Int64(Self.phaseHistory))) { earliest = min(earliest, phases[index]) }
+        let earliest = earliestPhase.value ?? phase
         predictedNext.store(runStart + earliest + elapsed(periods: periodsInRun), ordering: .relaxed)
         lastMark.store(now, ordering: .releasing)
         cvoice_futex_counter_bump(counter)
@@ -92,6 +89,7 @@ public final class PeriodCadence: @unchecked Sendable {
     /// xrun) and its periods fall on a new phase.
     public func restart() {
         periodsInRun = 0
+        earliestPhase.reset()
         predictedNext.store(Self.none, ordering: .relaxed)
         lastMark.store(Self.none, ordering: .releasing)
     }

@@ -91,15 +91,14 @@ final class ALSACaptureLoop: @unchecked Sendable {
         while !thread.shouldStop {
             if pcm.isPrepared {
                 let status = snd_pcm_start(handle)
-                if status < 0, !pcm.recover(from: status, counters: counters) {
+                if status < 0, !pcm.recover(from: status, counters: counters, cadence: cadence) {
                     fail(status)
                     break
                 }
             }
             let ready = snd_pcm_wait(handle, Self.waitTimeoutMilliseconds)
             if ready < 0 {
-                cadence.restart()
-                if pcm.recover(from: ready, counters: counters) { continue }
+                if pcm.recover(from: ready, counters: counters, cadence: cadence) { continue }
                 fail(ready)
                 break
             }
@@ -107,8 +106,7 @@ final class ALSACaptureLoop: @unchecked Sendable {
             let frames = snd_pcm_readi(handle, deviceSamples.raw, periodFrames)
             if frames < 0 {
                 let status = Int32(frames)
-                cadence.restart()
-                if pcm.recover(from: status, counters: counters) { continue }
+                if pcm.recover(from: status, counters: counters, cadence: cadence) { continue }
                 fail(status)
                 break
             }

@@ -105,8 +105,7 @@ final class ALSAPlaybackLoop: @unchecked Sendable {
         while !thread.shouldStop {
             let ready = snd_pcm_wait(handle, Self.waitTimeoutMilliseconds)
             if ready < 0 {
-                cadence.restart()
-                if pcm.recover(from: ready, counters: counters) { continue }
+                if pcm.recover(from: ready, counters: counters, cadence: cadence) { continue }
                 fail(ready)
                 break
             }
@@ -132,8 +131,7 @@ final class ALSAPlaybackLoop: @unchecked Sendable {
             if written < 0 {
                 // The staged frames stay staged and are offered again after recovery.
                 let status = Int32(written)
-                cadence.restart()
-                if pcm.recover(from: status, counters: counters) { continue }
+                if pcm.recover(from: status, counters: counters, cadence: cadence) { continue }
                 fail(status)
                 break
             }

@@ -62,6 +62,8 @@ public final class VoiceReceiveStream {
     private var playoutTimestamp: Int64 = 0
     private var lastAccountedSequence: Int64 = -1
     private var newestFlags: VoicePacketFlags = []
+    /// The last sequence numbers received, each in its slot of a ring: what tells a duplicate, and
+    /// a late packet from a lost one.
     private static let sequenceRingSize = 512
     private var receivedSequences: [Int64]
     private var estimator: ArrivalDelayEstimator
@@ -226,12 +228,11 @@ public final class VoiceReceiveStream {
         let newestBefore = sequences.hasValue ? sequences.newest : Int64.min
         let sequence = sequences.unwrap(packet.sequence)
         let timestamp = timestamps.unwrap(packet.timestamp)
-        let ring = Int(sequence & Int64(Self.sequenceRingSize - 1))
-        if receivedSequences[ring] == sequence {
+        if hasReceived(sequence) {
             counters.packetsDuplicated += 1
             return
         }
-        receivedSequences[ring] = sequence
+        receivedSequences[Self.ringSlot(of: sequence)] = sequence
         counters.packetsReceived += 1
         if sequence >= newestBefore { newestFlags = packet.flags }
 
@@ -744,6 +745,15 @@ public final class VoiceReceiveStream {
     /// Books the frames between the last accounted sequence number and `sequence`: any number
     /// skipped whose packet never came was a frame missing at playout (a loss burst), repaired
     /// or not.
+    private static func ringSlot(of sequence: Int64) -> Int {
+        Int(sequence & Int64(sequenceRingSize - 1))
+    }
+
+    /// Whether `sequence` came, as far back as the ring of received sequence numbers reaches.
+    private func hasReceived(_ sequence: Int64) -> Bool {
+        receivedSequences[Self.ringSlot(of: sequence)] == sequence
+    }
+
     private func account(sequence: Int64) {
         guard sequence > lastAccountedSequence else { return }
         let gap = Int(sequence - lastAccountedSequence - 1)
@@ -751,9 +761,7 @@ public final class VoiceReceiveStream {
         // not lost (see `makeReport`). A sender that stalled sends them all at once, so they come
         // before any later packet shows the gap; those coming after are counted as they arrive.
         var arrivedLate = 0
-        let ringMask = Int64(Self.sequenceRingSize - 1)
-        for skipped in (sequence - Int64(min(gap, Self.sequenceRingSize - 1)))..<sequence
-        where receivedSequences[Int(skipped & ringMask)] == skipped {
+        for skipped in (sequence - Int64(min(gap, Self.sequenceRingSize - 1)))..<sequence where hasReceived(skipped) {
             arrivedLate += 1
         }
         let missing = gap - arrivedLate
