@@ -21,7 +21,10 @@ import VoiceWire
 /// The delay then only grows where audio is concealed anyway (a frame missing with too little
 /// buffered is concealed while the position holds, up to the target in one step), and a frame
 /// missing with enough buffered is taken as lost and concealed in place, so a later packet's
-/// copies repair the frames after it. Above the hard ceiling it drops frames at once.
+/// copies repair the frames after it. A delay more than two frames over the top of its band is
+/// the exception: it costs more than a shift does, so the low-energy frames inside the spurt
+/// (gaps between words) are skipped until it is back within those two frames. Above the hard
+/// ceiling it drops frames at once.
 ///
 /// **Clock drift.** A sender whose clock runs fast delivers media time slightly faster than the
 /// listener plays it; the fastest-path reference then moves earlier and the current delay
@@ -416,6 +419,13 @@ public final class VoiceReceiveStream {
     /// above it is latency.
     private var lowerBand: Double { -0.75 * frameMilliseconds - 1 }
     private var upperBand: Double { 0.25 * frameMilliseconds + 1 }
+    /// Two frames over the band: more than the target's wobbles or clock drift ever put there. A
+    /// delay this far over its target came from time the listener lost (a device that missed
+    /// cycles or an engine that stalled, while packets kept coming) or from a network that got
+    /// faster; every low-energy frame inside a spurt may then be skipped, not one per
+    /// `stepInsideSpurtInterval`, so that the excess is gone within the next quiet stretch of
+    /// speech instead of lasting until the speaker pauses.
+    private var farAboveBand: Double { upperBand + 2 * frameMilliseconds }
 
     private func delay(at now: MediaTime, offset: MediaTime, timestamp: Int64) -> Double {
         Double(now - offset) / 1e6 - Double(timestamp) * 1_000 / Double(engineSampleRate)
@@ -452,7 +462,7 @@ public final class VoiceReceiveStream {
                 lastStepInsideSpurt = now
                 return repeatQuietFrame(render: render)
             }
-            let quiet = playPrimary(slot, at: now, render: render)
+            let quiet = playPrimary(slot, at: now, render: render, farAboveTarget: error > farAboveBand)
             let next = primaries.slot(forTimestamp: timestamp + Int64(frameSamples))
             if error > upperBand + 1 && quiet, let next {
                 // Too much buffered and this frame is quiet: it was decoded (the decoder state
@@ -460,7 +470,7 @@ public final class VoiceReceiveStream {
                 counters.framesDropped += 1
                 lastStepInsideSpurt = now
                 playoutDelay -= frameMilliseconds
-                _ = playPrimary(next, at: now, render: render)
+                _ = playPrimary(next, at: now, render: render, farAboveTarget: false)
             }
             return .audio
         }
@@ -571,8 +581,8 @@ public final class VoiceReceiveStream {
     }
 
     /// Plays the primary frame in `slot`; returns whether it was quiet (sent outside speech or
-    /// decoded under the low-energy threshold).
-    private func playPrimary(_ slot: Int, at now: MediaTime, render: Bool) -> Bool {
+    /// decoded under the low-energy threshold) and may be skipped.
+    private func playPrimary(_ slot: Int, at now: MediaTime, render: Bool, farAboveTarget: Bool) -> Bool {
         let sequence = primaries.sequence(at: slot)
         let flags = VoicePacketFlags(rawValue: primaries.flags(at: slot))
         if pendingUnderflowSamples > 0 {
@@ -590,10 +600,11 @@ public final class VoiceReceiveStream {
         if render {
             if decode(primaries.payload(at: slot), with: .mainDecoder) {
                 // A low-energy frame inside a spurt may take a step too, but rarely: often enough
-                // for clock drift (one step per 100 s at 200 ppm), not for every wobble of the target.
+                // for clock drift (one step per 100 s at 200 ppm), not for every wobble of the
+                // target. Far over the target, every one may (see `farAboveBand`).
                 quiet =
                     quiet
-                    || (now - lastStepInsideSpurt >= Self.stepInsideSpurtInterval
+                    || ((farAboveTarget || now - lastStepInsideSpurt >= Self.stepInsideSpurtInterval)
                         && Self.isQuiet(scratch, frameSamples, below: configuration.lowEnergyDBFS))
             } else {
                 counters.malformedPackets += 1

@@ -83,6 +83,39 @@ struct JitterBufferAdaptationTests {
         #expect(delays.last! < 100)
     }
 
+    /// The listener's speaker misses 140 ms of cycles in the middle of a long spurt (the sender's
+    /// speech gate never closes): the delay stands 140 ms over its target, under the ceiling that
+    /// would cut it back at once. It comes back within
+    /// two frames of the band in the gaps between words, without waiting for the speaker to pause
+    /// and without dropping more frames than the excess, where one step per 10 s would have kept
+    /// it there for the rest of the spurt.
+    @Test func delayFarAboveTheTargetIsShedInsideASpurt() throws {
+        let frames = try encodeFrames(Array(try ReceiveFixture.speech()[0..<(48_000 * 12)]), inbandFEC: false)
+        let packets = try makePackets(frames) { index in
+            MediaTime(index) * Self.period + MediaTime.milliseconds(20)
+        }
+        var harness = try ReceiveHarness()
+        harness.missedTicks = 150..<157
+        var errors: [Int: Double] = [:]
+        harness.observe = { tick, stream in
+            let statistics = stream.statistics
+            errors[tick] = statistics.playoutDelayMilliseconds - statistics.targetDelayMilliseconds
+        }
+        _ = harness.run(packets.map(\.packet), ticks: frames.count)
+        let statistics = harness.stream.statistics
+        let afterStall = errors[157]!
+        let twoSecondsLater = (260..<frames.count).compactMap { errors[$0] }
+        print(
+            "speaker missed 140 ms: delay − target \(afterStall) ms after it, at most \(twoSecondsLater.max()!) ms "
+                + "from 2 s later; dropped \(statistics.framesDropped), concealed \(statistics.concealedSamples)")
+        #expect(afterStall >= 100)
+        // The first pull after the stall skips at most one frame; later ones come back under the
+        // band's top (6 ms) plus the two frames that mark a delay as far above its target.
+        #expect(twoSecondsLater.max()! <= 46)
+        #expect(statistics.framesDropped <= 7)
+        #expect(statistics.packetsLost == 0 && statistics.concealedSamples == 0)
+    }
+
     /// ±200 ppm of clock drift over ten minutes of speech with pauses: the delay stays within
     /// its band around the target, and frames are skipped (sender fast) or repeated (sender
     /// slow) about as often as the drift requires: 600 s × 200 ppm = 120 ms = 6 frames.

@@ -87,6 +87,9 @@ struct ReceiveHarness {
     var frameDuration: FrameDuration
     /// Called after every pull with the tick index.
     var observe: ((Int, VoiceReceiveStream) -> Void)?
+    /// Ticks at which the listener's speaker took nothing (a device that missed cycles): packets
+    /// still arrive, no frame is pulled, and that stretch of the output stays silent.
+    var missedTicks: Range<Int> = 0..<0
 
     init(
         configuration: JitterBufferConfiguration = JitterBufferConfiguration(), sender: UInt32 = 7, channel: UInt16 = 3
@@ -114,6 +117,7 @@ struct ReceiveHarness {
                     }
                     next += 1
                 }
+                if missedTicks.contains(tick) { continue }
                 stream.pullFrame(
                     into: UnsafeMutableBufferPointer(rebasing: output[(tick * frame)..<((tick + 1) * frame)]), at: now)
                 observe?(tick, stream)
