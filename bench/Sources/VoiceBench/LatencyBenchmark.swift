@@ -19,7 +19,9 @@ struct LatencyBenchmark: ParsableCommand {
             network's share (half the round-trip time the engines measured). The baseline is the \
             same chain with a process that copies capture to playback directly, no engine. Modes: \
             10 ms frames (480-frame periods) and the low-latency mode (5 ms frames, 240-frame \
-            periods, smallest safe jitter-buffer target). Writes results.jsonl and latency.png.
+            periods, smallest safe jitter-buffer target). Each run also records the host's CPU \
+            steal and the machine's stalls while it ran: on a shared virtual machine they say how far \
+            its figures speak for the engine. Writes results.jsonl and latency.png.
             """)
 
     @Option(help: "Seconds of clicks measured per run (after the warm-up).") var seconds = 15.0
@@ -79,7 +81,7 @@ struct LatencyBenchmark: ParsableCommand {
                 print(
                     "  \(kind.rawValue): \(found.count) of \(result.arrivals.count) clicks found, p50 "
                         + String(format: "%.1f", percentile(found.map(\.latencyMilliseconds), 0.5)) + " ms; far end "
-                        + "\(result.farStatistics), near end \(result.nearStatistics)")
+                        + "\(result.farStatistics), near end \(result.nearStatistics); \(result.machine)")
             }
             addFigures(mode: mode, results: results, to: &report)
         }
@@ -141,6 +143,15 @@ struct LatencyBenchmark: ParsableCommand {
         // machine, up to a period less a millisecond after the speaker ran dry.
         if let lead = results[.engine]?.farStatistics["playout_lead_ms"], lead >= 0 {
             report.add("\(name) playout lead at the end", lead, unit: "ms")
+        }
+        if let call = results[.engine]?.machine, let copy = results[.baseline]?.machine {
+            report.add(
+                "\(name) host CPU steal during the call", call.stealShare * 100, unit: "%",
+                baseline: copy.stealShare * 100)
+            report.add(
+                "\(name) machine stalls over \(MachineStallWatch.stallThresholdNanoseconds / 1_000_000) ms during the call",
+                Double(call.stalls), unit: "stalls",
+                baseline: Double(copy.stalls))
         }
         report.require(
             total.count >= engine.count * 9 / 10 && !engine.isEmpty,

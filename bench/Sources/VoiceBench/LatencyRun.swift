@@ -29,6 +29,9 @@ struct LatencyRun {
         /// The far end's (B's) statistics line, and the near end's (A's) for a call.
         var farStatistics: [String: Double]
         var nearStatistics: [String: Double]
+        /// What the host did to this machine meanwhile: on a shared virtual machine, the steal
+        /// and stalls a run was up against say how far its figures speak for the engine.
+        var machine: MachineStallReport
     }
 
     let kind: Kind
@@ -45,6 +48,8 @@ struct LatencyRun {
     static let leadSeconds = 0.2
 
     func measure() throws -> Result {
+        let watch = MachineStallWatch()
+        defer { _ = watch.finish() }  // a failed run stops the watch's thread too
         let configuration = try writeALSAConfiguration()
         let environment = ["ALSA_CONFIG_PATH": configuration, "JACK_DEFAULT_SERVER": server.name]
         setenv("ALSA_CONFIG_PATH", configuration, 1)
@@ -125,7 +130,7 @@ struct LatencyRun {
             nearStatistics = parse(near.waitForLine(prefixes: ["stats "], timeout: 5))
         }
         return Result(
-            arrivals: measured, farStatistics: farStatistics, nearStatistics: nearStatistics)
+            arrivals: measured, farStatistics: farStatistics, nearStatistics: nearStatistics, machine: watch.finish())
     }
 
     /// Plays `signal` into the near end's microphone port and records both channels.
