@@ -21,10 +21,10 @@ import VoiceWire
 /// The delay then only grows where audio is concealed anyway (a frame missing with too little
 /// buffered is concealed while the position holds, up to the target in one step), and a frame
 /// missing with enough buffered is taken as lost and concealed in place, so a later packet's
-/// copies repair the frames after it. A delay more than two frames over the top of its band is
-/// the exception: it costs more than a shift does, so the low-energy frames inside the spurt
-/// (gaps between words) are skipped until it is back within those two frames. Above the hard
-/// ceiling it drops frames at once.
+/// copies repair the frames after it. A delay more than a frame over the top of its band is the
+/// exception: it costs more than a shift does, so the low-energy frames inside the spurt (gaps
+/// between words) are skipped until it is back within that frame. Above the hard ceiling it drops
+/// frames at once.
 ///
 /// **Clock drift.** A sender whose clock runs fast delivers media time slightly faster than the
 /// listener plays it; the fastest-path reference then moves earlier and the current delay
@@ -419,13 +419,13 @@ public final class VoiceReceiveStream {
     /// above it is latency.
     private var lowerBand: Double { -0.75 * frameMilliseconds - 1 }
     private var upperBand: Double { 0.25 * frameMilliseconds + 1 }
-    /// Two frames over the band: more than the target's wobbles or clock drift ever put there. A
+    /// A frame over the band: more than the target's wobbles or clock drift ever put there. A
     /// delay this far over its target came from time the listener lost (a device that missed
     /// cycles or an engine that stalled, while packets kept coming) or from a network that got
     /// faster; every low-energy frame inside a spurt may then be skipped, not one per
     /// `stepInsideSpurtInterval`, so that the excess is gone within the next quiet stretch of
     /// speech instead of lasting until the speaker pauses.
-    private var farAboveBand: Double { upperBand + 2 * frameMilliseconds }
+    private var farAboveBand: Double { upperBand + frameMilliseconds }
 
     private func delay(at now: MediaTime, offset: MediaTime, timestamp: Int64) -> Double {
         Double(now - offset) / 1e6 - Double(timestamp) * 1_000 / Double(engineSampleRate)
