@@ -753,9 +753,7 @@ public final class VoiceReceiveStream {
         redundants.releaseAll(before: playoutTimestamp) { _ in }
     }
 
-    /// Books the frames between the last accounted sequence number and `sequence`: any number
-    /// skipped whose packet never came was a frame missing at playout (a loss burst), repaired
-    /// or not.
+    /// The slot of `sequence` in the ring of received sequence numbers.
     private static func ringSlot(of sequence: Int64) -> Int {
         Int(sequence & Int64(sequenceRingSize - 1))
     }
@@ -765,6 +763,9 @@ public final class VoiceReceiveStream {
         receivedSequences[Self.ringSlot(of: sequence)] == sequence
     }
 
+    /// Books the frames between the last accounted sequence number and `sequence`: any number
+    /// skipped whose packet never came was a frame missing at playout (a loss burst), repaired
+    /// or not.
     private func account(sequence: Int64) {
         guard sequence > lastAccountedSequence else { return }
         let gap = Int(sequence - lastAccountedSequence - 1)
