@@ -136,6 +136,7 @@ struct LatencyPeerCommand: ParsableCommand {
         let catchUp = engine.counters.deviceCatchUp
         line += ", \"playout_lead_ms\": \(catchUp.playoutLeadMilliseconds ?? -1)"
         line += ", \"playback_frames_skipped\": \(catchUp.playbackFramesSkipped)"
+        line += ", \"capture_frames_lost\": \(catchUp.captureFramesLost)"
         if let peer = engine.statistics().first {
             line += ", \"rtt_ms\": \(peer.roundTripMilliseconds ?? -1)"
             if let stream = peer.streams.values.first {
