@@ -111,7 +111,7 @@ final class EngineThread: Sendable {
                 core.tick(now: now, captured: captured, output: mix)
             }
             if let wakeTime {
-                clock.waited()
+                clock.waited(until: wakeTime)
                 if let microphone {
                     microphone.waitForPeriod(after: seenPeriods, until: wakeTime)
                 } else {
@@ -120,7 +120,7 @@ final class EngineThread: Sendable {
             } else {
                 playback?.write(UnsafeBufferPointer(mix))
                 clock.ticked(
-                    at: now, followingSpeaker: followingSpeaker,
+                    at: now, writtenAt: MediaTime.monotonicNow(), followingSpeaker: followingSpeaker,
                     starvedFrames: output?.statistics.ringStarvedFrames ?? 0)
             }
         }

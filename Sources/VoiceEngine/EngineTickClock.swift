@@ -25,6 +25,12 @@ struct EngineTickClock {
     private let burstLimit: Int
     private var burst = 0
     private var timerDeadline: MediaTime
+    /// The time the thread asked to be woken at, until it next decides.
+    private var requestedWake: MediaTime?
+    /// When the frame of the tick under way was due, following the speaker.
+    private var dueOfTick: MediaTime?
+    /// The most the thread came after its time since the last tick.
+    private var latenessSinceTick: MediaTime = 0
 
     static let maximumCatchUpFrames = 4
 
@@ -47,10 +53,16 @@ struct EngineTickClock {
     /// What to do at `now`, given when the speaker takes its next period (nil without a rhythm
     /// to follow) and the frames waiting in its ring.
     mutating func decide(at now: MediaTime, speakerNextPeriod: MediaTime?, queuedFrames: Int) -> Decision {
+        if let wake = requestedWake {
+            latenessSinceTick = max(latenessSinceTick, now - wake)
+            requestedWake = nil
+        }
+        dueOfTick = nil
         if let schedule, let next = speakerNextPeriod {
             let due = schedule.due(nextPeriod: next, queuedFrames: queuedFrames)
             guard now >= due else { return .wait(until: due) }
             guard burst < burstLimit else { return .wait(until: now + framePeriod) }
+            dueOfTick = due
             return .tick(followingSpeaker: true)
         }
         if timerDeadline < now - MediaTime(Self.maximumCatchUpFrames) * framePeriod {
@@ -59,12 +71,15 @@ struct EngineTickClock {
         return now >= timerDeadline ? .tick(followingSpeaker: false) : .wait(until: timerDeadline)
     }
 
-    /// Records the tick just made; `starvedFrames` is the speaker's count of frames it played as
-    /// silence because its ring was empty.
-    mutating func ticked(at now: MediaTime, followingSpeaker: Bool, starvedFrames: Int) {
+    /// Records the tick that started at `now` and wrote its frame at `writtenAt`; `starvedFrames`
+    /// is the speaker's count of frames it played as silence because its ring was empty.
+    mutating func ticked(at now: MediaTime, writtenAt: MediaTime, followingSpeaker: Bool, starvedFrames: Int) {
+        defer { latenessSinceTick = 0 }
         if followingSpeaker {
             burst += 1
-            schedule?.observe(starvedFrames: starvedFrames, at: now)
+            let writtenLate = dueOfTick.map { writtenAt - $0 } ?? 0
+            schedule?.observe(
+                starvedFrames: starvedFrames, lateness: max(latenessSinceTick, writtenLate), at: now)
             timerDeadline = now + framePeriod
         } else {
             schedule?.pause()
@@ -72,8 +87,10 @@ struct EngineTickClock {
         }
     }
 
-    /// Records that the thread waited: the next tick following the speaker starts a new run.
-    mutating func waited() {
+    /// Records that the thread waits until `wake`: the next tick following the speaker starts a
+    /// new run.
+    mutating func waited(until wake: MediaTime) {
         burst = 0
+        requestedWake = wake
     }
 }

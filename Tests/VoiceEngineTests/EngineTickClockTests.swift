@@ -22,7 +22,7 @@ import VoiceCore
             guard case .tick(let following) = decision, ticks < 100 else { return (ticks, decision) }
             ticks += 1
             queued += 480
-            clock.ticked(at: now, followingSpeaker: following, starvedFrames: 0)
+            clock.ticked(at: now, writtenAt: now, followingSpeaker: following, starvedFrames: 0)
         }
     }
 
@@ -40,9 +40,42 @@ import VoiceCore
             framePeriod: Self.frame, frameSamples: 480, speaker: (Self.frame, 480), speakerRingFrames: 4_800,
             start: 0)
         #expect(clock.playoutLead == 2 * Self.millisecond)
-        clock.ticked(at: 8 * Self.millisecond, followingSpeaker: true, starvedFrames: 0)
-        clock.ticked(at: 18 * Self.millisecond, followingSpeaker: true, starvedFrames: 480)
+        clock.ticked(
+            at: 8 * Self.millisecond, writtenAt: 8 * Self.millisecond, followingSpeaker: true, starvedFrames: 0)
+        clock.ticked(
+            at: 18 * Self.millisecond, writtenAt: 18 * Self.millisecond, followingSpeaker: true, starvedFrames: 480)
         #expect(clock.playoutLead == 3 * Self.millisecond)
+    }
+
+    /// How late the thread came is judged against the time it asked to wake at and, for the
+    /// frame, against the time the frame was due: a dry run after a wake-up or a tick later than
+    /// the largest lead (9 ms with 10 ms periods) leaves the lead as it was.
+    @Test func theLeadGrowsOnlyForADryRunALeadCouldHavePrevented() {
+        var clock = EngineTickClock(
+            framePeriod: Self.frame, frameSamples: 480, speaker: (Self.frame, 480), speakerRingFrames: 9_600, start: 0)
+        var starved = 0
+        /// Waits for the frame due at `due` (2 ms before the take at `take`), wakes at `woke`, writes
+        /// the frame at `written` and finds the speaker ran dry once more.
+        func tick(take: MediaTime, woke: MediaTime, written: MediaTime? = nil) {
+            clock.waited(until: take - clock.playoutLead!)
+            #expect(clock.decide(at: woke, speakerNextPeriod: take, queuedFrames: 0) == .tick(followingSpeaker: true))
+            clock.ticked(at: woke, writtenAt: written ?? woke, followingSpeaker: true, starvedFrames: starved)
+            starved += 480
+        }
+        tick(take: 100 * Self.millisecond, woke: 98 * Self.millisecond)
+        #expect(clock.playoutLead == 2 * Self.millisecond)
+        // Woke 5 ms late: the speaker ran dry, and a longer lead would have covered it.
+        tick(take: 110 * Self.millisecond, woke: 113 * Self.millisecond)
+        #expect(clock.playoutLead == 3 * Self.millisecond)
+        // Woke 30 ms late: a machine stall no lead covers.
+        tick(take: 150 * Self.millisecond, woke: 177 * Self.millisecond)
+        #expect(clock.playoutLead == 3 * Self.millisecond)
+        // Woke on time, but the frame was written 12 ms after it was due.
+        tick(take: 190 * Self.millisecond, woke: 187 * Self.millisecond, written: 199 * Self.millisecond)
+        #expect(clock.playoutLead == 3 * Self.millisecond)
+        // Woke on time and wrote within 9 ms of the due time: a longer lead would have helped.
+        tick(take: 200 * Self.millisecond, woke: 197 * Self.millisecond, written: 205 * Self.millisecond)
+        #expect(clock.playoutLead == 4 * Self.millisecond)
     }
 
     @Test func theTimerStartsAfreshWhenFarBehind() {
@@ -63,7 +96,7 @@ import VoiceCore
         #expect(
             Self.tickAll(&clock, at: 98 * Self.millisecond, next: next) == (1, .wait(until: 108 * Self.millisecond)))
         // Woken late, past the lead but before the take: the frame still goes out at once.
-        clock.waited()
+        clock.waited(until: 108 * Self.millisecond)
         #expect(
             Self.tickAll(&clock, at: 129 * Self.millisecond, next: 130 * Self.millisecond) == (
                 1, .wait(until: 138 * Self.millisecond)
@@ -80,13 +113,13 @@ import VoiceCore
             ticks < 100
         {
             ticks += 1
-            clock.ticked(at: now, followingSpeaker: true, starvedFrames: 0)
+            clock.ticked(at: now, writtenAt: now, followingSpeaker: true, starvedFrames: 0)
         }
         #expect(ticks == 2)
         #expect(
             clock.decide(at: now, speakerNextPeriod: 100 * Self.millisecond, queuedFrames: 0)
                 == .wait(until: now + Self.frame))
-        clock.waited()
+        clock.waited(until: now + Self.frame)
         #expect(
             clock.decide(at: now, speakerNextPeriod: 100 * Self.millisecond, queuedFrames: 0)
                 == .tick(followingSpeaker: true))
@@ -96,7 +129,7 @@ import VoiceCore
         var clock = EngineTickClock(
             framePeriod: Self.frame, frameSamples: 480, speaker: (Self.frame, 480), speakerRingFrames: 9_600, start: 0)
         _ = Self.tickAll(&clock, at: 98 * Self.millisecond, next: 100 * Self.millisecond)
-        clock.waited()
+        clock.waited(until: 108 * Self.millisecond)
         #expect(
             clock.decide(at: 105 * Self.millisecond, speakerNextPeriod: nil, queuedFrames: 480)
                 == .wait(until: 108 * Self.millisecond))

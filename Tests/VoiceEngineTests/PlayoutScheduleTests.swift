@@ -26,42 +26,61 @@ import VoiceCore
     @Test func theLeadGrowsWhenTheSpeakerRanDryAndRelaxesWhenItNoLongerDoes() {
         var schedule = Self.schedule()
         var now = 0 as MediaTime
-        schedule.observe(starvedFrames: 960, at: now)
+        schedule.observe(starvedFrames: 960, lateness: 0, at: now)
         // Silence the speaker played before the first tick is not the engine's lateness.
         #expect(schedule.lead == 2 * Self.millisecond)
         for starved in [1_440, 1_920, 1_920, 2_400] {
             now += 10 * Self.millisecond
-            schedule.observe(starvedFrames: starved, at: now)
+            schedule.observe(starvedFrames: starved, lateness: 0, at: now)
         }
         #expect(schedule.lead == 5 * Self.millisecond)
         // Never as much as the period itself.
         for step in 1...10 {
             now += 10 * Self.millisecond
-            schedule.observe(starvedFrames: 2_400 + step * 480, at: now)
+            schedule.observe(starvedFrames: 2_400 + step * 480, lateness: 0, at: now)
         }
         #expect(schedule.lead == 9 * Self.millisecond)
         // Ten seconds without running dry take a quarter of a millisecond off, down to the start.
         let lastStarvation = now
         now += PlayoutSchedule.relaxAfter - Self.millisecond
-        schedule.observe(starvedFrames: 7_200, at: now)
+        schedule.observe(starvedFrames: 7_200, lateness: 0, at: now)
         #expect(schedule.lead == 9 * Self.millisecond)
         now = lastStarvation + PlayoutSchedule.relaxAfter
-        schedule.observe(starvedFrames: 7_200, at: now)
+        schedule.observe(starvedFrames: 7_200, lateness: 0, at: now)
         #expect(schedule.lead == 8_750_000)
         for _ in 0..<100 {
             now += PlayoutSchedule.relaxAfter
-            schedule.observe(starvedFrames: 7_200, at: now)
+            schedule.observe(starvedFrames: 7_200, lateness: 0, at: now)
         }
         #expect(schedule.lead == 2 * Self.millisecond)
     }
 
+    /// The engine came later than any lead could cover (the machine stalled it): the lead stays,
+    /// and the quiet time it relaxes after is not restarted. A dry run within the largest lead
+    /// still grows it.
+    @Test func aDryRunAfterAStallLongerThanTheLargestLeadDoesNotGrowIt() {
+        var schedule = Self.schedule()
+        schedule.observe(starvedFrames: 0, lateness: 0, at: 0)
+        schedule.observe(starvedFrames: 480, lateness: 9_000_001, at: 10 * Self.millisecond)
+        #expect(schedule.lead == 2 * Self.millisecond)
+        schedule.observe(starvedFrames: 960, lateness: 30 * Self.millisecond, at: 20 * Self.millisecond)
+        #expect(schedule.lead == 2 * Self.millisecond)
+        schedule.observe(starvedFrames: 1_440, lateness: 9 * Self.millisecond, at: 30 * Self.millisecond)
+        #expect(schedule.lead == 3 * Self.millisecond)
+        let lastGrowth = 30 * Self.millisecond
+        schedule.observe(
+            starvedFrames: 1_920, lateness: 40 * Self.millisecond, at: lastGrowth + PlayoutSchedule.relaxAfter / 2)
+        schedule.observe(starvedFrames: 1_920, lateness: 0, at: lastGrowth + PlayoutSchedule.relaxAfter)
+        #expect(schedule.lead == 2_750_000)
+    }
+
     @Test func silenceAStalledSpeakerPlayedDoesNotCountAgainstTheEngine() {
         var schedule = Self.schedule()
-        schedule.observe(starvedFrames: 0, at: 0)
+        schedule.observe(starvedFrames: 0, lateness: 0, at: 0)
         schedule.pause()
-        schedule.observe(starvedFrames: 4_800, at: 10 * Self.millisecond)
+        schedule.observe(starvedFrames: 4_800, lateness: 0, at: 10 * Self.millisecond)
         #expect(schedule.lead == 2 * Self.millisecond)
-        schedule.observe(starvedFrames: 5_280, at: 20 * Self.millisecond)
+        schedule.observe(starvedFrames: 5_280, lateness: 0, at: 20 * Self.millisecond)
         #expect(schedule.lead == 3 * Self.millisecond)
     }
 
