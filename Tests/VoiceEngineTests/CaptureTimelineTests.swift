@@ -177,9 +177,9 @@ private struct Speech {
         #expect(deliver(afterLosing: 0) == 0)
     }
 
-    /// A slip of a frame and a half that is gone by the next delivery is lateness, not loss: the
-    /// device delivered one frame of a stall late and the rest on time, or the engine thread woke
-    /// late once. Nothing is skipped, so no packet is stamped before its audio was captured.
+    /// A slip of a frame or more that is gone within the confirmation time is lateness, not loss:
+    /// the device delivered two frames late and then caught up, or the engine thread woke late
+    /// once. Nothing is skipped, so no packet is stamped before its audio was captured.
     @Test func aSlipThatIsGoneByTheNextDeliveryIsNotSkipped() {
         let frame = FrameDuration.ms10.engineFrames
         let period = FrameDuration.ms10.nanoseconds
@@ -191,7 +191,8 @@ private struct Speech {
                 due += period
                 switch tick {
                 case 50:
-                    // The device delivers this frame 15 ms late, the next one with it.
+                    // The device delivers this frame 15 ms late and the next 10 ms late, then
+                    // is on time again.
                     continue
                 case 51:
                     lost += timeline.lostFrames(afterDelivering: frame, at: due + period / 2)

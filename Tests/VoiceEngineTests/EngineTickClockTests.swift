@@ -54,8 +54,8 @@ import VoiceCore
         var clock = EngineTickClock(
             framePeriod: Self.frame, frameSamples: 480, speaker: (Self.frame, 480), speakerRingFrames: 9_600, start: 0)
         var starved = 0
-        /// Waits for the frame due at `due` (2 ms before the take at `take`), wakes at `woke`, writes
-        /// the frame at `written` and finds the speaker ran dry once more.
+        /// Asks to wake when the frame for the speaker's take at `take` is due (the lead before it),
+        /// wakes at `woke`, writes the frame at `written` and finds the speaker ran dry once more.
         func tick(take: MediaTime, woke: MediaTime, written: MediaTime? = nil) {
             clock.waited(until: take - clock.playoutLead!)
             #expect(clock.decide(at: woke, speakerNextPeriod: take, queuedFrames: 0) == .tick(followingSpeaker: true))
