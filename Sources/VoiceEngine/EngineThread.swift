@@ -111,7 +111,7 @@ final class EngineThread: Sendable {
                 core.tick(now: now, captured: captured, output: mix)
             }
             if let wakeTime {
-                clock.waited(until: wakeTime)
+                clock.waited()
                 if let microphone {
                     microphone.waitForPeriod(after: seenPeriods, until: wakeTime)
                 } else {

@@ -25,7 +25,7 @@ struct EngineTickClock {
     private let burstLimit: Int
     private var burst = 0
     private var timerDeadline: MediaTime
-    /// The time the thread asked to be woken at, until it next decides.
+    /// The time the last decision told the thread to wait until, until it next decides.
     private var requestedWake: MediaTime?
     /// When the frame of the tick under way was due, following the speaker.
     private var dueOfTick: MediaTime?
@@ -60,15 +60,21 @@ struct EngineTickClock {
         dueOfTick = nil
         if let schedule, let next = speakerNextPeriod {
             let due = schedule.due(nextPeriod: next, queuedFrames: queuedFrames)
-            guard now >= due else { return .wait(until: due) }
-            guard burst < burstLimit else { return .wait(until: now + framePeriod) }
+            guard now >= due else { return wait(until: due) }
+            guard burst < burstLimit else { return wait(until: now + framePeriod) }
             dueOfTick = due
             return .tick(followingSpeaker: true)
         }
         if timerDeadline < now - MediaTime(Self.maximumCatchUpFrames) * framePeriod {
             timerDeadline = now
         }
-        return now >= timerDeadline ? .tick(followingSpeaker: false) : .wait(until: timerDeadline)
+        return now >= timerDeadline ? .tick(followingSpeaker: false) : wait(until: timerDeadline)
+    }
+
+    /// Tells the thread to wait until `wake`, and remembers it to judge how late it woke.
+    private mutating func wait(until wake: MediaTime) -> Decision {
+        requestedWake = wake
+        return .wait(until: wake)
     }
 
     /// Records the tick that started at `now` and wrote its frame at `writtenAt`; `starvedFrames`
@@ -87,10 +93,8 @@ struct EngineTickClock {
         }
     }
 
-    /// Records that the thread waits until `wake`: the next tick following the speaker starts a
-    /// new run.
-    mutating func waited(until wake: MediaTime) {
+    /// Records that the thread waited: the next tick following the speaker starts a new run.
+    mutating func waited() {
         burst = 0
-        requestedWake = wake
     }
 }

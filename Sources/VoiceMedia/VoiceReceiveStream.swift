@@ -65,9 +65,9 @@ public final class VoiceReceiveStream {
     private var playoutTimestamp: Int64 = 0
     private var lastAccountedSequence: Int64 = -1
     private var newestFlags: VoicePacketFlags = []
+    private static let sequenceRingSize = 512
     /// The last sequence numbers received, each in its slot of a ring: what tells a duplicate, and
     /// a late packet from a lost one.
-    private static let sequenceRingSize = 512
     private var receivedSequences: [Int64]
     private var estimator: ArrivalDelayEstimator
     private var jitter = InterarrivalJitter()
