@@ -84,7 +84,7 @@ let package = Package(
         .target(
             name: "VoiceControl",
             dependencies: [
-                "VoiceCore", "VoiceEngine",
+                "VoiceCore", "VoiceMedia", "VoiceEngine",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]

@@ -8,9 +8,7 @@ extension OpusEncoder {
     ///
     /// The defaults are for game voice over lossy UDP: speech-tuned SILK/hybrid coding (`.voip`),
     /// 48 kHz mono, 20 ms frames (Opus's sweet spot between header overhead and latency),
-    /// 32 kbit/s (wideband-to-superwideband speech with room for in-band FEC: libopus 1.3.1 emits
-    /// FEC at this rate from a 5 % loss hint, not at 16 kbit/s), complexity 5 (about half the
-    /// CPU of 10 for a quality difference listeners rarely hear: the game needs the core),
+    /// the engine's shipped bitrate and complexity (`VoiceDefaults`),
     /// constrained VBR (cheaper silence, yet packets stay near the nominal size so bursts do not
     /// overrun a congested link), in-band FEC on with a 10 % loss hint (one lost packet in a row
     /// is the common case on Wi-Fi and mobile links and FEC recovers it at the next packet),
@@ -91,9 +89,9 @@ extension OpusEncoder {
             application: Application = .voip,
             sampleRate: Int = engineSampleRate,
             channels: Int = 1,
-            frameDuration: FrameDuration = .ms20,
-            bitrate: Int = 32_000,
-            complexity: Int = 5,
+            frameDuration: FrameDuration = VoiceDefaults.frameDuration,
+            bitrate: Int = VoiceDefaults.bitrate,
+            complexity: Int = VoiceDefaults.complexity,
             bitrateMode: BitrateMode = .constrainedVariable,
             dtx: Bool = false,
             inbandFEC: Bool = true,

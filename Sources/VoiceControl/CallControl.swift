@@ -70,6 +70,10 @@ public final class CallControl: VoiceSessionControl {
         throw .noChannels(operation: "activate-channel")
     }
 
+    public func setMaximumDelay(milliseconds: Double) throws(ControlError) {
+        try service.setMaximumDelay(milliseconds: milliseconds)
+    }
+
     private func apply(_ volume: Float) throws(ControlError) {
         try ControlError.fromEngine { () throws(VoiceChatError) in try service.setRemoteParticipantVolume(volume) }
     }

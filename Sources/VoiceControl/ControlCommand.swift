@@ -10,6 +10,7 @@ public enum ControlCommand: String, Sendable, Hashable, CaseIterable, Codable {
     case startChannel = "start-channel"
     case stopChannel = "stop-channel"
     case activateChannel = "activate-channel"
+    case setMaxDelay = "set-max-delay"
     case stats
     case subscribe
     case unsubscribe
@@ -24,6 +25,7 @@ public enum ControlCommand: String, Sendable, Hashable, CaseIterable, Codable {
         case .setVolume: [("volume", true), ("channel", false)]
         case .mutePlayer, .unmutePlayer: [("player", true), ("channel", false)]
         case .startChannel, .stopChannel, .activateChannel: [("channel", true)]
+        case .setMaxDelay: [("milliseconds", true)]
         case .subscribe: [("intervalMilliseconds", false)]
         }
     }
@@ -43,6 +45,9 @@ public enum ControlCommand: String, Sendable, Hashable, CaseIterable, Codable {
         case .startChannel: "start hearing a channel: {\"channel\": \"team\"}"
         case .stopChannel: "stop a channel: {\"channel\": \"team\"}"
         case .activateChannel: "give the microphone to a channel: {\"channel\": \"team\"}"
+        case .setMaxDelay:
+            "the most delay the engine may add, mouth to ear, 40…1000 ms; protection is chosen within it: "
+                + "{\"milliseconds\": 150}"
         case .stats: "reply with one snapshot of levels, paths and network statistics"
         case .subscribe:
             "push {\"event\": \"stats\", \"snapshot\": …} every intervalMilliseconds (default 1000, 50…60000) "

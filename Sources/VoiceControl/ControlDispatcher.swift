@@ -44,6 +44,8 @@ public struct ControlDispatcher: Sendable {
         case .startChannel: try control.startChannel(try required(request.channel, "channel", request))
         case .stopChannel: try control.stopChannel(try required(request.channel, "channel", request))
         case .activateChannel: try control.activateChannel(try required(request.channel, "channel", request))
+        case .setMaxDelay:
+            try control.setMaximumDelay(milliseconds: try required(request.milliseconds, "milliseconds", request))
         case .stats:
             return (ControlReply(id: request.id, ok: true, snapshot: control.snapshot()), nil)
         case .subscribe:

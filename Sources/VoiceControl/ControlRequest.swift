@@ -14,6 +14,8 @@ public struct ControlRequest: Sendable, Hashable {
     public var enabled: Bool?
     /// `subscribe`: how often to push a snapshot.
     public var intervalMilliseconds: Int?
+    /// `set-max-delay`'s budget, ms (checked against the engine's range when applied).
+    public var milliseconds: Double?
 
     public static let defaultIntervalMilliseconds = 1000
     public static let intervalRange = 50...60_000
@@ -73,6 +75,7 @@ public struct ControlRequest: Sendable, Hashable {
             guard (0...1).contains(volume) else { throw .volumeOutOfRange(Float(volume)) }
             request.volume = Float(volume)
         }
+        request.milliseconds = try number(fields, "milliseconds", command: name)
         if let interval = try number(fields, "intervalMilliseconds", command: name) {
             guard interval.rounded() == interval, intervalRange.contains(Int(exactly: interval) ?? -1) else {
                 throw .badRequest(

@@ -1,5 +1,6 @@
 import VoiceCore
 import VoiceEngine
+import VoiceMedia
 
 // What a call's control and a match's control share: the engine-wide part of a session (meters,
 // microphone, talk key), reached through a `VoiceChatService`, and how the engine's refusals reach
@@ -25,7 +26,17 @@ extension SessionSnapshot {
             inputLevelDB: Self.finiteLevel(service.inputMeterLevel),
             outputLevelDB: Self.finiteLevel(service.outputMeterLevel),
             microphoneMuted: service.isMicrophoneMuted, pushToTalk: service.pushToTalk,
-            talking: service.isTalkKeyDown, volume: volume, channels: channels, participants: participants)
+            talking: service.isTalkKeyDown, volume: volume, channels: channels, participants: participants,
+            delayBudget: DelayBudgetSnapshot(service.engine.delayBudget))
+    }
+}
+
+extension VoiceChatService {
+    /// Sets the engine's delay budget, reporting a refusal as `.engine`.
+    func setMaximumDelay(milliseconds: Double) throws(ControlError) {
+        try ControlError.fromEngine { () throws(VoiceChatError) in
+            try engine.setMaximumDelay(milliseconds: milliseconds)
+        }
     }
 }
 

@@ -75,6 +75,10 @@ public final class MatchControl: VoiceSessionControl {
         try ControlError.fromEngine { () throws(VoiceChatError) in try channel.setActive(true) }
     }
 
+    public func setMaximumDelay(milliseconds: Double) throws(ControlError) {
+        try engineControls.setMaximumDelay(milliseconds: milliseconds)
+    }
+
     private func channel(named name: String) throws(ControlError) -> VoiceChannel {
         guard let channel = channels.first(where: { $0.name == name }) else {
             throw .unknownChannel(name, available: channels.map(\.name))

@@ -17,7 +17,13 @@ extension ParticipantSnapshot {
             concealedSamples += receive.concealedSamples
             jitterMilliseconds = max(jitterMilliseconds, receive.jitterMilliseconds)
             bufferDelayMilliseconds = max(bufferDelayMilliseconds, receive.currentDelayMilliseconds)
-            targetDelayMilliseconds = max(targetDelayMilliseconds, receive.targetDelayMilliseconds)
+            if receive.targetDelayMilliseconds >= targetDelayMilliseconds {
+                targetDelayMilliseconds = receive.targetDelayMilliseconds
+                repairDelayMilliseconds = receive.repairDelayMilliseconds
+                delayHeldFor =
+                    receive.wantedTargetMilliseconds > receive.targetCeilingMilliseconds
+                    ? "budget" : receive.repairDelayMilliseconds > 0 ? "repair" : "jitter"
+            }
         }
         let expected = packetsReceived + packetsLost
         lossFraction = expected > 0 ? Double(packetsLost) / Double(expected) : 0

@@ -18,10 +18,13 @@ public struct SessionSnapshot: Sendable, Codable, Hashable {
     public var channels: [ChannelSnapshot]
     /// Every remote participant, sorted by ID.
     public var participants: [ParticipantSnapshot]
+    /// The delay budget in force and how it is shared out; nil where no engine stands behind.
+    public var delayBudget: DelayBudgetSnapshot?
 
     public init(
         time: Double, inputLevelDB: Float, outputLevelDB: Float, microphoneMuted: Bool, pushToTalk: Bool,
-        talking: Bool, volume: Float? = nil, channels: [ChannelSnapshot] = [], participants: [ParticipantSnapshot] = []
+        talking: Bool, volume: Float? = nil, channels: [ChannelSnapshot] = [], participants: [ParticipantSnapshot] = [],
+        delayBudget: DelayBudgetSnapshot? = nil
     ) {
         self.time = time
         self.inputLevelDB = inputLevelDB
@@ -32,6 +35,7 @@ public struct SessionSnapshot: Sendable, Codable, Hashable {
         self.volume = volume
         self.channels = channels
         self.participants = participants
+        self.delayBudget = delayBudget
     }
 }
 
@@ -81,6 +85,12 @@ public struct ParticipantSnapshot: Sendable, Codable, Hashable {
     public var bufferDelayMilliseconds: Double
     /// The delay the jitter buffer steers toward.
     public var targetDelayMilliseconds: Double
+    /// Of the target, what repairing loss from later packets' copies or FEC holds.
+    public var repairDelayMilliseconds: Double = 0
+    /// What sets the target: "jitter" (the arrival-delay percentile and a frame of margin),
+    /// "repair" (besides, the frames the sender's protection reaches back) or "budget" (the
+    /// delay budget's ceiling, below what jitter and repair would want).
+    public var delayHeldFor: String = "jitter"
     public var packetsReceived: Int
     public var packetsLost: Int
     /// Lost frames rebuilt from in-band FEC or redundant copies.

@@ -16,4 +16,6 @@ public protocol VoiceSessionControl: AnyObject, Sendable {
     func stopChannel(_ name: String) throws(ControlError)
     /// Gives the microphone to this channel, taking it from the channel that had it.
     func activateChannel(_ name: String) throws(ControlError)
+    /// The most delay the engine may add, mouth to ear (see `DelayBudget`), 40…1000 ms.
+    func setMaximumDelay(milliseconds: Double) throws(ControlError)
 }

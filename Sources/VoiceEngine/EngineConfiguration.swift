@@ -9,6 +9,9 @@ public struct EngineConfiguration: Sendable, Hashable {
     public var bitrate: Int
     /// Opus encoder complexity, 0…10.
     public var complexity: Int
+    /// The most mouth-to-ear delay the engine may add, ms (see `DelayBudget`); changeable while
+    /// running with `VoiceEngine.setMaximumDelay(milliseconds:)`.
+    public var maximumDelayMilliseconds: Double
     public var jitterBuffer: JitterBufferConfiguration
     public var paths: PathSelectorConfiguration
     /// Restricts every peer to one kind of path (the CLI's `--path`); nil chooses automatically.
@@ -24,9 +27,10 @@ public struct EngineConfiguration: Sendable, Hashable {
     public var rekeyGraceSeconds: Double
 
     public init(
-        frameDuration: FrameDuration = .ms20,
-        bitrate: Int = 32_000,
-        complexity: Int = 5,
+        frameDuration: FrameDuration = VoiceDefaults.frameDuration,
+        bitrate: Int = VoiceDefaults.bitrate,
+        complexity: Int = VoiceDefaults.complexity,
+        maximumDelayMilliseconds: Double? = nil,
         jitterBuffer: JitterBufferConfiguration? = nil,
         paths: PathSelectorConfiguration = PathSelectorConfiguration(),
         forcedPath: RealTimePathKind? = nil,
@@ -38,6 +42,8 @@ public struct EngineConfiguration: Sendable, Hashable {
         self.frameDuration = frameDuration
         self.bitrate = bitrate
         self.complexity = complexity
+        self.maximumDelayMilliseconds =
+            maximumDelayMilliseconds ?? VoiceDefaults.maximumDelayMilliseconds(frameDuration: frameDuration)
         self.jitterBuffer = jitterBuffer ?? JitterBufferConfiguration(frameDuration: frameDuration)
         self.paths = paths
         self.forcedPath = forcedPath
@@ -45,5 +51,10 @@ public struct EngineConfiguration: Sendable, Hashable {
         self.pathTimeoutSeconds = pathTimeoutSeconds
         self.reportIntervalMilliseconds = reportIntervalMilliseconds
         self.rekeyGraceSeconds = rekeyGraceSeconds
+    }
+
+    /// The delay budget these settings describe.
+    public var delayBudget: DelayBudget {
+        DelayBudget(maximumMilliseconds: maximumDelayMilliseconds, frameDuration: frameDuration)
     }
 }

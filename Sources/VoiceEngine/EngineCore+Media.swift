@@ -11,7 +11,7 @@ extension EngineCore {
         }
         let sendConfiguration = SendConfiguration(
             sender: mediaID.rawValue, channel: channel, frameDuration: configuration.frameDuration,
-            bitrate: configuration.bitrate, complexity: configuration.complexity)
+            bitrate: configuration.bitrate, complexity: configuration.complexity, delayBudget: delayBudget)
         do {
             session.sendPipeline = try VoiceSendPipeline(sendConfiguration)
         } catch {
@@ -118,7 +118,7 @@ extension EngineCore {
         } else {
             do {
                 stream = try VoiceReceiveStream(
-                    sender: header.sender, channel: header.channel, configuration: configuration.jitterBuffer)
+                    sender: header.sender, channel: header.channel, configuration: receiveConfiguration)
                 try mixer.addStream(sender: header.sender, channel: channel.mixerChannel)
             } catch {
                 return

@@ -74,6 +74,8 @@ final class EngineCore {
     var inputMeteringEnabled = false
     var outputMeteringEnabled = false
     var inputMeter = LevelMeter()
+    /// The delay budget in force: the configuration's until the app changes it.
+    var delayBudget: DelayBudget
 
     // Working buffers, allocated once.
     let packet: UnsafeMutableRawBufferPointer
@@ -90,6 +92,8 @@ final class EngineCore {
         self.mediaID = MediaID(participant: participant)
         self.configuration = configuration
         self.network = network
+        delayBudget = configuration.delayBudget
+        try Self.checkDelayBudget(delayBudget)
         do {
             mixer = try VoiceMixer(frameDuration: configuration.frameDuration)
         } catch {

@@ -21,6 +21,9 @@ public struct JitterBufferConfiguration: Sendable, Hashable {
     public var frameDuration: FrameDuration
     /// The hard ceiling: above it, frames are dropped at once to catch up.
     public var maximumDelayMilliseconds: Double
+    /// The target delay never goes above this: the delay budget's share for buffering
+    /// (`DelayBudget.bufferingMilliseconds`); nil takes the shipped budget's for `frameDuration`.
+    public var maximumTargetMilliseconds: Double?
     /// The target delay never goes below this.
     public var minimumDelayMilliseconds: Double
     /// The share of packets that should arrive in time (0.5…0.9999).
@@ -41,8 +44,9 @@ public struct JitterBufferConfiguration: Sendable, Hashable {
     public var slotCount: Int
 
     public init(
-        frameDuration: FrameDuration = .ms20,
+        frameDuration: FrameDuration = VoiceDefaults.frameDuration,
         maximumDelayMilliseconds: Double = 200,
+        maximumTargetMilliseconds: Double? = nil,
         minimumDelayMilliseconds: Double = 0,
         targetPercentile: Double = 0.95,
         targetMarginFrames: Double = 1,
@@ -54,6 +58,7 @@ public struct JitterBufferConfiguration: Sendable, Hashable {
     ) {
         self.frameDuration = frameDuration
         self.maximumDelayMilliseconds = maximumDelayMilliseconds
+        self.maximumTargetMilliseconds = maximumTargetMilliseconds
         self.minimumDelayMilliseconds = minimumDelayMilliseconds
         self.targetPercentile = targetPercentile
         self.targetMarginFrames = targetMarginFrames
@@ -64,6 +69,14 @@ public struct JitterBufferConfiguration: Sendable, Hashable {
         self.slotCount = slotCount
     }
 
+    /// The target's ceiling in force: `maximumTargetMilliseconds`, else the shipped budget's
+    /// buffering share, never above the hard ceiling.
+    public var targetCeilingMilliseconds: Double {
+        let budgeted =
+            maximumTargetMilliseconds ?? DelayBudget.standard(frameDuration: frameDuration).bufferingMilliseconds
+        return min(budgeted, maximumDelayMilliseconds)
+    }
+
     /// Throws `.invalidArgument` naming the first setting out of range.
     public func validate(operation: String = "JitterBufferConfiguration.validate") throws(CodecError) {
         guard maximumDelayMilliseconds.isFinite, maximumDelayMilliseconds >= frameDuration.milliseconds,
@@ -72,6 +85,13 @@ public struct JitterBufferConfiguration: Sendable, Hashable {
             throw CodecError.invalidSetting(
                 operation, setting: "maximumDelayMilliseconds", value: "\(maximumDelayMilliseconds)",
                 allowed: "one frame (\(frameDuration)) … 2000 ms")
+        }
+        if let maximumTargetMilliseconds {
+            guard maximumTargetMilliseconds.isFinite, maximumTargetMilliseconds >= frameDuration.milliseconds else {
+                throw CodecError.invalidSetting(
+                    operation, setting: "maximumTargetMilliseconds", value: "\(maximumTargetMilliseconds)",
+                    allowed: "one frame (\(frameDuration)) or more")
+            }
         }
         guard minimumDelayMilliseconds.isFinite, minimumDelayMilliseconds >= 0,
             minimumDelayMilliseconds <= maximumDelayMilliseconds

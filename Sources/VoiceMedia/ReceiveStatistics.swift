@@ -28,6 +28,13 @@ public struct ReceiveStatistics: Sendable, Hashable, Codable {
     public var playoutDelayMilliseconds = 0.0
     /// The delay the buffer steers toward.
     public var targetDelayMilliseconds = 0.0
+    /// The most the target may be within the delay budget.
+    public var targetCeilingMilliseconds = 0.0
+    /// What the target would be without the budget: the arrival-delay percentile, the frame of
+    /// margin and the frames the sender's protection reaches back.
+    public var wantedTargetMilliseconds = 0.0
+    /// Of the wanted target, what repairs from later packets need (the frames they reach back).
+    public var repairDelayMilliseconds = 0.0
     /// Mean time from a packet's arrival to its frame's playout, over frames played from packets.
     public var meanBufferingDelayMilliseconds = 0.0
     /// 95th percentile of the same, in 1 ms steps.

@@ -32,6 +32,9 @@ public struct SendConfiguration: Sendable, Hashable {
     /// packets carry a copy n frames back holds n frames more, so this is the latency bursty loss
     /// may cost, and only while reports show bursts.
     public var maximumRepairDelayMilliseconds: Double
+    /// The most delay the engine may add mouth to ear: copies never reach farther back than the
+    /// listener can hold within it (`DelayBudget.maximumRepairReach`).
+    public var delayBudget: DelayBudget
     /// The first packet's sequence number; later ones count up from it, wrapping.
     public var initialSequence: UInt16
     /// The first frame's timestamp (48 kHz samples); later ones count up from it, wrapping.
@@ -40,9 +43,9 @@ public struct SendConfiguration: Sendable, Hashable {
     public init(
         sender: UInt32,
         channel: UInt16,
-        frameDuration: FrameDuration = .ms20,
-        bitrate: Int = 32_000,
-        complexity: Int = 5,
+        frameDuration: FrameDuration = VoiceDefaults.frameDuration,
+        bitrate: Int = VoiceDefaults.bitrate,
+        complexity: Int = VoiceDefaults.complexity,
         denoise: Bool = false,
         automaticGainControl: Bool = false,
         gate: SpeechGate.Configuration = SpeechGate.Configuration(),
@@ -50,6 +53,7 @@ public struct SendConfiguration: Sendable, Hashable {
         protectedTotalBitrate: Int = 72_000,
         lossAdaptation: SendLossAdaptation.Configuration = SendLossAdaptation.Configuration(),
         maximumRepairDelayMilliseconds: Double = 120,
+        delayBudget: DelayBudget? = nil,
         initialSequence: UInt16 = 0,
         initialTimestamp: UInt32 = 0
     ) {
@@ -65,6 +69,7 @@ public struct SendConfiguration: Sendable, Hashable {
         self.protectedTotalBitrate = protectedTotalBitrate
         self.lossAdaptation = lossAdaptation
         self.maximumRepairDelayMilliseconds = maximumRepairDelayMilliseconds
+        self.delayBudget = delayBudget ?? .standard(frameDuration: frameDuration)
         self.initialSequence = initialSequence
         self.initialTimestamp = initialTimestamp
     }
@@ -117,6 +122,7 @@ public struct SendConfiguration: Sendable, Hashable {
                 operation, setting: "maximumRepairDelayMilliseconds", value: "\(maximumRepairDelayMilliseconds)",
                 allowed: "0…1000 ms (copies reach at least two frames back whatever it says)")
         }
+        try delayBudget.validate(operation: operation)
         guard keepAliveMilliseconds.isFinite, (0...10_000).contains(keepAliveMilliseconds) else {
             throw CodecError.invalidSetting(
                 operation, setting: "keepAliveMilliseconds", value: "\(keepAliveMilliseconds)",

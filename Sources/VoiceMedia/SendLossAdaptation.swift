@@ -31,7 +31,7 @@
 ///   `VoiceReceiveStream`'s target): one copy's bitrate repairs what k consecutive copies would.
 ///   The reach is the shortest that leaves at most `residualBurstLoss` of the lost frames
 ///   unrepaired when bursts are geometric with the reported mean m (the Gilbert model: a share
-///   ((m − 1) / m)^k), from 3 up to the sender's `maximumReach` (its latency budget); a mean
+///   ((m − 1) / m)^k), from 3 up to the sender's `reachLimit` (the delay budget's); a mean
 ///   short enough for a reach of 2 keeps the two near copies. Measured on the quality
 ///   benchmark's 10 % bursty loss (mean burst 3, 20 ms frames, seed 7): copies 1 and 2 frames
 ///   back at 24 kbit/s left 30 of 61 lost packets concealed, PESQ-WB 2.13 on average; one copy
@@ -90,10 +90,13 @@ public struct SendLossAdaptation: Sendable, Hashable {
     public private(set) var redundancyDepth = 0
     /// How many frames back the farthest copy reaches (0 without copies). Two copies are always
     /// the previous two frames; one copy is the previous frame, or under bursty loss the frame
-    /// this far back (3…`maximumReach`).
+    /// this far back (3…`reachLimit`).
     public private(set) var redundancyReach = 0
     /// The farthest reach the sender allows: its frame history, and the listener's extra delay.
     public let maximumReach: Int
+    /// The farthest reach the delay budget leaves room for now (1…`maximumReach`): the
+    /// protection is chosen within it, and two copies need a limit of at least 2.
+    public private(set) var reachLimit: Int
     /// The reach the bursts call for, with hysteresis (2 when two near copies do).
     private var burstReach = 2
     /// Lost packets and loss bursts per packet sent, summed over the reports that saw loss with
@@ -111,8 +114,20 @@ public struct SendLossAdaptation: Sendable, Hashable {
     public init(_ configuration: Configuration = Configuration(), maximumReach: Int = 2) {
         self.configuration = configuration
         self.maximumReach = max(maximumReach, 2)
+        reachLimit = self.maximumReach
         let prior = max(configuration.redundancyOnFractionLost, 0.001)
         burstEvidence = FadingRatio(numerator: prior, denominator: prior)
+    }
+
+    /// Keeps copies within `frames` back from now on (clamped to 1…`maximumReach`); protection
+    /// reaching farther falls back at once to what fits.
+    public mutating func limitReach(to frames: Int) {
+        reachLimit = min(max(frames, 1), maximumReach)
+        burstReach = min(burstReach, max(reachLimit, 2))
+        if redundancyReach > reachLimit {
+            redundancyDepth = min(redundancyDepth, reachLimit)
+            redundancyReach = redundancyDepth
+        }
     }
 
     /// Folds in one report's figures. Non-finite or negative values count as no loss.
@@ -168,7 +183,7 @@ public struct SendLossAdaptation: Sendable, Hashable {
             redundancyDepth = 1
             redundancyReach = burstReach
         } else {
-            redundancyDepth = bursty ? 2 : 1
+            redundancyDepth = min(bursty ? 2 : 1, reachLimit)
             redundancyReach = redundancyDepth
         }
     }
@@ -197,11 +212,11 @@ public struct SendLossAdaptation: Sendable, Hashable {
     }
 
     /// The shortest reach that leaves at most `residualBurstLoss` of the bursts' frames
-    /// unrepaired, within 2…`maximumReach` (2 meaning that the near copies suffice).
+    /// unrepaired, within 2…`reachLimit` (2 meaning that the near copies suffice).
     private var reachCoveringBursts: Int {
         let residual = min(max(configuration.residualBurstLoss, 0), 1)
         var reach = 2
-        while burstTail(beyond: reach) > residual && reach < maximumReach { reach += 1 }
+        while burstTail(beyond: reach) > residual && reach < reachLimit { reach += 1 }
         return reach
     }
 

@@ -36,6 +36,8 @@ import VoiceWire
 /// and the two after it with a separate low-rate stream, 17 dB decoding it with the main decoder,
 /// exact here). The copies are made low-bitrate instead by lowering the primary encoder while they
 /// ride along, so that the primary and its copies together stay within `protectedTotalBitrate`.
+/// They never reach farther back than the listener can hold within the delay budget beside the
+/// jitter its reports show (`DelayBudget.maximumRepairReach(jitterMilliseconds:)`).
 ///
 /// Thread contract: one thread at a time (the engine thread). `process` neither allocates nor
 /// locks on success: every buffer is made at creation.
@@ -49,6 +51,10 @@ public final class VoiceSendPipeline {
     public private(set) var inputMeter = LevelMeter()
     public private(set) var statistics: SendStatistics
     public private(set) var lossAdaptation: SendLossAdaptation
+    /// The budget in force: the configuration's until `setDelayBudget`.
+    public private(set) var delayBudget: DelayBudget
+    /// The listener's RFC 3550 jitter in its last report, ms: its share of the budget.
+    private var reportedJitterMilliseconds = 0.0
     /// True while the last frame went out as speech: the gate says speech and the microphone is live.
     public private(set) var isSpeaking = false
 
@@ -106,7 +112,10 @@ public final class VoiceSendPipeline {
         primaryEncoder = try OpusEncoder(configuration.primaryEncoder)
         lossAdaptation = SendLossAdaptation(
             configuration.lossAdaptation, maximumReach: configuration.maximumRedundancyReach)
+        delayBudget = configuration.delayBudget
+        lossAdaptation.limitReach(to: configuration.delayBudget.maximumRepairReach)
         statistics = SendStatistics(frameDurationMilliseconds: configuration.frameDuration.milliseconds)
+        statistics.redundancyReachLimit = lossAdaptation.reachLimit
         sequence = configuration.initialSequence
         timestamp = configuration.initialTimestamp
 
@@ -248,6 +257,13 @@ public final class VoiceSendPipeline {
         statistics.framesLost += frames
     }
 
+    /// Keeps the copies within what `budget` leaves the listener to hold, from the next packet on.
+    public func setDelayBudget(_ budget: DelayBudget) {
+        delayBudget = budget
+        lossAdaptation.limitReach(to: budget.maximumRepairReach(jitterMilliseconds: reportedJitterMilliseconds))
+        applyProtection()
+    }
+
     /// Adapts FEC, the loss hint and the redundancy depth to a listener's report about this
     /// pipeline's stream. Reports about another sender or channel are counted and ignored.
     public func apply(_ report: ReceiverReport) {
@@ -255,9 +271,15 @@ public final class VoiceSendPipeline {
             statistics.reportsIgnored += 1
             return
         }
+        reportedJitterMilliseconds = Double(report.jitterSamples) * 1_000 / Double(engineSampleRate)
+        lossAdaptation.limitReach(to: delayBudget.maximumRepairReach(jitterMilliseconds: reportedJitterMilliseconds))
         lossAdaptation.update(fractionLost: report.fractionLost, meanBurstLength: report.meanBurstLength)
         statistics.reportsApplied += 1
+        applyProtection()
+    }
 
+    /// Sets the encoder and the statistics to what the loss adaptation decided.
+    private func applyProtection() {
         let fec = lossAdaptation.fecEnabled
         let bitrate = configuration.primaryBitrate(copies: lossAdaptation.redundancyDepth)
         let hint = lossAdaptation.packetLossHintPercent(bitrate: bitrate)
@@ -272,6 +294,7 @@ public final class VoiceSendPipeline {
         statistics.packetLossHintPercent = primaryEncoder.configuration.packetLossPercent
         statistics.redundancyDepth = lossAdaptation.redundancyDepth
         statistics.redundancyReach = lossAdaptation.redundancyReach
+        statistics.redundancyReachLimit = lossAdaptation.reachLimit
         statistics.smoothedFractionLost = lossAdaptation.fractionLost
         statistics.smoothedMeanBurstLength = lossAdaptation.meanBurstLength
     }

@@ -38,6 +38,8 @@ public struct SendStatistics: Sendable, Hashable, Codable {
     public var redundancyDepth = 0
     /// How many frames back the farthest copy reaches (0 without copies).
     public var redundancyReach = 0
+    /// The farthest a copy may reach within the delay budget, in frames.
+    public var redundancyReachLimit = 0
     public var smoothedFractionLost: Float = 0
     public var smoothedMeanBurstLength: Float = 1
 

@@ -72,6 +72,12 @@ public final class VoiceReceiveStream {
     private var estimator: ArrivalDelayEstimator
     private var jitter = InterarrivalJitter()
     private var targetDelay: Double
+    /// What the target would be without the budget's ceiling.
+    private var wantedTarget: Double = 0
+    /// The most the target may be: the delay budget's share for buffering.
+    public var targetCeilingMilliseconds: Double {
+        didSet { targetDelay = clampedTarget(quantile: estimator.quantile(configuration.targetPercentile)) }
+    }
     /// Frames of repair the sender's packets carry (see `noteProtection`), and when last seen.
     private var protectionFrames = 0
     private var protectionSeen: MediaTime = 0
@@ -146,6 +152,7 @@ public final class VoiceReceiveStream {
         estimator = ArrivalDelayEstimator(
             bucketMilliseconds: 1, bucketCount: 1_000, forgettingFactor: configuration.histogramForgettingFactor)
         bufferingDelayHistogram = [Int](repeating: 0, count: 1_000)
+        targetCeilingMilliseconds = configuration.targetCeilingMilliseconds
         targetDelay = 0
         targetDelay = clampedTarget(quantile: 0)
     }
@@ -162,6 +169,9 @@ public final class VoiceReceiveStream {
         statistics.currentDelayMilliseconds = lastBufferingDelay
         statistics.playoutDelayMilliseconds = playoutDelay
         statistics.targetDelayMilliseconds = targetDelay
+        statistics.targetCeilingMilliseconds = targetCeilingMilliseconds
+        statistics.wantedTargetMilliseconds = wantedTarget
+        statistics.repairDelayMilliseconds = Double(protectionFrames) * frameMilliseconds
         if bufferingDelayCount > 0 {
             statistics.meanBufferingDelayMilliseconds = bufferingDelaySum / Double(bufferingDelayCount)
             let wanted = (Double(bufferingDelayCount) * 0.95).rounded(.up)
@@ -371,9 +381,13 @@ public final class VoiceReceiveStream {
         }
     }
 
+    /// The percentile plus the margin and the repair frames, never above the budget's ceiling
+    /// (the sender keeps its copies within the same budget, so the ceiling bites only where the
+    /// network's jitter alone takes most of it).
     private func clampedTarget(quantile: Double) -> Double {
-        let wanted = quantile + (configuration.targetMarginFrames + Double(protectionFrames)) * frameMilliseconds
-        return min(max(wanted, configuration.minimumDelayMilliseconds), configuration.maximumDelayMilliseconds)
+        wantedTarget = quantile + (configuration.targetMarginFrames + Double(protectionFrames)) * frameMilliseconds
+        let ceiling = min(targetCeilingMilliseconds, configuration.maximumDelayMilliseconds)
+        return min(max(wantedTarget, configuration.minimumDelayMilliseconds), ceiling)
     }
 
     // MARK: Frames out

@@ -3,6 +3,7 @@ import VoiceCodec
 import VoiceCore
 import VoiceDevices
 import VoiceEngine
+import VoiceMedia
 
 /// The options every voice session command shares (listen, call, join): audio endpoints, what to
 /// record, which path voice takes, the codec's frame length and bitrate, push-to-talk, and how long
@@ -24,11 +25,13 @@ struct CallOptions: ParsableArguments, FrameLengthOption {
     var path: CallPathChoice = .auto
 
     @Option(name: .customLong("frame-ms"), help: "Frame length in ms: 5, 10 or 20 (e.g. --frame-ms 10).")
-    var frameMilliseconds = 20.0
+    var frameMilliseconds = VoiceDefaults.frameDuration.milliseconds
 
     @Option(
         help: ArgumentHelp("Opus bitrate in bit/s; 'k' means thousands (e.g. --bitrate 24k).", valueName: "bitrate"))
-    var bitrate = Bitrate(bitsPerSecond: 32_000)
+    var bitrate = Bitrate(bitsPerSecond: VoiceDefaults.bitrate)
+
+    @OptionGroup var tuning: EngineTuningOptions
 
     @Flag(help: "Push-to-talk: the microphone sends only while the talk key is down (e.g. --ptt).")
     var ptt = false
@@ -82,7 +85,8 @@ struct CallOptions: ParsableArguments, FrameLengthOption {
 
     func engineConfiguration() -> EngineConfiguration {
         EngineConfiguration(
-            frameDuration: frameDuration, bitrate: bitrate.bitsPerSecond, forcedPath: path.forcedPath,
+            frameDuration: frameDuration, bitrate: bitrate.bitsPerSecond, complexity: tuning.complexity,
+            maximumDelayMilliseconds: tuning.maximumDelay(frameDuration: frameDuration), forcedPath: path.forcedPath,
             invitationTimeoutSeconds: 20, pathTimeoutSeconds: 10)
     }
 

@@ -1,17 +1,18 @@
 import ArgumentParser
 import VoiceCodec
 import VoiceCore
+import VoiceMedia
 
 /// The Opus settings a user may choose on the command line.
 struct CodecOptions: ParsableArguments, FrameLengthOption {
     @Option(name: .customLong("frame-ms"), help: "Frame length in ms: 2.5, 5, 10, 20, 40 or 60.")
-    var frameMilliseconds = 20.0
+    var frameMilliseconds = VoiceDefaults.frameDuration.milliseconds
 
     @Option(help: ArgumentHelp("Opus bitrate in bit/s; 'k' means thousands (e.g. 24k, 32000).", valueName: "bitrate"))
-    var bitrate = Bitrate(bitsPerSecond: 32_000)
+    var bitrate = Bitrate(bitsPerSecond: VoiceDefaults.bitrate)
 
     @Option(help: "Encoder complexity, 0 (cheapest) to 10 (best).")
-    var complexity = 5
+    var complexity = VoiceDefaults.complexity
 
     @Flag(help: "Send Opus in-band forward error correction (recovers a lost frame from the next packet).")
     var fec = false
@@ -21,6 +22,7 @@ struct CodecOptions: ParsableArguments, FrameLengthOption {
             throw ValidationError(
                 "--frame-ms must be one of 2.5, 5, 10, 20, 40, 60 (Opus frame lengths), not \(frameMilliseconds).")
         }
+        try validateComplexity(complexity)
     }
 
     /// The encoder settings these options describe, for mono 48 kHz voice.
@@ -66,5 +68,15 @@ struct Bitrate: ExpressibleByArgument, CustomStringConvertible {
 
     var description: String {
         bitsPerSecond % 1_000 == 0 ? "\(bitsPerSecond / 1_000)k" : "\(bitsPerSecond)"
+    }
+}
+
+/// Refuses an Opus complexity outside 0…10, naming the option.
+func validateComplexity(_ complexity: Int) throws {
+    let allowed = OpusEncoder.Configuration.allowedComplexities
+    guard allowed.contains(complexity) else {
+        throw ValidationError(
+            "--complexity must be \(allowed.lowerBound)…\(allowed.upperBound) (0 cheapest, 10 best), not \(complexity)."
+        )
     }
 }

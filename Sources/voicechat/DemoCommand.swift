@@ -40,6 +40,8 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(help: "Seconds of speech (default: the whole clips, about 13 s).")
     var duration: Double?
 
+    @OptionGroup var tuning: EngineTuningOptions
+
     @OptionGroup var observation: ObservationOptions
 
     enum DemoPath: String, ExpressibleByArgument, CaseIterable {
@@ -95,7 +97,7 @@ struct DemoCommand: AsyncParsableCommand {
                 players.append(
                     try await DemoPlayer.join(
                         name: name, says: speech, heard: directory.appendingPathComponent("\(name)-heard.wav"),
-                        relay: relay, port: port, path: path, gate: gate))
+                        relay: relay, port: port, path: path, tuning: tuning, gate: gate))
             }
             for player in players { try player.start() }
             try await waitUntilConnected(players)

@@ -3,6 +3,7 @@ import VoiceControl
 import VoiceCore
 import VoiceDevices
 import VoiceEngine
+import VoiceMedia
 import VoiceRelay
 import VoiceSignalling
 
@@ -34,6 +35,7 @@ final class DemoPlayer {
 
     static func join(
         name: String, says: URL, heard: URL, relay: RelayServer, port: Int, path: DemoCommand.DemoPath,
+        tuning: EngineTuningOptions,
         gate: DemoGate
     ) async throws(CommandFailure) -> DemoPlayer {
         let input: WAVFileInput
@@ -58,7 +60,11 @@ final class DemoPlayer {
         }
         let options = path.choice.relayOptions(host: "127.0.0.1", port: port, token: token, primary: false)
         let local = try await CallEngine.open(
-            participant: name, configuration: EngineConfiguration(forcedPath: path.choice.forcedPath),
+            participant: name,
+            configuration: EngineConfiguration(
+                complexity: tuning.complexity,
+                maximumDelayMilliseconds: tuning.maximumDelay(frameDuration: VoiceDefaults.frameDuration),
+                forcedPath: path.choice.forcedPath),
             input: GatedInput(input, gate: gate), output: GatedOutput(output, gate: gate), host: "127.0.0.1",
             udpPort: 0)
         let client: RelayMatchClient

@@ -53,13 +53,13 @@ struct SimulateCommand: ParsableCommand {
     var seed: UInt64 = 1
 
     @Option(name: .customLong("frame-ms"), help: "Frame length in ms: 5, 10, 20, 40 or 60.")
-    var frameMilliseconds = 20.0
+    var frameMilliseconds = VoiceDefaults.frameDuration.milliseconds
 
     @Option(help: ArgumentHelp("Opus bitrate in bit/s; 'k' means thousands.", valueName: "bitrate"))
-    var bitrate = Bitrate(bitsPerSecond: 32_000)
+    var bitrate = Bitrate(bitsPerSecond: VoiceDefaults.bitrate)
 
-    @Option(help: "Encoder complexity, 0…10.")
-    var complexity = 10
+    @Option(help: "Encoder complexity, 0 (cheapest) to 10 (best).")
+    var complexity = VoiceDefaults.complexity
 
     @Option(
         help:
@@ -71,6 +71,7 @@ struct SimulateCommand: ParsableCommand {
     var trace: String?
 
     func validate() throws {
+        try validateComplexity(complexity)
         guard (0...1).contains(loss) else { throw ValidationError("--loss is a probability in 0…1, not \(loss).") }
         guard (0...1).contains(duplicate) else {
             throw ValidationError("--duplicate is a probability in 0…1, not \(duplicate).")

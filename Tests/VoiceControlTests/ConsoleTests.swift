@@ -86,6 +86,7 @@ import VoiceControl
             func startChannel(_ name: String) throws(ControlError) {}
             func stopChannel(_ name: String) throws(ControlError) {}
             func activateChannel(_ name: String) throws(ControlError) {}
+            func setMaximumDelay(milliseconds: Double) throws(ControlError) {}
         }
         #expect(
             ConsoleKeyHandler(control: Refusing()).handle(UInt8(ascii: "m"))

@@ -71,6 +71,46 @@ import VoiceTestSupport
         #expect(try client.request(#"{"id":13,"command":"stats"}"#).snapshot?.participants.first?.path == "direct")
     }
 
+    /// The delay budget is set through the socket, reaches the engine's streams at once, and is
+    /// reported with how it is shared out; an impossible one is refused and changes nothing.
+    @Test func theDelayBudgetIsSetAndReportedThroughTheControlSocket() async throws {
+        let world = SimulatedWorld()
+        let setup = try world.acceptedCall()
+        let (alice, bob) = (setup.alice, setup.bob)
+        let control = CallControl(service: setup.bobService, remote: "alice")
+        world.run(seconds: 2, [alice, bob])
+        let path = temporarySocketPath()
+        let server = try await ControlServer.start(path: path, control: control)
+        defer { Task { await server.close() } }
+        let client = try LineClient(path: path)
+
+        let before = try #require(try client.request(#"{"id":1,"command":"stats"}"#).snapshot?.delayBudget)
+        #expect(before.maximumMilliseconds == 100)
+        #expect(before.fixedMilliseconds == 36.5)
+        #expect(before.bufferingMilliseconds == 63.5)
+        #expect(before.repairReachLimitFrames == 2)
+        let stream = try #require(bob.engine.statistics().first?.streams.values.first)
+        #expect(stream.receive.targetCeilingMilliseconds == 63.5)
+        #expect(stream.receive.targetDelayMilliseconds <= 63.5)
+
+        #expect(try client.request(#"{"id":2,"command":"set-max-delay","milliseconds":150}"#).ok)
+        #expect(bob.engine.maximumDelayMilliseconds == 150)
+        let after = try #require(try client.request(#"{"id":3,"command":"stats"}"#).snapshot?.delayBudget)
+        #expect(after.maximumMilliseconds == 150)
+        #expect(after.bufferingMilliseconds == 113.5)
+        #expect(after.repairReachLimitFrames == 4)
+        let widened = try #require(bob.engine.statistics().first?.streams.values.first)
+        #expect(widened.receive.targetCeilingMilliseconds == 113.5)
+
+        let refused = try client.request(#"{"id":4,"command":"set-max-delay","milliseconds":20}"#)
+        #expect(!refused.ok)
+        #expect(refused.error?.contains("40…1000 ms") == true)
+        #expect(bob.engine.maximumDelayMilliseconds == 150)
+        #expect(
+            try client.request(#"{"id":5,"command":"set-max-delay"}"#).error
+                == "set-max-delay needs field \"milliseconds\"")
+    }
+
     @Test func matchCommandsDriveChannelsVolumesAndMutes() async throws {
         let world = SimulatedWorld()
         let players = try world.threePlayerMatch()

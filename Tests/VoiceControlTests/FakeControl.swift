@@ -7,6 +7,7 @@ final class FakeControl: VoiceSessionControl {
     enum Call: Hashable {
         case microphoneMuted(Bool), pushToTalk(Bool), talking(Bool), volume(Float, String?)
         case player(String, muted: Bool, channel: String?), start(String), stop(String), activate(String)
+        case maximumDelay(Double)
     }
 
     private let state: Mutex<(snapshot: SessionSnapshot, calls: [Call])>
@@ -72,6 +73,13 @@ final class FakeControl: VoiceSessionControl {
         try record(.activate(name)) { snapshot throws(ControlError) in
             let index = try Self.index(of: name, in: snapshot)
             for other in snapshot.channels.indices { snapshot.channels[other].active = other == index }
+        }
+    }
+
+    func setMaximumDelay(milliseconds: Double) throws(ControlError) {
+        try record(.maximumDelay(milliseconds)) { snapshot throws(ControlError) in
+            guard (40...1_000).contains(milliseconds) else { throw .engine("the maximum delay is outside 40…1000 ms") }
+            snapshot.delayBudget?.maximumMilliseconds = milliseconds
         }
     }
 

@@ -89,12 +89,22 @@ struct ReceiveRepairTests {
         let packets = try makePackets(frames, copyOffsets: [6], arrival: Self.arrival).filter {
             !lost.contains($0.frame)
         }
-        let harness = try ReceiveHarness(configuration: JitterBufferConfiguration())
+        // A budget with room to hold six frames for the copy (the shipped one has not).
+        let harness = try ReceiveHarness(configuration: JitterBufferConfiguration(maximumTargetMilliseconds: 200))
         _ = harness.run(packets.map(\.packet), ticks: frames.count + 20)
         let statistics = harness.stream.statistics
         #expect(statistics.recoveredByRedundancy == lost.count - 1)
         #expect(statistics.packetsLost == 1)
         #expect(statistics.targetDelayMilliseconds >= 6 * 20)
+
+        // Under the shipped budget the target stops at the budget's ceiling, and says so.
+        let budgeted = try ReceiveHarness(configuration: JitterBufferConfiguration())
+        _ = budgeted.run(packets.map(\.packet), ticks: frames.count + 20)
+        let ceiling = DelayBudget.standard(frameDuration: .ms20).bufferingMilliseconds
+        #expect(budgeted.stream.statistics.targetDelayMilliseconds == ceiling)
+        #expect(budgeted.stream.statistics.targetCeilingMilliseconds == ceiling)
+        #expect(budgeted.stream.statistics.wantedTargetMilliseconds >= 7 * 20)
+        #expect(budgeted.stream.statistics.repairDelayMilliseconds == 6 * 20)
 
         // The same losses with the previous two frames' copies: only the single loss and the last
         // two frames of each burst come back.

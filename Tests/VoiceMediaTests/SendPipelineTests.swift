@@ -68,11 +68,12 @@ enum SendSignals {
     }
 
     static func report(
-        for configuration: SendConfiguration, fractionLost: Float, meanBurstLength: Float
+        for configuration: SendConfiguration, fractionLost: Float, meanBurstLength: Float, jitterSamples: UInt32 = 0
     ) -> ReceiverReport {
         ReceiverReport(
             reporter: 99, source: configuration.sender, channel: configuration.channel, highestSequence: 0,
-            fractionLost: fractionLost, meanBurstLength: meanBurstLength, cumulativeLost: 0, jitterSamples: 0,
+            fractionLost: fractionLost, meanBurstLength: meanBurstLength, cumulativeLost: 0,
+            jitterSamples: jitterSamples,
             bufferDelayMilliseconds: 0)
     }
 }
@@ -315,12 +316,15 @@ enum SendSignals {
 
     @Test(arguments: [FrameDuration.ms20, .ms10, .ms5])
     func burstyLossCarriesOneFarFrameAndTheBytesAreCounted(frameDuration: FrameDuration) throws {
-        let configuration = SendConfiguration(sender: 5, channel: 2, frameDuration: frameDuration)
+        // A delay budget with room for the far copy (the shipped one has none at 20 ms frames).
+        let configuration = SendConfiguration(
+            sender: 5, channel: 2, frameDuration: frameDuration,
+            delayBudget: DelayBudget(maximumMilliseconds: 300, frameDuration: frameDuration))
         let frameSamples = configuration.frameSamples
         var driver = try SendDriver(configuration)
         let speech = try SendSignals.speech()
         // Reports keep showing bursts three packets long on average: the copy reaches back as far
-        // as the 120 ms budget allows, or as far as the bursts need (6 frames at mean 3).
+        // as the 120 ms repair delay allows, or as far as the bursts need (6 frames at mean 3).
         for _ in 0..<12 {
             driver.pipeline.apply(SendSignals.report(for: configuration, fractionLost: 0.1, meanBurstLength: 3))
         }
@@ -367,7 +371,9 @@ enum SendSignals {
     /// The copy never reaches beyond the sender's repair-delay budget, and the history it is
     /// taken from is sized by that budget.
     @Test func theRepairDelayBudgetCapsTheReach() throws {
-        var configuration = SendConfiguration(sender: 5, channel: 2, maximumRepairDelayMilliseconds: 100)
+        let roomy = DelayBudget(maximumMilliseconds: 300, frameDuration: .ms20)
+        var configuration = SendConfiguration(
+            sender: 5, channel: 2, maximumRepairDelayMilliseconds: 100, delayBudget: roomy)
         #expect(configuration.maximumRedundancyReach == 5)
         configuration.maximumRepairDelayMilliseconds = 0
         #expect(configuration.maximumRedundancyReach == 2)
@@ -378,7 +384,8 @@ enum SendSignals {
         #expect(configuration.maximumRedundancyReach == 16)
         #expect(configuration.maximumRedundancyReach * configuration.frameSamples <= Int(UInt16.max))
 
-        configuration = SendConfiguration(sender: 5, channel: 2, maximumRepairDelayMilliseconds: 100)
+        configuration = SendConfiguration(
+            sender: 5, channel: 2, maximumRepairDelayMilliseconds: 100, delayBudget: roomy)
         var driver = try SendDriver(configuration)
         let speech = try SendSignals.speech()
         for _ in 0..<20 {
@@ -390,8 +397,67 @@ enum SendSignals {
         #expect(packets.allSatisfy { $0.view.redundant0.timestampOffset <= 5 * 960 })
     }
 
-    @Test func cleanReportsDecayTheProtectionWithHysteresis() throws {
+    /// Under the shipped budget the copies stay within what the listener may hold: at 20 ms frames
+    /// the near copies (two frames) even when bursts would call for a far one; a budget changed
+    /// while sending moves the limit from the next report on, and a tighter one cuts the copies at once.
+    @Test func theDelayBudgetKeepsTheCopiesWithinWhatTheListenerMayHold() throws {
         let configuration = SendConfiguration(sender: 5, channel: 2)
+        #expect(configuration.delayBudget.maximumRepairReach == 2)
+        var driver = try SendDriver(configuration)
+        for _ in 0..<12 {
+            driver.pipeline.apply(SendSignals.report(for: configuration, fractionLost: 0.1, meanBurstLength: 3))
+        }
+        #expect(driver.pipeline.statistics.redundancyReachLimit == 2)
+        #expect(driver.pipeline.statistics.redundancyDepth == 2 && driver.pipeline.statistics.redundancyReach == 2)
+        let speech = try SendSignals.speech()
+        let packets = try driver.send(frames: 200) { speech[$0] }
+        #expect(packets.allSatisfy { $0.view.redundantCount == 0 || $0.view.redundant0.timestampOffset <= 2 * 960 })
+        #expect(packets.allSatisfy { $0.view.redundantCount < 2 || $0.view.redundant1.timestampOffset <= 2 * 960 })
+
+        driver.pipeline.setDelayBudget(DelayBudget(maximumMilliseconds: 300, frameDuration: .ms20))
+        driver.pipeline.apply(SendSignals.report(for: configuration, fractionLost: 0.1, meanBurstLength: 3))
+        #expect(driver.pipeline.statistics.redundancyReachLimit == 6)
+        #expect(driver.pipeline.statistics.redundancyDepth == 1 && driver.pipeline.statistics.redundancyReach == 6)
+
+        // 60 ms leaves the listener one frame beyond its margin: one copy of the previous frame.
+        driver.pipeline.setDelayBudget(DelayBudget(maximumMilliseconds: 60, frameDuration: .ms20))
+        #expect(driver.pipeline.statistics.redundancyReachLimit == 1)
+        #expect(driver.pipeline.statistics.redundancyDepth == 1 && driver.pipeline.statistics.redundancyReach == 1)
+        let tight = try driver.send(frames: 100) { speech[$0] }
+        #expect(tight.allSatisfy { $0.view.redundantCount == 0 || $0.view.redundant0.timestampOffset == 960 })
+        #expect(tight.contains { $0.view.redundantCount == 1 })
+    }
+
+    /// A listener whose jitter takes most of the budget leaves no room for far copies: the
+    /// sender keeps to what the listener can still hold beside it, and goes back once it calms.
+    @Test func theListenersJitterNarrowsTheReachWithinTheBudget() throws {
+        let configuration = SendConfiguration(
+            sender: 5, channel: 2, delayBudget: DelayBudget(maximumMilliseconds: 200, frameDuration: .ms20))
+        let pipeline = try VoiceSendPipeline(configuration)
+        // 163.5 ms to buffer: 20 of margin, and 7 frames for copies on a calm network (6 by history).
+        for _ in 0..<12 {
+            pipeline.apply(SendSignals.report(for: configuration, fractionLost: 0.1, meanBurstLength: 3))
+        }
+        #expect(pipeline.statistics.redundancyReachLimit == 6 && pipeline.statistics.redundancyReach == 6)
+        // 13.3 ms of RFC 3550 jitter (40 ms uniform): about 40 ms of the buffer is the jitter's.
+        for _ in 0..<3 {
+            pipeline.apply(
+                SendSignals.report(for: configuration, fractionLost: 0.1, meanBurstLength: 3, jitterSamples: 640))
+        }
+        #expect(pipeline.statistics.redundancyReachLimit == 5)
+        #expect(pipeline.statistics.redundancyReach <= 5)
+        // 40 ms of jitter takes all but one frame.
+        pipeline.apply(
+            SendSignals.report(for: configuration, fractionLost: 0.1, meanBurstLength: 3, jitterSamples: 1_920))
+        #expect(pipeline.statistics.redundancyReachLimit == 1)
+        #expect(pipeline.statistics.redundancyDepth == 1 && pipeline.statistics.redundancyReach == 1)
+        pipeline.apply(SendSignals.report(for: configuration, fractionLost: 0.1, meanBurstLength: 3))
+        #expect(pipeline.statistics.redundancyReachLimit == 6)
+    }
+
+    @Test func cleanReportsDecayTheProtectionWithHysteresis() throws {
+        let configuration = SendConfiguration(
+            sender: 5, channel: 2, delayBudget: DelayBudget(maximumMilliseconds: 300, frameDuration: .ms20))
         let pipeline = try VoiceSendPipeline(configuration)
         pipeline.apply(SendSignals.report(for: configuration, fractionLost: 0.1, meanBurstLength: 3))
         // One report of bursts of three, counted by its bursts against a prior of bursts of one,

@@ -4,7 +4,8 @@
 Aligns DEGRADED with REFERENCE by cross-correlation (the engine delays the signal by its
 codec and buffering delay), then computes wideband PESQ (ITU-T P.862.2) on the aligned
 overlap, both resampled to 16 kHz. Prints one JSON object per pair:
-{"reference": …, "degraded": …, "pesq_wb": …, "delay_ms": …, "correlation": …}
+{"reference": …, "degraded": …, "pesq_wb": …, "delay_ms": …, "correlation": …,
+ "window_delays_ms": [… one per second of speech]}
 
 Usage: score.py REFERENCE.wav DEGRADED.wav [DEGRADED2.wav …] [--max-delay-ms 1000]
 """
@@ -58,7 +59,25 @@ def score(reference_path, degraded_path, max_delay_ms):
         "pesq_wb": round(quality, 4),
         "delay_ms": round(delay * 1000 / rate, 3),
         "correlation": round(correlation, 4),
+        "window_delays_ms": window_delays(reference, degraded, rate, max_delay_ms),
     }
+
+
+def window_delays(reference, degraded, rate, max_delay_ms, window_seconds=1.0):
+    """The delay of each one-second window of speech (windows whose level is within 30 dB of the
+    loudest), each aligned on its own: how the delay moved during the call."""
+    window = int(rate * window_seconds)
+    max_lag = int(rate * max_delay_ms / 1000)
+    levels = [np.sqrt(np.mean(reference[start : start + window] ** 2)) for start in range(0, len(reference) - window, window)]
+    loudest = max(levels, default=0)
+    delays = []
+    for index, level in enumerate(levels):
+        start = index * window
+        if loudest == 0 or level < loudest * 10 ** (-30 / 20) or start + window + max_lag > len(degraded):
+            continue
+        correlation = correlate(degraded[start : start + window + max_lag], reference[start : start + window], mode="valid", method="fft")
+        delays.append(round(int(np.argmax(correlation[: max_lag + 1])) * 1000 / rate, 3))
+    return delays
 
 
 def main():

@@ -18,17 +18,17 @@ final class ChildProcess: Sendable {
     private let writeLock = Mutex<Void>(())
     private let onLine: @Sendable (String) -> Bool
 
-    /// Starts this executable with `arguments` and `extra` added to this process's environment.
-    /// `onLine` sees each printed line first; lines it does not take (returns false for) are kept
-    /// for `waitForLine`.
+    /// Starts `executable` (by default this one) with `arguments` and `extra` added to this
+    /// process's environment. `onLine` sees each printed line first; lines it does not take
+    /// (returns false for) are kept for `waitForLine`.
     init(
-        label: String, arguments: [String], environment extra: [String: String] = [:],
+        label: String, executable: String? = nil, arguments: [String], environment extra: [String: String] = [:],
         onLine: @escaping @Sendable (String) -> Bool = { _ in false }
     ) throws {
         self.label = label
         self.onLine = onLine
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        process.executableURL = URL(fileURLWithPath: executable ?? "/proc/self/exe").resolvingSymlinksInPath()
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         environment["LD_PRELOAD"] = nil
@@ -49,10 +49,13 @@ final class ChildProcess: Sendable {
 
     private func readLines(from handle: FileHandle) {
         var pending: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4_096)
         while true {
-            let chunk = handle.availableData
-            if chunk.isEmpty { break }
-            pending.append(contentsOf: chunk)
+            // read(2) itself: FileHandle.availableData traps when a signal interrupts it.
+            let count = chunk.withUnsafeMutableBytes { read(handle.fileDescriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { break }
+            pending.append(contentsOf: chunk[0..<count])
             while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
                 let line = String(decoding: pending[..<newline], as: UTF8.self)
                 pending.removeSubrange(...newline)
@@ -93,6 +96,34 @@ final class ChildProcess: Sendable {
             if ended { return nil }
             if !arrived.wait(until: deadline) { return nil }
         }
+    }
+
+    /// Waits for (and removes) the first kept line containing `text`; nil as `waitForLine`.
+    func waitForLine(containing text: String, timeout: Double) -> String? {
+        let deadline = Date().addingTimeInterval(timeout)
+        arrived.lock()
+        defer { arrived.unlock() }
+        while true {
+            let (found, ended) = output.withLock { output -> (String?, Bool) in
+                guard let index = output.lines.firstIndex(where: { $0.contains(text) }) else {
+                    return (nil, output.ended)
+                }
+                return (output.lines.remove(at: index), output.ended)
+            }
+            if let found { return found }
+            if ended { return nil }
+            if !arrived.wait(until: deadline) { return nil }
+        }
+    }
+
+    /// Every line kept so far, for a failure's message.
+    var keptLines: [String] { output.withLock { $0.lines } }
+
+    /// Ends a child that stops on SIGTERM (as `voicechat` does): SIGTERM, and SIGKILL after 5 s.
+    func terminate() {
+        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
+        if !waitForExit(seconds: 5) { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
     }
 
     /// User + system CPU seconds so far.

@@ -1,6 +1,7 @@
 import CDirectOpus
 import VoiceCodec
 import VoiceCore
+import VoiceMedia
 
 /// One frame length's worth of codec benchmark cases: the fixture cut into frames, packets to
 /// decode, and the same loop run through VoiceCodec and through direct libopus calls.
@@ -18,7 +19,7 @@ struct CodecCaseRunner {
         var description: String
     }
 
-    static let bitrate = 32_000
+    static let bitrate = VoiceDefaults.bitrate
     /// A loss hint that makes libopus emit in-band FEC at 32 kbit/s.
     static let fecLossPercent = 10
     static let packetStride = OpusEncoder.maximumPacketBytes
@@ -30,7 +31,7 @@ struct CodecCaseRunner {
     let output: UnsafeMutableBufferPointer<Float>
     let scratchPackets: UnsafeMutableBufferPointer<UInt8>
     let scratchLengths: UnsafeMutableBufferPointer<Int32>
-    /// What the decode cases decode: the fixture encoded at complexity 5 with FEC.
+    /// What the decode cases decode: the fixture encoded at the shipped complexity with FEC.
     let packets: UnsafeMutableBufferPointer<UInt8>
     let lengths: UnsafeMutableBufferPointer<Int32>
 
@@ -50,7 +51,7 @@ struct CodecCaseRunner {
         packets.initialize(repeating: 0)
         lengths = .allocate(capacity: frameCount)
         lengths.initialize(repeating: 0)
-        var encoder = try OpusEncoder(configuration(complexity: 5, fec: true))
+        var encoder = try OpusEncoder(configuration(complexity: VoiceDefaults.complexity, fec: true))
         for index in 0..<frameCount {
             lengths[index] = Int32(try encoder.encode(frame(index), into: packetSlot(packets, index)))
         }

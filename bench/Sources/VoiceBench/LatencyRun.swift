@@ -135,29 +135,9 @@ struct LatencyRun {
 
     /// Plays `signal` into the near end's microphone port and records both channels.
     private func play(_ signal: [Float], seconds: Double) throws -> [Float] {
-        let frames = signal.count + 48_000
-        let injector = try ALSAPlaybackDevice(
-            ALSADeviceConfiguration(
-                name: "lat_inj", sampleFormat: .float32, periodFrames: mode.periodFrames,
-                bufferFrames: 4 * mode.periodFrames, ringFrames: frames))
-        let detector = try ALSACaptureDevice(
-            ALSADeviceConfiguration(
-                name: "lat_det", channels: 2, sampleFormat: .float32, periodFrames: mode.periodFrames,
-                bufferFrames: 4 * mode.periodFrames, ringFrames: frames))
-        try server.connect("inj\(tag):out_000", to: "amic\(tag):in_000")
-        try server.connect("inj\(tag):out_000", to: "det\(tag):in_000")
-        try server.connect("bspk\(tag):out_000", to: "det\(tag):in_001")
-        guard signal.withUnsafeBufferPointer({ injector.write($0) }) == signal.count else {
-            throw Failure(description: "the injector's ring took only part of the click train")
-        }
-        try detector.start()
-        try injector.start()
-        injector.stop()  // returns once the whole train has played
-        usleep(500_000)
-        detector.stop()
-        var recording = [Float](repeating: 0, count: detector.availableToRead * 2)
-        let read = recording.withUnsafeMutableBufferPointer { detector.read(into: $0) }
-        recording.removeLast(recording.count - read * 2)
+        let recording = try JACKChainRecorder(server: server, prefix: "lat", tag: tag, periodFrames: mode.periodFrames)
+            .playAndRecord(signal)
+        let read = recording.count / 2
         if read < Int(seconds * 48_000) {
             // The recorder lost frames: its thread or the JACK server did not keep up with real
             // time, which on this shared machine means the host stalled it. The chain's own

@@ -92,9 +92,10 @@ struct PipelineBenchmark: ParsableCommand {
     static func codecAloneSpeed(_ samples: [Float], complexity: Int, bitrate: Int) throws -> Double {
         var encoder = try OpusEncoder(
             OpusEncoder.Configuration(
-                frameDuration: .ms20, bitrate: bitrate, complexity: complexity, inbandFEC: false, packetLossPercent: 0))
+                frameDuration: VoiceDefaults.frameDuration, bitrate: bitrate, complexity: complexity, inbandFEC: false,
+                packetLossPercent: 0))
         var decoder = try OpusDecoder()
-        let frame = FrameDuration.ms20.engineFrames
+        let frame = VoiceDefaults.frameDuration.engineFrames
         var packet = [UInt8](repeating: 0, count: OpusEncoder.maximumPacketBytes)
         var decoded = [Float](repeating: 0, count: decoder.maximumFrameSamples)
         let start = monotonicNanoseconds()

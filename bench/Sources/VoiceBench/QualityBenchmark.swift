@@ -26,7 +26,7 @@ struct QualityBenchmark: ParsableCommand {
     var reportDirectory: String?
 
     @Option(help: "Opus bitrate of the calls and of the opusenc reference, in bit/s.")
-    var bitrate = 32_000
+    var bitrate = VoiceDefaults.bitrate
 
     @Option(help: "Seed of the simulated networks.")
     var seed: UInt64 = 7

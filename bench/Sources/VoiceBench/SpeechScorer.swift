@@ -7,6 +7,7 @@ struct SpeechScorer {
         var degraded: String
         var pesq_wb: Double?
         var delay_ms: Double?
+        var window_delays_ms: [Double]?
         var error: String?
     }
 

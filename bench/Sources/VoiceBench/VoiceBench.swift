@@ -9,9 +9,9 @@ struct VoiceBench: AsyncParsableCommand {
         abstract: "Benchmarks of the voice chat engine; each compares against a baseline measured in the same run.",
         subcommands: [
             CodecBenchmark.self, RingBenchmark.self, QualityBenchmark.self, PipelineBenchmark.self, SealBenchmark.self,
-            FailoverBenchmark.self, RelayBenchmark.self, LatencyBenchmark.self, AllBenchmarks.self,
+            FailoverBenchmark.self, RelayBenchmark.self, LatencyBenchmark.self, E2EBenchmark.self, AllBenchmarks.self,
             RelayServeCommand.self,
-            LatencyPeerCommand.self,
+            LatencyPeerCommand.self, ImpairmentProxyCommand.self,
         ]
     )
 }

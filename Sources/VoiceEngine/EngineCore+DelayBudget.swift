@@ -1,0 +1,48 @@
+import VoiceMedia
+
+extension EngineCore {
+    /// Refuses a budget outside `DelayBudget.allowedMilliseconds`, naming it.
+    static func checkDelayBudget(_ budget: DelayBudget) throws(VoiceChatError) {
+        let allowed = DelayBudget.allowedMilliseconds
+        guard budget.maximumMilliseconds.isFinite, allowed.contains(budget.maximumMilliseconds) else {
+            throw .outOfRange(
+                "the maximum delay \(budget.maximumMilliseconds) ms is outside \(Int(allowed.lowerBound))…"
+                    + "\(Int(allowed.upperBound)) ms")
+        }
+    }
+
+    /// Holds every sender's copies and every listener's target within `milliseconds` from now on.
+    func setMaximumDelay(milliseconds: Double) throws(VoiceChatError) {
+        let budget = DelayBudget(maximumMilliseconds: milliseconds, frameDuration: configuration.frameDuration)
+        try Self.checkDelayBudget(budget)
+        delayBudget = budget
+        for session in sessions.values {
+            session.sendPipeline?.setDelayBudget(budget)
+            for receiving in session.streams.values {
+                receiving.stream.targetCeilingMilliseconds = receiveConfiguration.targetCeilingMilliseconds
+            }
+        }
+    }
+
+    /// How a new receive stream buffers: the configuration's, with its target held within the budget.
+    var receiveConfiguration: JitterBufferConfiguration {
+        var buffer = configuration.jitterBuffer
+        buffer.maximumTargetMilliseconds = delayBudget.bufferingMilliseconds
+        return buffer
+    }
+}
+
+extension VoiceEngine {
+    /// The most mouth-to-ear delay the engine may add, ms (see `DelayBudget`).
+    public var maximumDelayMilliseconds: Double { withCore { $0.delayBudget.maximumMilliseconds } }
+
+    /// The budget in force, with how it is shared out.
+    public var delayBudget: DelayBudget { withCore { $0.delayBudget } }
+
+    /// Changes the budget while running: senders keep their redundant copies, and listeners
+    /// their jitter targets, within it from the next frame on. Throws `.outOfRange` outside
+    /// `DelayBudget.allowedMilliseconds`.
+    public func setMaximumDelay(milliseconds: Double) throws(VoiceChatError) {
+        try withCore { core throws(VoiceChatError) in try core.setMaximumDelay(milliseconds: milliseconds) }
+    }
+}

@@ -1,0 +1,245 @@
+import ArgumentParser
+import Foundation
+import VoiceCore
+import VoiceMedia
+import VoiceTesting
+
+/// `bench/run e2e`: the product as a user runs it, scored on what the speaker played.
+struct E2EBenchmark: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "e2e",
+        abstract: "Two real voicechat processes through a relay and an impairment proxy, on paced devices.",
+        discussion: """
+            For each frame length and network condition: `voicechat relay` and two `voicechat join` \
+            processes at the CLI's defaults (each run says which setting it changed), JACK-paced ALSA \
+            devices, alice's UDP to the relay through a seeded impairment proxy. The fixture is played \
+            into alice's microphone in real time; what bob's speaker played is recorded and scored \
+            (PESQ-WB, delay by alignment, per-second delay). Baselines in the same run: the bare device \
+            loop (the delay floor) and opusenc/opusdec at the same bitrate (the quality ceiling). Writes \
+            the recordings, results.jsonl and e2e.png to --report-directory.
+            """
+    )
+
+    @Option(help: "Fixture speech file (in Fixtures/).") var fixture = "speech-male.wav"
+    @Option(help: "Frame lengths to run, ms (comma-separated; 5, 10, 20).") var frames = "20,10"
+    @Option(help: "Conditions to run (comma-separated): clean, loss5, loss10, bursty10, jitter40, loss10-jitter40.")
+    var conditions = "clean,loss5,loss10,bursty10,jitter40,loss10-jitter40"
+    @Option(help: "Seed of the impairment proxy.") var seed: UInt64 = 7
+    @Option(help: "Where to write the recordings, results.jsonl and e2e.png.") var reportDirectory: String?
+
+    struct Condition: Sendable {
+        var name: String
+        var network: NetworkConditions
+
+        static let all: [Condition] = [
+            Condition(name: "clean", network: NetworkConditions(baseDelayMilliseconds: 0)),
+            Condition(name: "loss5", network: NetworkConditions(lossRate: 0.05, baseDelayMilliseconds: 0)),
+            Condition(name: "loss10", network: NetworkConditions(lossRate: 0.10, baseDelayMilliseconds: 0)),
+            Condition(
+                name: "bursty10",
+                network: NetworkConditions(lossRate: 0.10, meanBurstLength: 3, baseDelayMilliseconds: 0)),
+            Condition(name: "jitter40", network: NetworkConditions(baseDelayMilliseconds: 0, jitterMilliseconds: 40)),
+            Condition(
+                name: "loss10-jitter40",
+                network: NetworkConditions(lossRate: 0.10, baseDelayMilliseconds: 0, jitterMilliseconds: 40)),
+        ]
+    }
+
+    struct Row {
+        var frameMilliseconds: Double
+        var condition: String
+        var pesq: Double
+        var delay: Double
+        var windowDelays: [Double]
+        var listener: [String: Any]
+        var proxy: (sent: Int, dropped: Int, delivered: Int)
+        var machine: MachineStallReport
+
+        func percentile(_ share: Double) -> Double {
+            let sorted = windowDelays.sorted()
+            guard !sorted.isEmpty else { return delay }
+            return sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * share).rounded(.up)))]
+        }
+    }
+
+    func validate() throws {
+        for frame in frames.split(separator: ",") where ![5.0, 10, 20].contains(Double(frame) ?? -1) {
+            throw ValidationError("--frames takes 5, 10 or 20 (comma-separated), not \(frame)")
+        }
+        let known = Set(Condition.all.map(\.name))
+        for name in conditions.split(separator: ",") where !known.contains(String(name)) {
+            throw ValidationError("unknown condition \(name): use \(known.sorted().joined(separator: ", "))")
+        }
+    }
+
+    func run() throws {
+        guard let voicechat = ProcessInfo.processInfo.environment["VOICECHAT_BIN"] else {
+            throw ValidationError("VOICECHAT_BIN is not set: run this through bench/run, which builds voicechat")
+        }
+        guard JACKServer.isInstalled else { throw ValidationError("jackd is missing: run scripts/setup.sh first") }
+        let scorer = try SpeechScorer()
+        let directory = reportDirectory ?? projectRoot + "/bench/reports/e2e"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("voicechat-e2e-\(getpid())").path
+        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: work) }
+
+        let fixtures = ProcessInfo.processInfo.environment["VOICECHAT_FIXTURES"] ?? projectRoot + "/Fixtures"
+        let speech = try WAVAudio(contentsOfFile: fixtures + "/" + fixture).samples
+        // A second of silence first (the processes settle), a second after (the tail plays out).
+        let signal = [Float](repeating: 0, count: 48_000) + speech + [Float](repeating: 0, count: 48_000)
+        let periodFrames = 480  // the CLI's --period-frames default
+
+        // The quality ceiling: opusenc/opusdec at the shipped bitrate and complexity.
+        let bitrate = VoiceDefaults.bitrate
+        let encoded = directory + "/opusenc.opus"
+        let ceilingFile = directory + "/opusenc.wav"
+        _ = try scorer.run(
+            "/usr/bin/opusenc",
+            [
+                "--quiet", "--bitrate", "\(bitrate / 1000)", "--comp", "\(VoiceDefaults.complexity)", "--framesize",
+                "20", fixtures + "/" + fixture, encoded,
+            ])
+        _ = try scorer.run("/usr/bin/opusdec", ["--quiet", "--rate", "48000", encoded, ceilingFile])
+        let ceiling =
+            try scorer.score(reference: fixtures + "/" + fixture, degraded: [ceilingFile])[ceilingFile]?
+            .pesq_wb ?? 0
+
+        print(
+            "settings: CLI defaults (complexity \(VoiceDefaults.complexity), \(bitrate / 1000) kbit/s, delay budget "
+                + "60 ms + two frames) except --path relay, which keeps voice on the relay and through the proxy "
+                + "(on loopback, auto would go direct)")
+        var rows: [Row] = []
+        var floors: [Double: Double] = [:]
+        let selected = Condition.all.filter { conditions.split(separator: ",").map(String.init).contains($0.name) }
+        for (frameIndex, frame) in frames.split(separator: ",").compactMap({ Double($0) }).enumerated() {
+            let server = try JACKServer(
+                name: "vce2e\(getpid())f\(frameIndex)", periodFrames: periodFrames,
+                logDirectory: URL(fileURLWithPath: work))
+            defer { server.stop() }
+            func run(_ chain: E2ERun.Chain, tag: String) throws -> E2ERun.Recording {
+                try E2ERun(
+                    voicechat: voicechat, server: server, frameMilliseconds: frame, periodFrames: periodFrames,
+                    signal: signal, tag: "\(frameIndex)\(tag)", directory: work
+                ).record(chain)
+            }
+            let floorRecording = try run(.deviceLoop, tag: "floor")
+            let floor = try score(floorRecording, name: "floor-\(E2ERun.format(frame))ms", in: directory, scorer)
+            floors[frame] = floor.delay
+            print(
+                "\(E2ERun.format(frame)) ms frames: device loop \(fixed(floor.delay)) ms  (\(floorRecording.machine))")
+            for (index, condition) in selected.enumerated() {
+                let recording = try run(.call(conditions: condition.network, seed: seed), tag: "c\(index)")
+                let scored = try score(
+                    recording, name: "\(condition.name)-\(E2ERun.format(frame))ms", in: directory, scorer)
+                let row = Row(
+                    frameMilliseconds: frame, condition: condition.name, pesq: scored.pesq, delay: scored.delay,
+                    windowDelays: scored.windows, listener: recording.listenerStatistics, proxy: recording.proxy,
+                    machine: recording.machine)
+                rows.append(row)
+                print(
+                    "  \(condition.name): PESQ-WB \(fixed(row.pesq, 3)), delay \(fixed(row.delay)) ms (engine "
+                        + "\(fixed(row.delay - floor.delay))), per-second p95 \(fixed(row.percentile(0.95))) ms, proxy "
+                        + "dropped \(row.proxy.dropped) of \(row.proxy.sent)  \(Self.listenerSummary(row.listener))  "
+                        + "(\(recording.machine))")
+            }
+        }
+        try writeResults(rows, floors: floors, ceiling: ceiling, into: directory, scorer)
+        var report = BenchmarkReport(bench: "e2e")
+        report.add("opusenc/opusdec, \(bitrate / 1000) kbit/s", ceiling, unit: "PESQ-WB")
+        for (frame, floor) in floors.sorted(by: { $0.key > $1.key }) {
+            let label = "\(E2ERun.format(frame)) ms"
+            report.add("\(label) device loop delay (floor)", floor, unit: "ms")
+            let ofFrame = rows.filter { $0.frameMilliseconds == frame }
+            let clean = ofFrame.first { $0.condition == "clean" }
+            let budget = VoiceDefaults.maximumDelayMilliseconds(
+                frameDuration: FrameDuration(milliseconds: frame) ?? .ms20)
+            if let clean {
+                if frame == 20 {
+                    report.add(
+                        "\(label) clean PESQ-WB", clean.pesq, unit: "PESQ-WB", baseline: ceiling,
+                        target: .atLeast(ceiling - 0.05))
+                } else {
+                    report.add("\(label) clean PESQ-WB", clean.pesq, unit: "PESQ-WB", baseline: ceiling)
+                }
+                report.add(
+                    "\(label) clean engine delay", clean.delay - floor, unit: "ms", baseline: floor,
+                    target: .atMost(frame == 20 ? 45 : frame == 10 ? 30 : budget))
+            }
+            let ratios: [String: Double] = ["loss10": 0.85, "bursty10": 0.70, "jitter40": 0.95]
+            for row in ofFrame where row.condition != "clean" {
+                let target =
+                    frame == 20 ? ratios[row.condition].map { BenchmarkTarget.atLeast($0 * (clean?.pesq ?? 0)) } : nil
+                report.add(
+                    "\(label) \(row.condition) PESQ-WB", row.pesq, unit: "PESQ-WB", baseline: clean?.pesq,
+                    target: target)
+            }
+            for row in ofFrame {
+                report.add(
+                    "\(label) \(row.condition) engine delay p95 (per second)", row.percentile(0.95) - floor, unit: "ms",
+                    baseline: budget, target: .atMost(budget))
+            }
+        }
+        if !report.finish() { throw ExitCode(1) }
+    }
+
+    private func score(_ recording: E2ERun.Recording, name: String, in directory: String, _ scorer: SpeechScorer) throws
+        -> (pesq: Double, delay: Double, windows: [Double])
+    {
+        let reference = directory + "/\(name)-said.wav"
+        let heard = directory + "/\(name)-heard.wav"
+        try WAVAudio(format: .engineMono, sampleFormat: .float32, samples: recording.reference).write(toFile: reference)
+        try WAVAudio(format: .engineMono, sampleFormat: .float32, samples: recording.heard).write(toFile: heard)
+        guard let score = try scorer.score(reference: reference, degraded: [heard])[heard] else {
+            throw ValidationError("no score for \(heard)")
+        }
+        return (score.pesq_wb ?? 0, score.delay_ms ?? 0, score.window_delays_ms ?? [])
+    }
+
+    /// Bob's view of alice at the end: his buffer's target, what held it there, the loss he saw.
+    static func listenerSummary(_ statistics: [String: Any]) -> String {
+        guard let participants = statistics["participants"] as? [[String: Any]],
+            let alice = participants.first(where: { $0["participant"] as? String == "alice" })
+        else { return "" }
+        let target = (alice["targetDelayMilliseconds"] as? Double).map { fixed($0) } ?? "?"
+        let held = alice["delayHeldFor"] as? String ?? "?"
+        let loss = (alice["lossFraction"] as? Double).map { fixed($0 * 100, 2) } ?? "?"
+        let recovered = alice["packetsRecovered"] as? Int ?? 0
+        return "target \(target) ms (\(held)), unrepaired loss \(loss) %, recovered \(recovered)"
+    }
+
+    private func writeResults(
+        _ rows: [Row], floors: [Double: Double], ceiling: Double, into directory: String, _ scorer: SpeechScorer
+    ) throws {
+        var lines: [String] = []
+        for row in rows {
+            let floor = floors[row.frameMilliseconds] ?? 0
+            var object: [String: Any] = [:]
+            object["frame_ms"] = row.frameMilliseconds
+            object["condition"] = row.condition
+            object["pesq_wb"] = row.pesq
+            object["delay_ms"] = row.delay
+            object["device_floor_ms"] = floor
+            object["engine_delay_ms"] = row.delay - floor
+            object["engine_delay_p95_ms"] = row.percentile(0.95) - floor
+            object["delay_spread_ms"] = row.percentile(0.95) - row.percentile(0.05)
+            object["window_delays_ms"] = row.windowDelays
+            object["opusenc_pesq_wb"] = ceiling
+            object["proxy_sent"] = row.proxy.sent
+            object["proxy_dropped"] = row.proxy.dropped
+            object["steal"] = row.machine.stealShare
+            object["stalls"] = row.machine.stalls
+            object["listener"] = Self.listenerSummary(row.listener)
+            let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+            lines.append(String(decoding: data, as: UTF8.self))
+        }
+        let results = directory + "/results.jsonl"
+        try (lines.joined(separator: "\n") + "\n").write(toFile: results, atomically: true, encoding: .utf8)
+        _ = try scorer.run(venvPython, [projectRoot + "/bench/scoring/plot_e2e.py", results, directory + "/e2e.png"])
+        print("wrote \(results) and \(directory)/e2e.png")
+    }
+}
+
+private func fixed(_ value: Double, _ digits: Int = 1) -> String {
+    String(format: "%.\(digits)f", value)
+}

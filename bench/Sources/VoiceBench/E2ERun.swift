@@ -1,0 +1,167 @@
+import Foundation
+import VoiceCore
+import VoiceDevices
+import VoiceTesting
+
+/// One end-to-end run: a relay and two `voicechat join` processes, as a user runs them, on
+/// real-time-paced ALSA devices of one JACK server; alice's UDP to the relay crosses an
+/// impairment proxy. The fixture is played into alice's microphone port while the benchmark
+/// records, in the same JACK cycles, what it played (channel 0) and what bob's speaker port put
+/// out (channel 1), so their offset is the mouth-to-ear delay and nothing of the recording's own.
+struct E2ERun {
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    struct Recording {
+        var reference: [Float]
+        var heard: [Float]
+        /// Bob's last statistics line (`--stats-json`), as JSON.
+        var listenerStatistics: [String: Any]
+        var proxy: (sent: Int, dropped: Int, delivered: Int)
+        var machine: MachineStallReport
+    }
+
+    enum Chain {
+        /// The two processes through the relay.
+        case call(conditions: NetworkConditions, seed: UInt64)
+        /// The device floor: alice's microphone port copied to bob's speaker port by a bare
+        /// device loop with the CLI's period and the shortest buffer (two periods): the least
+        /// delay these devices allow (the engine keeps its speaker's queue short; a copy loop
+        /// with the CLI's four-period buffer keeps it full, and would stand 20 ms higher).
+        case deviceLoop
+    }
+
+    let voicechat: String
+    let server: JACKServer
+    let frameMilliseconds: Double
+    let periodFrames: Int
+    let signal: [Float]
+    let tag: String
+    let directory: String
+
+    /// Runs `chain` and records.
+    func record(_ chain: Chain) throws -> Recording {
+        let watch = MachineStallWatch()
+        defer { _ = watch.finish() }
+        let configuration = try writeALSAConfiguration()
+        defer { try? FileManager.default.removeItem(atPath: configuration) }
+        setenv("ALSA_CONFIG_PATH", configuration, 1)
+        let environment = ["ALSA_CONFIG_PATH": configuration, "JACK_DEFAULT_SERVER": server.name]
+        var children: [ChildProcess] = []
+        var proxy: ImpairmentProxy?
+        defer {
+            for child in children.reversed() { child.terminate() }
+            proxy?.stop()
+        }
+        var statisticsFile: String?
+        switch chain {
+        case .deviceLoop:
+            let copy = try ChildProcess(
+                label: "device loop",
+                arguments: [
+                    "latency-peer", "--role", "copy", "--capture", "e2e_a_mic", "--playback", "e2e_b_spk",
+                    "--period-frames", "\(periodFrames)", "--buffer-periods", "2",
+                ], environment: environment)
+            children.append(copy)
+            guard copy.waitForLine(prefixes: ["ready"], timeout: 20) != nil else {
+                throw Failure(description: "the device loop did not open its devices")
+            }
+        case .call(let conditions, let seed):
+            let secret = directory + "/relay-\(tag).secret"
+            try Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+                .write(toFile: secret, atomically: true, encoding: .utf8)
+            chmod(secret, 0o600)
+            let port = try Self.freePort()
+            let relay = try ChildProcess(
+                label: "relay", executable: voicechat,
+                arguments: ["relay", "--host", "127.0.0.1", "--port", "\(port)", "--secret-file", secret],
+                environment: environment)
+            children.append(relay)
+            guard relay.waitForLine(containing: "relay listening", timeout: 20) != nil else {
+                throw Failure(description: "the relay did not start: \(relay.keptLines.joined(separator: " | "))")
+            }
+            let impaired = try ImpairmentProxy(targetPort: port, conditions: conditions, seed: seed)
+            proxy = impaired
+            statisticsFile = directory + "/bob-\(tag).jsonl"
+            func join(_ name: String, _ other: String, via relayPort: Int, stats: String?) throws -> ChildProcess {
+                let token = try SpeechScorer().run(
+                    voicechat,
+                    ["token", "--secret-file", secret, "--match", "e2e", "--participant", name, "--ttl", "600"]
+                ).trimmingCharacters(in: .whitespacesAndNewlines)
+                var arguments = [
+                    "join", "--relay", "127.0.0.1:\(relayPort)", "--match", "e2e", "--name", name, "--token", token,
+                    "--channel", "all", "--capture", "e2e_\(name.prefix(1))_mic", "--playback",
+                    "e2e_\(name.prefix(1))_spk", "--frame-ms", "\(Self.format(frameMilliseconds))", "--path", "relay",
+                    "--no-console",
+                ]
+                if let stats { arguments += ["--stats-json", stats] }
+                return try ChildProcess(
+                    label: name, executable: voicechat, arguments: arguments, environment: environment)
+            }
+            let bob = try join("bob", "alice", via: port, stats: statisticsFile)
+            children.append(bob)
+            let alice = try join("alice", "bob", via: impaired.port, stats: nil)
+            children.append(alice)
+            for (child, other) in [(alice, "bob"), (bob, "alice")] {
+                guard child.waitForLine(containing: "path to \(other): relay", timeout: 30) != nil else {
+                    throw Failure(
+                        description: "\(child.label) found no path to \(other): "
+                            + child.keptLines.joined(separator: " | "))
+                }
+            }
+        }
+        let recording = try play()
+        var listener: [String: Any] = [:]
+        if let statisticsFile, let text = try? String(contentsOfFile: statisticsFile, encoding: .utf8),
+            let last = text.split(separator: "\n").last,
+            let object = try? JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any]
+        {
+            listener = object
+        }
+        return Recording(
+            reference: stride(from: 0, to: recording.count - 1, by: 2).map { recording[$0] },
+            heard: stride(from: 1, to: recording.count, by: 2).map { recording[$0] }, listenerStatistics: listener,
+            proxy: proxy?.counts.withLock { $0 } ?? (0, 0, 0), machine: watch.finish())
+    }
+
+    /// Plays the signal into alice's microphone port and records it with bob's speaker port.
+    private func play() throws -> [Float] {
+        try JACKChainRecorder(server: server, prefix: "e2e", tag: tag, periodFrames: periodFrames).playAndRecord(signal)
+    }
+
+    private func writeALSAConfiguration() throws -> String {
+        // The players' PCMs go through plug, as a user's `default` does: the jack plugin takes
+        // float samples only, and the CLI opens 16-bit ones.
+        func pcm(_ name: String, _ client: String, playback: Bool) -> String {
+            let ports = playback ? "playback_ports { 0 system:playback_1 }" : "capture_ports { 0 system:capture_1 }"
+            return "pcm.\(name)_jack { type jack name \"\(client)\(tag)\" \(ports) }\n"
+                + "pcm.\(name) { type plug slave.pcm \"\(name)_jack\" }"
+        }
+        let text = """
+            </usr/share/alsa/alsa.conf>
+            pcm.e2e_inj { type jack name "inj\(tag)" playback_ports { 0 system:playback_1 } }
+            pcm.e2e_det { type jack name "det\(tag)" capture_ports { 0 system:capture_1 1 system:capture_2 } }
+            \(pcm("e2e_a_mic", "amic", playback: false))
+            \(pcm("e2e_a_spk", "aspk", playback: true))
+            \(pcm("e2e_b_mic", "bmic", playback: false))
+            \(pcm("e2e_b_spk", "bspk", playback: true))
+
+            """
+        let path = directory + "/asound-e2e-\(tag).conf"
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    /// A port free for both UDP and TCP on 127.0.0.1 at the time of asking.
+    static func freePort() throws -> Int {
+        let proxy = try ImpairmentProxy(targetPort: 9, conditions: NetworkConditions(baseDelayMilliseconds: 0), seed: 0)
+        let port = proxy.port
+        proxy.stop()
+        return port
+    }
+
+    static func format(_ milliseconds: Double) -> String {
+        milliseconds == milliseconds.rounded() ? String(Int(milliseconds)) : String(milliseconds)
+    }
+}
