@@ -440,6 +440,9 @@ public final class VoiceReceiveStream {
     /// `stepInsideSpurtInterval`, so that the excess is gone within the next quiet stretch of
     /// speech instead of lasting until the speaker pauses.
     private var farAboveBand: Double { upperBand + frameMilliseconds }
+    /// A delay over the top of the band around the budget's ceiling is over the delay budget:
+    /// it is shed inside speech as a delay far over its target is, whatever the target wants.
+    private var isOverBudget: Bool { playoutDelay > targetCeilingMilliseconds + upperBand }
 
     private func delay(at now: MediaTime, offset: MediaTime, timestamp: Int64) -> Double {
         Double(now - offset) / 1e6 - Double(timestamp) * 1_000 / Double(engineSampleRate)
@@ -476,7 +479,7 @@ public final class VoiceReceiveStream {
                 lastStepInsideSpurt = now
                 return repeatQuietFrame(render: render)
             }
-            let quiet = playPrimary(slot, at: now, render: render, farAboveTarget: error > farAboveBand)
+            let quiet = playPrimary(slot, at: now, render: render, farAboveTarget: error > farAboveBand || isOverBudget)
             let next = primaries.slot(forTimestamp: timestamp + Int64(frameSamples))
             if error > upperBand + 1 && quiet, let next {
                 // Too much buffered and this frame is quiet: it was decoded (the decoder state

@@ -115,6 +115,31 @@ struct JitterBufferAdaptationTests {
         #expect(statistics.packetsLost == 0 && statistics.concealedSamples == 0)
     }
 
+    /// A delay over the budget's share is shed inside speech even where it is not far over the
+    /// target: after the same stall, with a 30 ms ceiling over a 21 ms target, the delay comes
+    /// back under the ceiling's band (36 ms), where the rule of the target alone leaves 40.
+    @Test func delayOverTheBudgetIsShedInsideASpurt() throws {
+        let frames = try encodeFrames(Array(try ReceiveFixture.speech()[0..<(48_000 * 12)]), inbandFEC: false)
+        let packets = try makePackets(frames) { index in
+            MediaTime(index) * Self.period + MediaTime.milliseconds(20)
+        }
+        var harness = try ReceiveHarness(configuration: JitterBufferConfiguration(maximumTargetMilliseconds: 30))
+        harness.missedTicks = 150..<157
+        var delays: [Int: Double] = [:]
+        var targets: [Int: Double] = [:]
+        harness.observe = { tick, stream in
+            delays[tick] = stream.statistics.playoutDelayMilliseconds
+            targets[tick] = stream.statistics.targetDelayMilliseconds
+        }
+        _ = harness.run(packets.map(\.packet), ticks: frames.count)
+        let twoSecondsLater = (260..<frames.count).compactMap { delays[$0] }
+        print("over the budget: at most \(twoSecondsLater.max()!) ms from 2 s later, target \(targets[300]!) ms")
+        #expect(delays[157]! >= 100)
+        #expect(targets[300]! < 30)
+        #expect(twoSecondsLater.max()! <= 36)
+        #expect(harness.stream.statistics.packetsLost == 0 && harness.stream.statistics.concealedSamples == 0)
+    }
+
     /// ±200 ppm of clock drift over ten minutes of speech with pauses: the delay stays within
     /// its band around the target, and frames are skipped (sender fast) or repeated (sender
     /// slow) about as often as the drift requires: 600 s × 200 ppm = 120 ms = 6 frames.

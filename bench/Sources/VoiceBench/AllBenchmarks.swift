@@ -8,7 +8,7 @@ struct AllBenchmarks: ParsableCommand {
         commandName: "all",
         abstract: "Runs every benchmark and writes a markdown report with every figure, its target and baseline.",
         discussion: """
-            Runs codec, ring, quality, pipeline, seal, failover, relay and latency with their default \
+            Runs codec, ring, quality, pipeline, seal, failover, relay, latency and e2e with their default \
             sizes (about 15-30 minutes on two cores), or with reduced sizes under --quick (a few \
             minutes; the figures are then rough). Pass more options to one benchmark with \
             --options, e.g. --options 'relay=--participants 100,1000' (repeatable); they follow the \
@@ -17,9 +17,9 @@ struct AllBenchmarks: ParsableCommand {
             reported as such and the others still run.
             """)
 
-    static let benchmarks = ["codec", "ring", "quality", "pipeline", "seal", "failover", "relay", "latency"]
+    static let benchmarks = ["codec", "ring", "quality", "pipeline", "seal", "failover", "relay", "latency", "e2e"]
     /// Benchmarks that write plots and take --report-directory.
-    static let plotting: Set = ["quality", "relay", "latency"]
+    static let plotting: Set = ["quality", "relay", "latency", "e2e"]
 
     static let quickOptions: [String: [String]] = [
         "codec": ["--repetitions", "3"],
@@ -30,6 +30,7 @@ struct AllBenchmarks: ParsableCommand {
         "failover": ["--repetitions", "3"],
         "relay": ["--participants", "100,1000", "--seconds", "2", "--soak-seconds", "0"],
         "latency": ["--seconds", "5", "--warmup", "2"],
+        "e2e": ["--frames", "20", "--conditions", "clean,loss10,bursty10"],
     ]
 
     @Option(help: "Where to write the report (default: bench/reports/<timestamp>).") var reportDirectory: String?

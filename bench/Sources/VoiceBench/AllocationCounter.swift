@@ -37,6 +37,9 @@ enum AllocationCounter {
         return count
     }
 
+    /// The allocations counted since `start`, while counting goes on.
+    static var counted: Int { allocationTracking.count.load(ordering: .relaxed) }
+
     /// Whether the interposer is loaded: an allocation on this thread while hooked is seen.
     static func isActive() -> Bool {
         start(threads: [pthread_self()])

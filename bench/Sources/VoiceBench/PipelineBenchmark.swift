@@ -15,12 +15,16 @@ import VoiceTesting
 struct PipelineBenchmark: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pipeline",
-        abstract: "Cost of a full two-engine simulated call (× real time) and allocations per frame in steady state.",
+        abstract: "Cost of a simulated call and of the real engine in a match (× real time), and their allocations.",
         discussion: """
             Runs a one-way call over looped fixture speech with 10 % loss and 20 ms jitter, with the \
             engine's listener and, as the baseline, the speexdsp jitter buffer + Opus PLC listener. \
             Steady-state allocations per frame are the difference between a long and a short call \
-            (setup allocates the same in both), divided by the difference in frames.
+            (setup allocates the same in both), divided by the difference in frames. Then the real \
+            thing: a listener's VoiceEngine hearing eight speakers' VoiceEngines in a match at the \
+            shipped settings, sealing on, over an in-process transport in virtual time; the \
+            listener's CPU (its ticks and the datagrams handed to it) against libopus alone making \
+            its one encode and eight decodes, and its allocations per frame after a warm-up.
             """
     )
 
@@ -85,11 +89,46 @@ struct PipelineBenchmark: ParsableCommand {
                 "\(receiver.rawValue) allocations, \(Int(seconds / 2)) s call", Double(shortAllocations), unit: "allocs"
             )
         }
+        try measureEngineMatch(speech: long, report: &report)
         if !report.finish() { throw ExitCode.failure }
     }
 
-    /// Encodes and decodes `samples` in 20 ms frames; returns seconds of audio per second taken.
-    static func codecAloneSpeed(_ samples: [Float], complexity: Int, bitrate: Int) throws -> Double {
+    /// The real engine: a listener's `VoiceEngine` hearing eight speakers' engines in a match
+    /// (sealing on), against libopus alone making the listener's encode and eight decodes.
+    private func measureEngineMatch(speech: [Float], report: inout BenchmarkReport) throws {
+        let speakers = 8
+        let match = EngineMatchRun(speech: speech, speakers: speakers, warmupSeconds: 3, seconds: seconds / 2)
+        let runs = try (0..<repetitions).map { _ in try match.run(countingAllocations: false) }
+        let listenerSpeed = median(runs.map(\.listenerSpeed))
+        let codecSpeed = median(
+            try (0..<repetitions).map { _ in
+                try Self.codecAloneSpeed(
+                    speech, complexity: VoiceDefaults.complexity, bitrate: VoiceDefaults.bitrate, decodes: speakers)
+            })
+        report.require(
+            runs.allSatisfy { $0.speakersHeard == speakers },
+            "the listener heard \(runs.map(\.speakersHeard)) of \(speakers) speakers after the warm-up")
+        report.add(
+            "real engine: listener of \(speakers) speakers, speed", listenerSpeed, unit: "× real time",
+            baseline: codecSpeed)
+        report.add(
+            "real engine: listener's CPU over libopus alone (1 encode + \(speakers) decodes)",
+            codecSpeed / listenerSpeed, unit: "ratio", target: .atMost(1.15))
+        report.add(
+            "real engine: match of \(speakers + 1) engines, speed", median(runs.map(\.matchSpeed)), unit: "× real time")
+        let counted = try match.run(countingAllocations: true)
+        report.add(
+            "real engine: listener allocations per frame, steady state", counted.listenerAllocationsPerFrame,
+            unit: "allocs/frame", target: .atMost(0))
+        report.add(
+            "real engine: whole match allocations per frame, steady state", counted.matchAllocationsPerFrame,
+            unit: "allocs/frame")
+    }
+
+    /// Encodes `samples` in frames and decodes each packet `decodes` times; returns seconds of
+    /// audio per second taken. (One decoder stands in for several: decoders are not copyable, and
+    /// a decode costs the same whichever decoder makes it.)
+    static func codecAloneSpeed(_ samples: [Float], complexity: Int, bitrate: Int, decodes: Int = 1) throws -> Double {
         var encoder = try OpusEncoder(
             OpusEncoder.Configuration(
                 frameDuration: VoiceDefaults.frameDuration, bitrate: bitrate, complexity: complexity, inbandFEC: false,
@@ -105,7 +144,9 @@ struct PipelineBenchmark: ParsableCommand {
                     for offset in stride(from: 0, through: pcm.count - frame, by: frame) {
                         let input = UnsafeBufferPointer(rebasing: pcm[offset..<(offset + frame)])
                         let length = try encoder.encode(input, into: packet)
-                        _ = try decoder.decode(UnsafeBufferPointer(rebasing: packet[..<length]), into: decoded)
+                        for _ in 0..<decodes {
+                            _ = try decoder.decode(UnsafeBufferPointer(rebasing: packet[..<length]), into: decoded)
+                        }
                     }
                 }
             }

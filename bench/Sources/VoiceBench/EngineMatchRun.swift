@@ -1,0 +1,86 @@
+import Foundation
+import VoiceCore
+import VoiceEngine
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The pipeline benchmark's real-engine part: one listener's `VoiceEngine` hearing eight remote
+/// speakers' engines in a match, at the shipped settings, sealing on, over an in-process
+/// transport in virtual time. What the listener's engine costs (its ticks and the datagrams
+/// handed to it) is timed and its allocations counted apart from the speakers'.
+struct EngineMatchRun {
+    struct Result {
+        /// Seconds of audio per second the listener's engine took.
+        var listenerSpeed: Double
+        /// Seconds of audio per second all nine engines and the transport took.
+        var matchSpeed: Double
+        /// Allocations per frame on the listener's engine in steady state (after the warm-up).
+        var listenerAllocationsPerFrame: Double
+        var matchAllocationsPerFrame: Double
+        /// Speakers the listener heard with packets, after the warm-up.
+        var speakersHeard: Int
+    }
+
+    let speech: [Float]
+    let speakers: Int
+    let warmupSeconds: Double
+    let seconds: Double
+
+    func run(countingAllocations: Bool) throws -> Result {
+        let world = try InProcessMatch(players: speakers + 1, configuration: EngineConfiguration())
+        let listener = world.players[0].engine
+        let frame = VoiceDefaults.frameDuration
+        let samples = frame.engineFrames
+        let silence = [Float](repeating: 0, count: samples)
+        var output = [Float](repeating: 0, count: samples)
+        var listenerNanoseconds: UInt64 = 0
+        var listenerAllocations = 0
+        // Each speaker reads the speech from its own offset, so that the mix is of distinct talkers.
+        let offsets = (0..<world.players.count).map { $0 * 83 * samples }
+        func step(_ index: Int, measuring: Bool) {
+            world.clock.advance(by: frame.nanoseconds)
+            world.deliver { engine, handOver in
+                guard measuring, engine === listener else { return handOver() }
+                let (start, allocated) = (monotonicNanoseconds(), AllocationCounter.counted)
+                handOver()
+                listenerNanoseconds += monotonicNanoseconds() - start
+                listenerAllocations += AllocationCounter.counted - allocated
+            }
+            for (number, player) in world.players.enumerated() {
+                let offset = (offsets[number] + index * samples) % (speech.count - samples)
+                let tick = { (captured: UnsafeBufferPointer<Float>) in
+                    output.withUnsafeMutableBufferPointer {
+                        player.engine.tick(at: world.clock.now, captured: captured, output: $0)
+                    }
+                }
+                if number == 0 {
+                    let (start, allocated) = (monotonicNanoseconds(), AllocationCounter.counted)
+                    silence.withUnsafeBufferPointer(tick)
+                    if measuring {
+                        listenerNanoseconds += monotonicNanoseconds() - start
+                        listenerAllocations += AllocationCounter.counted - allocated
+                    }
+                } else {
+                    speech[offset..<(offset + samples)].withUnsafeBufferPointer(tick)
+                }
+            }
+        }
+        let warmupFrames = Int(warmupSeconds * 1_000 / frame.milliseconds)
+        for index in 0..<warmupFrames { step(index, measuring: false) }
+        let speakersHeard =
+            listener.statistics().filter { ($0.streams.values.first?.receive.packetsReceived ?? 0) > 0 }.count
+        let frames = Int(seconds * 1_000 / frame.milliseconds)
+        if countingAllocations { AllocationCounter.start(threads: [pthread_self()]) }
+        let start = monotonicNanoseconds()
+        for index in warmupFrames..<(warmupFrames + frames) { step(index, measuring: true) }
+        let wall = Double(monotonicNanoseconds() - start) / 1e9
+        let allocations = countingAllocations ? AllocationCounter.stop() : 0
+        for player in world.players { player.engine.shutDown() }
+        return Result(
+            listenerSpeed: seconds / (Double(listenerNanoseconds) / 1e9), matchSpeed: seconds / wall,
+            listenerAllocationsPerFrame: Double(listenerAllocations) / Double(frames),
+            matchAllocationsPerFrame: Double(allocations) / Double(frames), speakersHeard: speakersHeard)
+    }
+}

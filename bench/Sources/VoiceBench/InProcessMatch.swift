@@ -1,0 +1,99 @@
+import Synchronization
+import VoiceCore
+import VoiceEngine
+import VoiceTransport
+
+/// Real `VoiceEngine`s in one match, in virtual time, over an in-process transport: signalling
+/// and datagrams are queued and handed over at the next step, with nothing lost. Every engine
+/// seals and opens its voice as in a real match; only the sockets and the clock are simulated.
+///
+/// One thread drives it (`step`); the engines' clients and networks only append to the queues.
+final class InProcessMatch: @unchecked Sendable {
+    let clock = ManualClock()
+    private(set) var players: [Player] = []
+    private let signalling = Mutex<[(bytes: [UInt8], from: ParticipantID, to: ParticipantID)]>([])
+    private let datagrams = Mutex<[(bytes: [UInt8], from: PeerAddress, to: PeerAddress)]>([])
+    private var byAddress: [PeerAddress: VoiceEngine] = [:]
+    private var byName: [ParticipantID: Match] = [:]
+
+    final class Player {
+        let name: ParticipantID
+        let engine: VoiceEngine
+        let match: Match
+        let channel: VoiceChannel
+
+        init(name: ParticipantID, engine: VoiceEngine, match: Match, channel: VoiceChannel) {
+            self.name = name
+            self.engine = engine
+            self.match = match
+            self.channel = channel
+        }
+    }
+
+    private final class Client: VoiceChatClient {
+        let participantID: ParticipantID
+        let world: InProcessMatch
+
+        init(_ participant: ParticipantID, world: InProcessMatch) {
+            participantID = participant
+            self.world = world
+        }
+
+        func send(_ data: [UInt8], to participant: ParticipantID) {
+            world.signalling.withLock { $0.append((data, participantID, participant)) }
+        }
+    }
+
+    private final class Network: DatagramNetwork {
+        let address: PeerAddress
+        let world: InProcessMatch
+
+        init(address: PeerAddress, world: InProcessMatch) {
+            self.address = address
+            self.world = world
+        }
+
+        var localCandidates: [PeerAddress] { [address] }
+
+        func send(_ datagram: [UInt8], to destination: PeerAddress) {
+            world.datagrams.withLock { $0.append((datagram, address, destination)) }
+        }
+    }
+
+    /// `count` players in match "bench", each with channel "all" started and active.
+    init(players count: Int, configuration: EngineConfiguration) throws {
+        let names = (0..<count).map { "player\($0)" }
+        for (index, name) in names.enumerated() {
+            let address = try PeerAddress(host: "10.1.\(index / 200).\(index % 200 + 1)", port: 5000)
+            let engine = try VoiceEngine(
+                participant: name, configuration: configuration, network: Network(address: address, world: self),
+                clock: clock)
+            let match = try Match(
+                engine: engine, client: Client(name, world: self), matchID: "bench", players: names)
+            let channel = try match.voiceChat(named: "all")
+            try channel.start()
+            try channel.setActive(true)
+            byAddress[address] = engine
+            byName[name] = match
+            players.append(Player(name: name, engine: engine, match: match, channel: channel))
+        }
+    }
+
+    /// Hands over everything queued: signalling to the matches, datagrams to the engines, each
+    /// datagram's hand-over run through `around(engine, handOver)` (to time or count it).
+    func deliver(_ around: (VoiceEngine, () -> Void) -> Void = { $1() }) {
+        let messages = signalling.withLock { queue in
+            defer { queue.removeAll(keepingCapacity: true) }
+            return queue
+        }
+        for message in messages { byName[message.to]?.received(message.bytes, from: message.from) }
+        let packets = datagrams.withLock { queue in
+            defer { queue.removeAll(keepingCapacity: true) }
+            return queue
+        }
+        for packet in packets {
+            guard let engine = byAddress[packet.to] else { continue }
+            around(engine) { engine.receiveDatagram(packet.bytes, from: packet.from) }
+        }
+    }
+}
