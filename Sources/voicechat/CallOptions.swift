@@ -3,7 +3,6 @@ import VoiceCodec
 import VoiceCore
 import VoiceDevices
 import VoiceEngine
-import VoiceMedia
 
 /// The options every voice session command shares (listen, call, join): audio endpoints, what to
 /// record, which path voice takes, the codec's frame length and bitrate, push-to-talk, and how long

@@ -1,7 +1,6 @@
 import ArgumentParser
 import VoiceCodec
 import VoiceCore
-import VoiceMedia
 
 /// The Opus settings a user may choose on the command line.
 struct CodecOptions: ParsableArguments, FrameLengthOption {

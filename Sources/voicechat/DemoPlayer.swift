@@ -3,7 +3,6 @@ import VoiceControl
 import VoiceCore
 import VoiceDevices
 import VoiceEngine
-import VoiceMedia
 import VoiceRelay
 import VoiceSignalling
 

@@ -1,7 +1,6 @@
 import CDirectOpus
 import VoiceCodec
 import VoiceCore
-import VoiceMedia
 
 /// One frame length's worth of codec benchmark cases: the fixture cut into frames, packets to
 /// decode, and the same loop run through VoiceCodec and through direct libopus calls.
