@@ -9,25 +9,32 @@ struct CallEngine {
     let network: UDPNetwork
 
     /// Opens the devices first (a wrong device name fails before anything touches the network), then
-    /// binds UDP on every interface at `udpPort` (0: any free port).
+    /// binds UDP on every interface at `udpPort` (0: any free port), offering the interfaces'
+    /// addresses or those of `--advertise`.
     static func open(options: CallOptions, participant: ParticipantID, udpPort: Int) async throws(CommandFailure)
         -> CallEngine
     {
+        let candidates: [PeerAddress]?
+        do {
+            candidates = try options.advertisedCandidates()
+        } catch {
+            throw CommandFailure(error.message)
+        }
         let (input, output) = try options.openAudio()
         return try await open(
             participant: participant, configuration: options.engineConfiguration(), input: input, output: output,
-            host: "0.0.0.0", udpPort: udpPort)
+            host: "0.0.0.0", udpPort: udpPort, candidates: candidates)
     }
 
     /// Binds UDP at `host` and `udpPort` (0: any free port) and builds the engine on `input` and
-    /// `output`.
+    /// `output`; `candidates` replace the addresses offered to peers.
     static func open(
         participant: ParticipantID, configuration: EngineConfiguration, input: any AudioInput,
-        output: any AudioOutput, host: String, udpPort: Int
+        output: any AudioOutput, host: String, udpPort: Int, candidates: [PeerAddress]? = nil
     ) async throws(CommandFailure) -> CallEngine {
         let udp: UDPNetwork
         do {
-            udp = try await UDPNetwork.bind(host: host, port: udpPort)
+            udp = try await UDPNetwork.bind(host: host, port: udpPort, candidates: candidates)
         } catch {
             if case .bindFailed(_, _, let reason) = error, reason.contains("in use") {
                 throw CommandFailure(

@@ -3,6 +3,7 @@ import VoiceCodec
 import VoiceCore
 import VoiceDevices
 import VoiceEngine
+import VoiceTransport
 
 /// The options every voice session command shares (listen, call, join): audio endpoints, what to
 /// record, which path voice takes, the codec's frame length and bitrate, push-to-talk, and how long
@@ -22,6 +23,13 @@ struct CallOptions: ParsableArguments, FrameLengthOption {
                 + "relay or relay-tcp (the last two need `join --relay`) (e.g. --path app).",
             valueName: "path"))
     var path: CallPathChoice = .auto
+
+    @Option(
+        help: ArgumentHelp(
+            "Offer only this address for direct UDP, with a numeric host: a port forwarded to this host, or a "
+                + "NAT's public address; repeat for several (e.g. --advertise 203.0.113.5:7300).",
+            valueName: "host:port"))
+    var advertise: [String] = []
 
     @Option(name: .customLong("frame-ms"), help: "Frame length in ms: 5, 10 or 20 (e.g. --frame-ms 10).")
     var frameMilliseconds = VoiceDefaults.frameDuration.milliseconds
@@ -65,6 +73,29 @@ struct CallOptions: ParsableArguments, FrameLengthOption {
         if let record, record == endpoints.output {
             throw ValidationError("--record and --output name the same file; give --record another name.")
         }
+        _ = try advertisedCandidates()
+    }
+
+    /// The addresses `--advertise` offers instead of this host's interfaces; nil without it.
+    func advertisedCandidates() throws(ValidationError) -> [PeerAddress]? {
+        guard !advertise.isEmpty else { return nil }
+        var candidates: [PeerAddress] = []
+        for text in advertise {
+            let address: CallAddress
+            do {
+                address = try CallAddress(parsing: text)
+            } catch {
+                throw ValidationError("--advertise: \(error.description)")
+            }
+            do {
+                candidates.append(try PeerAddress(host: address.host, port: address.port))
+            } catch {
+                throw ValidationError(
+                    "--advertise \"\(text)\": the host must be a numeric IPv4 or IPv6 address (the peer sends there "
+                        + "as it is), e.g. 203.0.113.5:7300")
+            }
+        }
+        return candidates
     }
 
     /// For commands that connect two hosts directly (listen, call): a relay path needs a relay.

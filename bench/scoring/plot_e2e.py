@@ -2,7 +2,7 @@
 """Draws the end-to-end benchmark's plot from its JSON lines.
 
 Usage: plot_e2e.py RESULTS.jsonl OUTPUT.png
-RESULTS.jsonl holds one object per run: {"frame_ms": …, "condition": …, "pesq_wb": …,
+RESULTS.jsonl holds one object per run: {"topology": …, "frame_ms": …, "condition": …, "pesq_wb": …,
 "engine_delay_ms": …, "engine_delay_p95_ms": …, "opusenc_pesq_wb": …}.
 Plots PESQ-WB against the engine's mouth-to-ear delay (the device floor taken off), one marker
 per condition and frame length, the per-second p95 as a bar to the right, and opusenc's score as
@@ -28,7 +28,7 @@ def main():
         marker = markers.get(float(row["frame_ms"]), "x")
         axes.plot([delay, max(delay, p95)], [row["pesq_wb"]] * 2, color="0.7", linewidth=1)
         axes.scatter([delay], [row["pesq_wb"]], marker=marker)
-        axes.annotate(f'{row["condition"]} ({row["frame_ms"]:g} ms)', (delay, row["pesq_wb"]), fontsize=7,
+        axes.annotate(f'{row.get("topology", "")} {row["condition"]} ({row["frame_ms"]:g} ms)', (delay, row["pesq_wb"]), fontsize=7,
                       xytext=(4, 3), textcoords="offset points")
     if rows:
         axes.axhline(rows[0]["opusenc_pesq_wb"], linestyle="--", color="0.4", label="opusenc/opusdec")

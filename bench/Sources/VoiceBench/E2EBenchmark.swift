@@ -8,11 +8,12 @@ import VoiceTesting
 struct E2EBenchmark: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "e2e",
-        abstract: "Two real voicechat processes through a relay and an impairment proxy, on paced devices.",
+        abstract: "Two real voicechat processes, through a relay or direct, an impairment proxy between them.",
         discussion: """
-            For each frame length and network condition: `voicechat relay` and two `voicechat join` \
-            processes at the CLI's defaults (each run says which setting it changed), JACK-paced ALSA \
-            devices, alice's UDP to the relay through a seeded impairment proxy. The fixture is played \
+            For each frame length, topology and network condition: `voicechat relay` and two \
+            `voicechat join` processes, or `voicechat listen` and `voicechat call` on direct UDP, at the \
+            CLI's defaults (the output says which settings it changed), JACK-paced ALSA devices, \
+            alice's UDP toward bob through a seeded impairment proxy. The fixture is played \
             into alice's microphone in real time; what bob's speaker played is recorded and scored \
             (PESQ-WB, delay by alignment, per-second delay). Baselines in the same run: the bare device \
             loop (the delay floor) and opusenc/opusdec at the same bitrate (the quality ceiling). Writes \
@@ -22,6 +23,8 @@ struct E2EBenchmark: ParsableCommand {
 
     @Option(help: "Fixture speech file (in Fixtures/).") var fixture = "speech-male.wav"
     @Option(help: "Frame lengths to run, ms (comma-separated; 5, 10, 20).") var frames = "20,10"
+    @Option(help: "Topologies to run (comma-separated): relay (join through a relay), direct (listen and call).")
+    var topologies = "relay,direct"
     @Option(help: "Conditions to run (comma-separated): clean, loss5, loss10, bursty10, jitter40, loss10-jitter40.")
     var conditions = "clean,loss5,loss10,bursty10,jitter40,loss10-jitter40"
     @Option(help: "Seed of the impairment proxy.") var seed: UInt64 = 7
@@ -46,6 +49,7 @@ struct E2EBenchmark: ParsableCommand {
     }
 
     struct Row {
+        var topology: E2ERun.Topology
         var frameMilliseconds: Double
         var condition: String
         var pesq: Double
@@ -54,6 +58,10 @@ struct E2EBenchmark: ParsableCommand {
         var listener: [String: Any]
         var proxy: (sent: Int, dropped: Int, delivered: Int)
         var machine: MachineStallReport
+        /// Whether alice's voice crossed the proxy: at least one datagram for every other frame of
+        /// speech. An engine that found bob's own address (his packets to her show it) may leave
+        /// the impaired path for it, and the run then measures a clean network.
+        var crossedProxy: Bool
 
         func percentile(_ share: Double) -> Double {
             let sorted = windowDelays.sorted()
@@ -65,6 +73,9 @@ struct E2EBenchmark: ParsableCommand {
     func validate() throws {
         for frame in frames.split(separator: ",") where ![5.0, 10, 20].contains(Double(frame) ?? -1) {
             throw ValidationError("--frames takes 5, 10 or 20 (comma-separated), not \(frame)")
+        }
+        for name in topologies.split(separator: ",") where E2ERun.Topology(rawValue: String(name)) == nil {
+            throw ValidationError("unknown topology \(name): use relay and/or direct")
         }
         let known = Set(Condition.all.map(\.name))
         for name in conditions.split(separator: ",") where !known.contains(String(name)) {
@@ -107,11 +118,14 @@ struct E2EBenchmark: ParsableCommand {
 
         print(
             "settings: CLI defaults (complexity \(VoiceDefaults.complexity), \(bitrate / 1000) kbit/s, delay budget "
-                + "60 ms + two frames) except --path relay, which keeps voice on the relay and through the proxy "
-                + "(on loopback, auto would go direct)")
+                + "60 ms + two frames) except: relay, --path relay, which keeps voice on the relay and through the "
+                + "proxy (on loopback, auto would go direct); direct, --advertise: the listener offers the proxy's "
+                + "address, which puts the proxy on the caller's direct UDP, and the caller an address nobody answers "
+                + "on, as behind a NAT that lets only replies in")
         var rows: [Row] = []
         var floors: [Double: Double] = [:]
         let selected = Condition.all.filter { conditions.split(separator: ",").map(String.init).contains($0.name) }
+        let chosen = topologies.split(separator: ",").compactMap { E2ERun.Topology(rawValue: String($0)) }
         for (frameIndex, frame) in frames.split(separator: ",").compactMap({ Double($0) }).enumerated() {
             let server = try JACKServer(
                 name: "vce2e\(getpid())f\(frameIndex)", periodFrames: periodFrames,
@@ -128,59 +142,81 @@ struct E2EBenchmark: ParsableCommand {
             floors[frame] = floor.delay
             print(
                 "\(E2ERun.format(frame)) ms frames: device loop \(fixed(floor.delay)) ms  (\(floorRecording.machine))")
-            for (index, condition) in selected.enumerated() {
-                let recording = try run(.call(conditions: condition.network, seed: seed), tag: "c\(index)")
-                let scored = try score(
-                    recording, name: "\(condition.name)-\(E2ERun.format(frame))ms", in: directory, scorer)
-                let row = Row(
-                    frameMilliseconds: frame, condition: condition.name, pesq: scored.pesq, delay: scored.delay,
-                    windowDelays: scored.windows, listener: recording.listenerStatistics, proxy: recording.proxy,
-                    machine: recording.machine)
-                rows.append(row)
-                print(
-                    "  \(condition.name): PESQ-WB \(fixed(row.pesq, 3)), delay \(fixed(row.delay)) ms (engine "
-                        + "\(fixed(row.delay - floor.delay))), per-second p95 \(fixed(row.percentile(0.95))) ms, proxy "
-                        + "dropped \(row.proxy.dropped) of \(row.proxy.sent)  \(Self.listenerSummary(row.listener))  "
-                        + "(\(recording.machine))")
+            for topology in chosen {
+                for (index, condition) in selected.enumerated() {
+                    let name = "\(topology.rawValue)-\(condition.name)-\(E2ERun.format(frame))ms"
+                    let recording = try run(
+                        .call(topology, conditions: condition.network, seed: seed),
+                        tag: "\(topology.rawValue.prefix(1))\(index)")
+                    let scored = try score(recording, name: name, in: directory, scorer)
+                    let row = Row(
+                        topology: topology, frameMilliseconds: frame, condition: condition.name, pesq: scored.pesq,
+                        delay: scored.delay, windowDelays: scored.windows, listener: recording.listenerStatistics,
+                        proxy: recording.proxy, machine: recording.machine,
+                        crossedProxy: Double(recording.proxy.sent) >= 0.5 * Double(speech.count) / (frame * 48))
+                    rows.append(row)
+                    if !row.crossedProxy {
+                        print(
+                            "  \(topology.rawValue) \(condition.name): voice left the proxy's path (the figures below skip it)"
+                        )
+                    }
+                    print(
+                        "  \(topology.rawValue) \(condition.name): PESQ-WB \(fixed(row.pesq, 3)), delay "
+                            + "\(fixed(row.delay)) ms (engine \(fixed(row.delay - floor.delay))), per-second p95 "
+                            + "\(fixed(row.percentile(0.95))) ms, proxy dropped \(row.proxy.dropped) of \(row.proxy.sent)  "
+                            + "\(Self.listenerSummary(row.listener))  (\(recording.machine))")
+                }
             }
         }
         try writeResults(rows, floors: floors, ceiling: ceiling, into: directory, scorer)
         var report = BenchmarkReport(bench: "e2e")
         report.add("opusenc/opusdec, \(bitrate / 1000) kbit/s", ceiling, unit: "PESQ-WB")
         for (frame, floor) in floors.sorted(by: { $0.key > $1.key }) {
-            let label = "\(E2ERun.format(frame)) ms"
-            report.add("\(label) device loop delay (floor)", floor, unit: "ms")
-            let ofFrame = rows.filter { $0.frameMilliseconds == frame }
-            let clean = ofFrame.first { $0.condition == "clean" }
-            let budget = VoiceDefaults.maximumDelayMilliseconds(
-                frameDuration: FrameDuration(milliseconds: frame) ?? .ms20)
-            if let clean {
-                if frame == 20 {
-                    report.add(
-                        "\(label) clean PESQ-WB", clean.pesq, unit: "PESQ-WB", baseline: ceiling,
-                        target: .atLeast(ceiling - 0.05))
-                } else {
-                    report.add("\(label) clean PESQ-WB", clean.pesq, unit: "PESQ-WB", baseline: ceiling)
+            report.add("\(E2ERun.format(frame)) ms device loop delay (floor)", floor, unit: "ms")
+            for topology in chosen {
+                let ofRun = rows.filter { $0.frameMilliseconds == frame && $0.topology == topology && $0.crossedProxy }
+                for row in rows where row.frameMilliseconds == frame && row.topology == topology && !row.crossedProxy {
+                    report.require(
+                        false,
+                        "\(E2ERun.format(frame)) ms \(topology.rawValue) \(row.condition): alice's voice left the impaired "
+                            + "path after \(row.proxy.sent) datagrams (the engine found bob's own address)")
                 }
-                report.add(
-                    "\(label) clean engine delay", clean.delay - floor, unit: "ms", baseline: floor,
-                    target: .atMost(frame == 20 ? 45 : frame == 10 ? 30 : budget))
-            }
-            let ratios: [String: Double] = ["loss10": 0.85, "bursty10": 0.70, "jitter40": 0.95]
-            for row in ofFrame where row.condition != "clean" {
-                let target =
-                    frame == 20 ? ratios[row.condition].map { BenchmarkTarget.atLeast($0 * (clean?.pesq ?? 0)) } : nil
-                report.add(
-                    "\(label) \(row.condition) PESQ-WB", row.pesq, unit: "PESQ-WB", baseline: clean?.pesq,
-                    target: target)
-            }
-            for row in ofFrame {
-                report.add(
-                    "\(label) \(row.condition) engine delay p95 (per second)", row.percentile(0.95) - floor, unit: "ms",
-                    baseline: budget, target: .atMost(budget))
+                addFigures(
+                    ofRun, frame: frame, label: "\(E2ERun.format(frame)) ms \(topology.rawValue)",
+                    floor: floor, ceiling: ceiling, to: &report)
             }
         }
         if !report.finish() { throw ExitCode(1) }
+    }
+
+    /// One topology's figures at one frame length, with the issue's targets: quality against
+    /// opusenc (clean) and against clean (the rest, at 20 ms frames), the clean delay, and every
+    /// condition's per-second p95 against the delay budget.
+    private func addFigures(
+        _ rows: [Row], frame: Double, label: String, floor: Double, ceiling: Double, to report: inout BenchmarkReport
+    ) {
+        let clean = rows.first { $0.condition == "clean" }
+        let budget = VoiceDefaults.maximumDelayMilliseconds(frameDuration: FrameDuration(milliseconds: frame) ?? .ms20)
+        if let clean {
+            report.add(
+                "\(label) clean PESQ-WB", clean.pesq, unit: "PESQ-WB", baseline: ceiling,
+                target: frame == 20 ? .atLeast(ceiling - 0.05) : nil)
+            report.add(
+                "\(label) clean engine delay", clean.delay - floor, unit: "ms", baseline: floor,
+                target: .atMost(frame == 20 ? 45 : frame == 10 ? 30 : budget))
+        }
+        let ratios: [String: Double] = ["loss10": 0.85, "bursty10": 0.70, "jitter40": 0.95]
+        for row in rows where row.condition != "clean" {
+            let target =
+                frame == 20 ? ratios[row.condition].map { BenchmarkTarget.atLeast($0 * (clean?.pesq ?? 0)) } : nil
+            report.add(
+                "\(label) \(row.condition) PESQ-WB", row.pesq, unit: "PESQ-WB", baseline: clean?.pesq, target: target)
+        }
+        for row in rows {
+            report.add(
+                "\(label) \(row.condition) engine delay p95 (per second)", row.percentile(0.95) - floor, unit: "ms",
+                baseline: budget, target: .atMost(budget))
+        }
     }
 
     private func score(_ recording: E2ERun.Recording, name: String, in directory: String, _ scorer: SpeechScorer) throws
@@ -215,6 +251,7 @@ struct E2EBenchmark: ParsableCommand {
         for row in rows {
             let floor = floors[row.frameMilliseconds] ?? 0
             var object: [String: Any] = [:]
+            object["topology"] = row.topology.rawValue
             object["frame_ms"] = row.frameMilliseconds
             object["condition"] = row.condition
             object["pesq_wb"] = row.pesq
@@ -230,6 +267,7 @@ struct E2EBenchmark: ParsableCommand {
             object["steal"] = row.machine.stealShare
             object["stalls"] = row.machine.stalls
             object["listener"] = Self.listenerSummary(row.listener)
+            object["crossed_proxy"] = row.crossedProxy
             let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
             lines.append(String(decoding: data, as: UTF8.self))
         }

@@ -3,9 +3,9 @@ import VoiceCore
 import VoiceDevices
 import VoiceTesting
 
-/// One end-to-end run: a relay and two `voicechat join` processes, as a user runs them, on
-/// real-time-paced ALSA devices of one JACK server; alice's UDP to the relay crosses an
-/// impairment proxy. The fixture is played into alice's microphone port while the benchmark
+/// One end-to-end run: two `voicechat` processes as a user runs them (`join` through a relay, or
+/// `listen` and `call` on direct UDP), on real-time-paced ALSA devices of one JACK server; alice's
+/// UDP toward bob crosses an impairment proxy. The fixture is played into alice's microphone port while the benchmark
 /// records, in the same JACK cycles, what it played (channel 0) and what bob's speaker port put
 /// out (channel 1), so their offset is the mouth-to-ear delay and nothing of the recording's own.
 struct E2ERun {
@@ -22,9 +22,20 @@ struct E2ERun {
         var machine: MachineStallReport
     }
 
+    /// How the two players reach each other.
+    enum Topology: String, CaseIterable {
+        /// `join` through `voicechat relay`, voice kept on the relay (`--path relay`); alice's
+        /// UDP to the relay crosses the proxy.
+        case relay
+        /// `listen` and `call` on direct UDP: bob offers the proxy's address for direct UDP
+        /// (`--advertise`), so alice's voice to him crosses it, and alice calls through it; alice
+        /// offers an address nobody answers on, so that bob reaches her only by answering.
+        case direct
+    }
+
     enum Chain {
-        /// The two processes through the relay.
-        case call(conditions: NetworkConditions, seed: UInt64)
+        /// The two processes, alice's UDP toward bob impaired.
+        case call(Topology, conditions: NetworkConditions, seed: UInt64)
         /// The device floor: alice's microphone port copied to bob's speaker port by a bare
         /// device loop with the CLI's period and the shortest buffer (two periods): the least
         /// delay these devices allow (the engine keeps its speaker's queue short; a copy loop
@@ -67,48 +78,17 @@ struct E2ERun {
             guard copy.waitForLine(prefixes: ["ready"], timeout: 20) != nil else {
                 throw Failure(description: "the device loop did not open its devices")
             }
-        case .call(let conditions, let seed):
-            let secret = directory + "/relay-\(tag).secret"
-            try Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
-                .write(toFile: secret, atomically: true, encoding: .utf8)
-            chmod(secret, 0o600)
-            let port = try Self.freePort()
-            let relay = try ChildProcess(
-                label: "relay", executable: voicechat,
-                arguments: ["relay", "--host", "127.0.0.1", "--port", "\(port)", "--secret-file", secret],
-                environment: environment)
-            children.append(relay)
-            guard relay.waitForLine(containing: "relay listening", timeout: 20) != nil else {
-                throw Failure(description: "the relay did not start: \(relay.keptLines.joined(separator: " | "))")
-            }
-            let impaired = try ImpairmentProxy(targetPort: port, conditions: conditions, seed: seed)
-            proxy = impaired
+        case .call(let topology, let conditions, let seed):
             statisticsFile = directory + "/bob-\(tag).jsonl"
-            func join(_ name: String, _ other: String, via relayPort: Int, stats: String?) throws -> ChildProcess {
-                let token = try SpeechScorer().run(
-                    voicechat,
-                    ["token", "--secret-file", secret, "--match", "e2e", "--participant", name, "--ttl", "600"]
-                ).trimmingCharacters(in: .whitespacesAndNewlines)
-                var arguments = [
-                    "join", "--relay", "127.0.0.1:\(relayPort)", "--match", "e2e", "--name", name, "--token", token,
-                    "--channel", "all", "--capture", "e2e_\(name.prefix(1))_mic", "--playback",
-                    "e2e_\(name.prefix(1))_spk", "--frame-ms", "\(Self.format(frameMilliseconds))", "--path", "relay",
-                    "--no-console",
-                ]
-                if let stats { arguments += ["--stats-json", stats] }
-                return try ChildProcess(
-                    label: name, executable: voicechat, arguments: arguments, environment: environment)
-            }
-            let bob = try join("bob", "alice", via: port, stats: statisticsFile)
-            children.append(bob)
-            let alice = try join("alice", "bob", via: impaired.port, stats: nil)
-            children.append(alice)
-            for (child, other) in [(alice, "bob"), (bob, "alice")] {
-                guard child.waitForLine(containing: "path to \(other): relay", timeout: 30) != nil else {
-                    throw Failure(
-                        description: "\(child.label) found no path to \(other): "
-                            + child.keptLines.joined(separator: " | "))
-                }
+            switch topology {
+            case .relay:
+                try startRelayMatch(
+                    conditions: conditions, seed: seed, statistics: statisticsFile!, environment: environment,
+                    children: &children, proxy: &proxy)
+            case .direct:
+                try startDirectCall(
+                    conditions: conditions, seed: seed, statistics: statisticsFile!, environment: environment,
+                    children: &children, proxy: &proxy)
             }
         }
         let recording = try play()
@@ -123,6 +103,84 @@ struct E2ERun {
             reference: stride(from: 0, to: recording.count - 1, by: 2).map { recording[$0] },
             heard: stride(from: 1, to: recording.count, by: 2).map { recording[$0] }, listenerStatistics: listener,
             proxy: proxy?.counts.withLock { $0 } ?? (0, 0, 0), machine: watch.finish())
+    }
+
+    /// The settings both players run with besides the CLI's defaults: their devices, the frame
+    /// length under test, and no console.
+    private func playerArguments(_ name: String) -> [String] {
+        [
+            "--name", name, "--capture", "e2e_\(name.prefix(1))_mic", "--playback", "e2e_\(name.prefix(1))_spk",
+            "--frame-ms", Self.format(frameMilliseconds), "--no-console",
+        ]
+    }
+
+    private func startRelayMatch(
+        conditions: NetworkConditions, seed: UInt64, statistics: String, environment: [String: String],
+        children: inout [ChildProcess], proxy: inout ImpairmentProxy?
+    ) throws {
+        let secret = directory + "/relay-\(tag).secret"
+        try Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+            .write(toFile: secret, atomically: true, encoding: .utf8)
+        chmod(secret, 0o600)
+        let port = try Self.freePort()
+        let relay = try ChildProcess(
+            label: "relay", executable: voicechat,
+            arguments: ["relay", "--host", "127.0.0.1", "--port", "\(port)", "--secret-file", secret],
+            environment: environment)
+        children.append(relay)
+        guard relay.waitForLine(containing: "relay listening", timeout: 20) != nil else {
+            throw Failure(description: "the relay did not start: \(relay.keptLines.joined(separator: " | "))")
+        }
+        let impaired = try ImpairmentProxy(targetPort: port, conditions: conditions, seed: seed)
+        proxy = impaired
+        func join(_ name: String, via relayPort: Int, extra: [String]) throws -> ChildProcess {
+            let token = try SpeechScorer().run(
+                voicechat, ["token", "--secret-file", secret, "--match", "e2e", "--participant", name, "--ttl", "600"]
+            ).trimmingCharacters(in: .whitespacesAndNewlines)
+            let arguments =
+                ["join", "--relay", "127.0.0.1:\(relayPort)", "--match", "e2e", "--token", token, "--channel", "all"]
+                + ["--path", "relay"] + playerArguments(name) + extra
+            return try ChildProcess(label: name, executable: voicechat, arguments: arguments, environment: environment)
+        }
+        let bob = try join("bob", via: port, extra: ["--stats-json", statistics])
+        children.append(bob)
+        let alice = try join("alice", via: impaired.port, extra: [])
+        children.append(alice)
+        try waitFor([(alice, "path to bob: relay"), (bob, "path to alice: relay")])
+    }
+
+    private func startDirectCall(
+        conditions: NetworkConditions, seed: UInt64, statistics: String, environment: [String: String],
+        children: inout [ChildProcess], proxy: inout ImpairmentProxy?
+    ) throws {
+        let port = try Self.freePort()
+        let impaired = try ImpairmentProxy(targetPort: port, conditions: conditions, seed: seed)
+        proxy = impaired
+        let bob = try ChildProcess(
+            label: "bob", executable: voicechat,
+            arguments: ["listen", "--port", "\(port)", "--advertise", "127.0.0.1:\(impaired.port)"]
+                + playerArguments("bob") + ["--stats-json", statistics],
+            environment: environment)
+        children.append(bob)
+        try waitFor([(bob, "listening on port")])
+        // Alice offers an address nobody answers on, as behind a NAT that lets only replies in:
+        // otherwise bob's probes to her would show her his own address, and her voice could leave
+        // the proxy for it.
+        let nowhere = try Self.freePort()
+        let alice = try ChildProcess(
+            label: "alice", executable: voicechat,
+            arguments: ["call", "127.0.0.1:\(impaired.port)", "--advertise", "127.0.0.1:\(nowhere)"]
+                + playerArguments("alice"), environment: environment)
+        children.append(alice)
+        try waitFor([(alice, "call with bob started: path direct")])
+    }
+
+    /// Waits for each child to print its line, failing with what it printed instead.
+    private func waitFor(_ lines: [(ChildProcess, String)]) throws {
+        for (child, text) in lines where child.waitForLine(containing: text, timeout: 30) == nil {
+            throw Failure(
+                description: "\(child.label) never printed \"\(text)\": " + child.keptLines.joined(separator: " | "))
+        }
     }
 
     /// Plays the signal into alice's microphone port and records it with bob's speaker port.
