@@ -79,15 +79,16 @@ struct E2ERun {
                 throw Failure(description: "the device loop did not open its devices")
             }
         case .call(let topology, let conditions, let seed):
-            statisticsFile = directory + "/bob-\(tag).jsonl"
+            let statistics = directory + "/bob-\(tag).jsonl"
+            statisticsFile = statistics
             switch topology {
             case .relay:
                 try startRelayMatch(
-                    conditions: conditions, seed: seed, statistics: statisticsFile!, environment: environment,
+                    conditions: conditions, seed: seed, statistics: statistics, environment: environment,
                     children: &children, proxy: &proxy)
             case .direct:
                 try startDirectCall(
-                    conditions: conditions, seed: seed, statistics: statisticsFile!, environment: environment,
+                    conditions: conditions, seed: seed, statistics: statistics, environment: environment,
                     children: &children, proxy: &proxy)
             }
         }
