@@ -44,6 +44,7 @@ struct CallOptions: ParsableArguments, FrameLengthOption {
     var ptt = false
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Stop after this many seconds from the start and exit 0 (e.g. --duration 30); default: until the "
                 + "call ends or Ctrl-C.",
@@ -64,9 +65,7 @@ struct CallOptions: ParsableArguments, FrameLengthOption {
                     + "\(Bitrate(bitsPerSecond: bitrates.upperBound)) bit/s (Opus's range), not \(bitrate.bitsPerSecond)."
             )
         }
-        if let duration, !(duration > 0) {
-            throw ValidationError("--duration must be a positive number of seconds, not \(duration).")
-        }
+        if let duration { try validateSeconds(duration, option: "--duration") }
         guard endpoints.deviceChannels == 1 else {
             throw ValidationError("calls use mono devices: leave --device-channels at 1 (ALSA's plug converts).")
         }

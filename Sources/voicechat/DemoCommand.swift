@@ -37,7 +37,7 @@ struct DemoCommand: AsyncParsableCommand {
             valueName: "path"))
     var path: DemoPath = .relay
 
-    @Option(help: "Seconds of speech (default: the whole clips, about 13 s).")
+    @Option(parsing: .unconditional, help: "Seconds of speech (default: the whole clips, about 13 s).")
     var duration: Double?
 
     @OptionGroup var tuning: EngineTuningOptions
@@ -60,7 +60,7 @@ struct DemoCommand: AsyncParsableCommand {
     }
 
     func validate() throws {
-        if let duration, duration <= 0 { throw ValidationError("--duration must be positive, not \(duration).") }
+        if let duration { try validateSeconds(duration, option: "--duration") }
     }
 
     func run() async throws {

@@ -24,13 +24,13 @@ struct LoopbackCommand: ParsableCommand {
     @OptionGroup var endpoints: AudioEndpointOptions
     @OptionGroup var codec: CodecOptions
 
-    @Option(help: "Stop after this many seconds (default: at the end of --input, or on Ctrl-C).")
+    // Unconditional: `--duration -1` is a bad number of seconds, not a missing one.
+    @Option(
+        parsing: .unconditional, help: "Stop after this many seconds (default: at the end of --input, or on Ctrl-C).")
     var duration: Double?
 
     func validate() throws {
-        if let duration, duration <= 0 {
-            throw ValidationError("--duration must be a positive number of seconds, not \(duration).")
-        }
+        if let duration { try validateSeconds(duration, option: "--duration") }
     }
 
     func run() throws {

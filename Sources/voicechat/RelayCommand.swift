@@ -34,13 +34,15 @@ struct RelayCommand: AsyncParsableCommand {
     @Option(help: "Serve Prometheus metrics at http://127.0.0.1:PORT/metrics.")
     var prometheusPort: Int?
 
-    @Option(help: "Seconds without traffic after which a member is dropped.")
+    @Option(parsing: .unconditional, help: "Seconds without traffic after which a member is dropped.")
     var livenessTimeout: Double = 5
 
-    @Option(help: "Print a statistics line every this many seconds (0: only at the end).")
+    @Option(parsing: .unconditional, help: "Print a statistics line every this many seconds (0: only at the end).")
     var reportEvery: Double = 10
 
-    @Option(help: "Stop after this many seconds (for scripts); default: run until Ctrl-C or SIGTERM.")
+    @Option(
+        parsing: .unconditional,
+        help: "Stop after this many seconds (for scripts); default: run until Ctrl-C or SIGTERM.")
     var duration: Double?
 
     func validate() throws {
@@ -48,9 +50,9 @@ struct RelayCommand: AsyncParsableCommand {
         if let prometheusPort, !(1...65_535).contains(prometheusPort) {
             throw ValidationError("--prometheus-port must be 1…65535, not \(prometheusPort).")
         }
-        guard livenessTimeout > 0 else { throw ValidationError("--liveness-timeout must be positive.") }
-        guard reportEvery >= 0 else { throw ValidationError("--report-every must be 0 or positive.") }
-        if let duration, duration <= 0 { throw ValidationError("--duration must be positive.") }
+        try validateSeconds(livenessTimeout, option: "--liveness-timeout", maximum: 3_600)
+        try validateSeconds(reportEvery, option: "--report-every", maximum: 86_400, allowingZero: true)
+        if let duration { try validateSeconds(duration, option: "--duration") }
     }
 
     func run() async throws {

@@ -1,0 +1,58 @@
+import ArgumentParser
+import Testing
+
+@testable import voicechat
+
+/// Every number of seconds a command takes is checked at start-up: not a number, infinite, too
+/// large, negative or zero is refused with a message that names the option, never a crash.
+@Suite struct DurationOptionTests {
+    static let bad = ["nan", "inf", "1e300", "-1", "0"]
+
+    private func refusal<Command: ParsableCommand>(_ command: Command.Type, _ arguments: [String]) -> String? {
+        do {
+            _ = try command.parse(arguments)
+            return nil
+        } catch {
+            return command.message(for: error)
+        }
+    }
+
+    @Test(arguments: bad)
+    func everyDurationRefusesWhatIsNotALengthOfTime(_ value: String) {
+        let messages = [
+            refusal(CallCommand.self, ["127.0.0.1:7300", "--duration", value]),
+            refusal(ListenCommand.self, ["--duration", value]),
+            refusal(
+                JoinCommand.self,
+                [
+                    "--relay", "127.0.0.1:7700", "--match", "m", "--name", "a", "--token", "t",
+                    "--channel", "all", "--duration", value,
+                ]),
+            refusal(DemoCommand.self, ["--duration", value]),
+            refusal(LoopbackCommand.self, ["--input", "in.wav", "--output", "out.wav", "--duration", value]),
+            refusal(RelayCommand.self, ["--port", "7700", "--secret-file", "relay.secret", "--duration", value]),
+        ]
+        for message in messages {
+            #expect(
+                message?.contains("--duration must be a number of seconds, more than 0 and at most") == true,
+                "\(value): \(message ?? "accepted")")
+        }
+    }
+
+    @Test func theRelaysIntervalsAreCheckedToo() {
+        for value in Self.bad where value != "0" {
+            let liveness = refusal(
+                RelayCommand.self, ["--port", "7700", "--secret-file", "s", "--liveness-timeout", value])
+            #expect(liveness?.contains("--liveness-timeout must be a number of seconds") == true, "\(value)")
+        }
+        for value in ["nan", "inf", "1e300"] {
+            let report = refusal(RelayCommand.self, ["--port", "7700", "--secret-file", "s", "--report-every", value])
+            #expect(report?.contains("--report-every must be a number of seconds, 0 or more") == true, "\(value)")
+        }
+        #expect(
+            refusal(
+                RelayCommand.self, ["--port", "7700", "--secret-file", "s", "--report-every", "0", "--duration", "30"])
+                == nil)
+        #expect(refusal(CallCommand.self, ["127.0.0.1:7300", "--duration", "30"]) == nil)
+    }
+}
