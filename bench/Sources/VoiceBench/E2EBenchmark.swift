@@ -179,7 +179,7 @@ struct E2EBenchmark: ParsableCommand {
                     report.require(
                         false,
                         "\(E2ERun.format(frame)) ms \(topology.rawValue) \(row.condition): alice's voice left the impaired "
-                            + "path after \(row.proxy.sent) datagrams (the engine found bob's own address)")
+                            + "path after \(row.proxy.sent) datagrams (the engine found another way to bob)")
                 }
                 addFigures(
                     ofRun, frame: frame, label: "\(E2ERun.format(frame)) ms \(topology.rawValue)",
@@ -189,7 +189,7 @@ struct E2EBenchmark: ParsableCommand {
         if !report.finish() { throw ExitCode(1) }
     }
 
-    /// One topology's figures at one frame length, with the targets: quality against
+    /// One topology's figures at one frame length, with their targets: quality against
     /// opusenc (clean) and against clean (the rest, at 20 ms frames), the clean delay, and every
     /// condition's per-second p95 against the delay budget.
     private func addFigures(
