@@ -28,6 +28,15 @@ extension OpusEncoder {
                 case .restrictedLowDelay: OPUS_APPLICATION_RESTRICTED_LOWDELAY
                 }
             }
+
+            /// How much input libopus holds back, in ms, whatever the frame length: CELT's 2.5 ms,
+            /// and in `.voip` 4 ms more for a switch to SILK (`OpusEncoder.lookahead` reports it).
+            public var lookaheadMilliseconds: Double {
+                switch self {
+                case .voip: 6.5
+                case .restrictedLowDelay: 2.5
+                }
+            }
         }
 
         /// How the bitrate may vary from packet to packet.

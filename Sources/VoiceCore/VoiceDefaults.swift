@@ -10,6 +10,8 @@ public enum VoiceDefaults {
     /// The best Opus has: at 32 kbit/s it scores clearly above complexity 5 on speech, for about
     /// 1.3 % of a core per encoder at 20 ms frames.
     public static let complexity = 10
+    /// The CLI's ALSA period in frames: 10 ms at 48 kHz.
+    public static let devicePeriodFrames = 480
 
     /// The most mouth-to-ear delay the engine itself may add (capture to playout, devices'
     /// own buffering excluded), in ms: 60 ms plus two frames, so 100 ms at 20 ms frames (ITU-T

@@ -3,11 +3,10 @@ import VoiceMedia
 extension EngineCore {
     /// Refuses a budget outside `DelayBudget.allowedMilliseconds`, naming it.
     static func checkDelayBudget(_ budget: DelayBudget) throws(VoiceChatError) {
-        let allowed = DelayBudget.allowedMilliseconds
-        guard budget.maximumMilliseconds.isFinite, allowed.contains(budget.maximumMilliseconds) else {
-            throw .outOfRange(
-                "the maximum delay \(budget.maximumMilliseconds) ms is outside \(Int(allowed.lowerBound))…"
-                    + "\(Int(allowed.upperBound)) ms")
+        do {
+            try budget.validate()
+        } catch {
+            throw .outOfRange(error.message)
         }
     }
 
@@ -16,11 +15,10 @@ extension EngineCore {
         let budget = DelayBudget(maximumMilliseconds: milliseconds, frameDuration: configuration.frameDuration)
         try Self.checkDelayBudget(budget)
         delayBudget = budget
+        let ceiling = receiveConfiguration.targetCeilingMilliseconds
         for session in sessions.values {
             session.sendPipeline?.setDelayBudget(budget)
-            for receiving in session.streams.values {
-                receiving.stream.targetCeilingMilliseconds = receiveConfiguration.targetCeilingMilliseconds
-            }
+            for receiving in session.streams.values { receiving.stream.targetCeilingMilliseconds = ceiling }
         }
     }
 

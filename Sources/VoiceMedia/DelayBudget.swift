@@ -33,7 +33,7 @@ public struct DelayBudget: Sendable, Hashable {
 
     /// The encoder's look-ahead, ms: what the send pipeline's application holds back.
     public var codecLookaheadMilliseconds: Double {
-        frameDuration.milliseconds < 10 ? 2.5 : 6.5
+        SendConfiguration.application(for: frameDuration).lookaheadMilliseconds
     }
 
     /// The part no buffering setting changes: the frame, the look-ahead, and the mean phase

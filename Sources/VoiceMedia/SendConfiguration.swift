@@ -99,9 +99,14 @@ public struct SendConfiguration: Sendable, Hashable {
     /// with the same CELT and look-ahead only. For 5 ms frames that is 4 ms of a 15 ms budget.
     var primaryEncoder: OpusEncoder.Configuration {
         OpusEncoder.Configuration(
-            application: frameDuration.milliseconds < 10 ? .restrictedLowDelay : .voip,
+            application: Self.application(for: frameDuration),
             frameDuration: frameDuration, bitrate: bitrate, complexity: complexity, dtx: false, inbandFEC: false,
             packetLossPercent: 0)
+    }
+
+    /// The primary encoder's application for `frameDuration` (see `primaryEncoder`).
+    static func application(for frameDuration: FrameDuration) -> OpusEncoder.Configuration.Application {
+        frameDuration.milliseconds < 10 ? .restrictedLowDelay : .voip
     }
 
     /// Throws `.invalidArgument` naming the first setting out of range.

@@ -26,7 +26,7 @@ struct AudioEndpointOptions: ParsableArguments {
     var deviceChannels = 1
 
     @Option(help: "Device period in frames (480 = 10 ms at 48 kHz).")
-    var periodFrames = 480
+    var periodFrames = VoiceDefaults.devicePeriodFrames
 
     func validate() throws {
         if capture != nil, input != nil {

@@ -115,7 +115,7 @@ struct CallOptions: ParsableArguments, FrameLengthOption {
     func engineConfiguration() -> EngineConfiguration {
         EngineConfiguration(
             frameDuration: frameDuration, bitrate: bitrate.bitsPerSecond, complexity: tuning.complexity,
-            maximumDelayMilliseconds: tuning.maximumDelay(frameDuration: frameDuration), forcedPath: path.forcedPath,
+            maximumDelayMilliseconds: tuning.maximumDelayMilliseconds, forcedPath: path.forcedPath,
             invitationTimeoutSeconds: 20, pathTimeoutSeconds: 10)
     }
 

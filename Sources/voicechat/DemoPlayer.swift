@@ -62,7 +62,7 @@ final class DemoPlayer {
             participant: name,
             configuration: EngineConfiguration(
                 complexity: tuning.complexity,
-                maximumDelayMilliseconds: tuning.maximumDelay(frameDuration: VoiceDefaults.frameDuration),
+                maximumDelayMilliseconds: tuning.maximumDelayMilliseconds,
                 forcedPath: path.choice.forcedPath),
             input: GatedInput(input, gate: gate), output: GatedOutput(output, gate: gate), host: "127.0.0.1",
             udpPort: 0)

@@ -28,9 +28,4 @@ struct EngineTuningOptions: ParsableArguments {
             }
         }
     }
-
-    /// The budget for `frameDuration`: the option's, else the shipped one.
-    func maximumDelay(frameDuration: FrameDuration) -> Double {
-        maximumDelayMilliseconds ?? VoiceDefaults.maximumDelayMilliseconds(frameDuration: frameDuration)
-    }
 }

@@ -31,7 +31,9 @@ import VoiceTesting
         }
         let demo = try DemoCommand.parse([]).tuning
         #expect(demo.complexity == VoiceDefaults.complexity)
-        #expect(demo.maximumDelay(frameDuration: VoiceDefaults.frameDuration) == engine.maximumDelayMilliseconds)
+        #expect(
+            EngineConfiguration(maximumDelayMilliseconds: demo.maximumDelayMilliseconds).maximumDelayMilliseconds
+                == engine.maximumDelayMilliseconds)
 
         let loopback = try LoopbackCommand.parse(["--input", "in.wav", "--output", "out.wav"]).codec
         #expect(loopback.frameDuration == VoiceDefaults.frameDuration)

@@ -5,6 +5,18 @@ import VoiceTesting
 
 @Suite("Opus validation")
 struct OpusValidationTests {
+    /// The look-ahead the delay budget counts is what libopus reports, at every frame length.
+    @Test(arguments: OpusEncoder.Configuration.Application.allCases)
+    func theLookaheadOfAnApplicationIsWhatTheEncoderReports(_ application: OpusEncoder.Configuration.Application)
+        throws
+    {
+        for frameDuration in [FrameDuration.ms2_5, .ms5, .ms10, .ms20, .ms60] {
+            let encoder = try OpusEncoder(
+                OpusEncoder.Configuration(application: application, frameDuration: frameDuration))
+            #expect(Double(encoder.lookahead) == application.lookaheadMilliseconds * 48, "\(frameDuration)")
+        }
+    }
+
     @Test func everyInvalidSettingIsNamed() {
         let cases: [(String, String, OpusEncoder.Configuration)] = [
             ("sampleRate", "44100", .init(sampleRate: 44_100)),

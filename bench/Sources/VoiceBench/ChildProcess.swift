@@ -82,32 +82,21 @@ final class ChildProcess: Sendable {
     /// Waits for (and removes) the first kept line starting with one of `prefixes`; nil after
     /// `timeout` seconds, or once the child's output has ended without one.
     func waitForLine(prefixes: [String], timeout: Double) -> String? {
-        let deadline = Date().addingTimeInterval(timeout)
-        arrived.lock()
-        defer { arrived.unlock() }
-        while true {
-            let (found, ended) = output.withLock { output -> (String?, Bool) in
-                guard
-                    let index = output.lines.firstIndex(where: { line in prefixes.contains { line.hasPrefix($0) } })
-                else { return (nil, output.ended) }
-                return (output.lines.remove(at: index), output.ended)
-            }
-            if let found { return found }
-            if ended { return nil }
-            if !arrived.wait(until: deadline) { return nil }
-        }
+        waitForLine(timeout: timeout) { line in prefixes.contains { line.hasPrefix($0) } }
     }
 
     /// Waits for (and removes) the first kept line containing `text`; nil as `waitForLine`.
     func waitForLine(containing text: String, timeout: Double) -> String? {
+        waitForLine(timeout: timeout) { $0.contains(text) }
+    }
+
+    private func waitForLine(timeout: Double, where matches: (String) -> Bool) -> String? {
         let deadline = Date().addingTimeInterval(timeout)
         arrived.lock()
         defer { arrived.unlock() }
         while true {
             let (found, ended) = output.withLock { output -> (String?, Bool) in
-                guard let index = output.lines.firstIndex(where: { $0.contains(text) }) else {
-                    return (nil, output.ended)
-                }
+                guard let index = output.lines.firstIndex(where: matches) else { return (nil, output.ended) }
                 return (output.lines.remove(at: index), output.ended)
             }
             if let found { return found }

@@ -99,7 +99,7 @@ struct E2EBenchmark: ParsableCommand {
         let speech = try WAVAudio(contentsOfFile: fixtures + "/" + fixture).samples
         // A second of silence first (the processes settle), a second after (the tail plays out).
         let signal = [Float](repeating: 0, count: 48_000) + speech + [Float](repeating: 0, count: 48_000)
-        let periodFrames = 480  // the CLI's --period-frames default
+        let periodFrames = VoiceDefaults.devicePeriodFrames
 
         // The quality ceiling: opusenc/opusdec at the shipped bitrate and complexity.
         let bitrate = VoiceDefaults.bitrate
