@@ -2,7 +2,7 @@
 import PackageDescription
 
 // Each C library is imported by exactly one Swift module:
-//   libopus + libspeexdsp -> VoiceCodec, libasound -> VoiceDevices.
+//   libopus + libspeexdsp -> VoiceCodec, libasound -> VoiceDevices, libsodium -> VoiceWire.
 // Everything above those modules sees owning Swift types and typed errors.
 let package = Package(
     name: "voicechat",
@@ -45,12 +45,20 @@ let package = Package(
             pkgConfig: "speexdsp",
             providers: [.apt(["libspeexdsp-dev"])]
         ),
+        .systemLibrary(
+            name: "CVoiceSodium",
+            pkgConfig: "libsodium",
+            providers: [.apt(["libsodium-dev"])]
+        ),
         // Header-only: the futex system call, which Swift cannot call directly (it is variadic).
         .systemLibrary(name: "CVoiceFutex"),
         .target(name: "VoiceCore", dependencies: ["CVoiceFutex"]),
         .target(name: "VoiceCodec", dependencies: ["VoiceCore", "CVoiceOpus", "CVoiceSpeexDSP"]),
         .target(name: "VoiceDevices", dependencies: ["VoiceCore", "VoiceCodec", "CVoiceALSA"]),
-        .target(name: "VoiceWire", dependencies: ["VoiceCore", .product(name: "Crypto", package: "swift-crypto")]),
+        .target(
+            name: "VoiceWire",
+            dependencies: ["VoiceCore", "CVoiceSodium", .product(name: "Crypto", package: "swift-crypto")]
+        ),
         .target(name: "VoiceMedia", dependencies: ["VoiceCore", "VoiceCodec", "VoiceWire"]),
         .target(
             name: "VoiceTransport",

@@ -8,6 +8,7 @@ cd "$(dirname "$0")/.."
 
 packages=(
     libopus-dev libasound2-dev libspeexdsp-dev # the C libraries the engine wraps
+    libsodium-dev                                # its envelopes' AEAD, which seals and opens in place
     alsa-utils jackd2 libasound2-plugins         # headless ALSA devices, real-time-paced through JACK
     sox espeak-ng opus-tools                     # fixtures and the codec reference
     iproute2                                     # network namespaces for two-host tests

@@ -66,10 +66,15 @@ public final class AudioThread: Sendable {
     /// Whether the kernel granted real-time (SCHED_FIFO) scheduling.
     public var isRealTimeScheduled: Bool { realTimeScheduled.load(ordering: .relaxed) }
 
+    /// Asks the body to return, without waiting: for a thread that must first be woken.
+    public func requestStop() {
+        stopRequested.store(true, ordering: .releasing)
+    }
+
     /// Asks the body to return and waits until it has. Safe to call more than once and from
     /// any thread but the audio thread itself.
     public func join() {
-        stopRequested.store(true, ordering: .releasing)
+        requestStop()
         let thread = handle.withLock { current -> pthread_t? in
             defer { current = nil }
             return current

@@ -5,37 +5,35 @@ import VoiceWire
 extension EngineCore {
     /// Opens and dispatches one datagram that arrived on `route`. Anything that is not a sealed
     /// envelope from a known peer under a current key is dropped and counted.
-    func receiveDatagram(_ bytes: [UInt8], route: PathRoute, now: MediaTime) {
-        bytes.withUnsafeBytes { raw in
-            let header: SealedEnvelopeHeader
-            do {
-                header = try SealedEnvelopeHeader(parsing: raw)
-            } catch {
-                counters.malformedDatagrams += 1
-                return
-            }
-            guard header.destination == SealedEnvelopeHeader.everyone || header.destination == mediaID.rawValue
-            else {
-                counters.malformedDatagrams += 1
-                return
-            }
-            let sender = MediaID(rawValue: header.sender)
-            var replayed = false
-            for session in sessions.values {
-                guard let name = session.peer(for: sender) else { continue }
-                let plaintextBytes: Int
-                do throws(SecurityError) {
-                    plaintextBytes = try session.opener.open(raw, header: header, into: plaintext)
-                } catch {
-                    if error.isReplay { replayed = true }
-                    continue
-                }
-                let content = UnsafeRawBufferPointer(rebasing: plaintext[0..<plaintextBytes])
-                dispatch(content, header: header, from: name, route: route, in: session, now: now)
-                return
-            }
-            if replayed { counters.replayedDatagrams += 1 } else { counters.unopenedDatagrams += 1 }
+    func receiveDatagram(_ raw: UnsafeRawBufferPointer, route: PathRoute, now: MediaTime) {
+        let header: SealedEnvelopeHeader
+        do {
+            header = try SealedEnvelopeHeader(parsing: raw)
+        } catch {
+            counters.malformedDatagrams += 1
+            return
         }
+        guard header.destination == SealedEnvelopeHeader.everyone || header.destination == mediaID.rawValue
+        else {
+            counters.malformedDatagrams += 1
+            return
+        }
+        let sender = MediaID(rawValue: header.sender)
+        var replayed = false
+        for session in sessions.values {
+            guard let name = session.peer(for: sender) else { continue }
+            let plaintextBytes: Int
+            do throws(SecurityError) {
+                plaintextBytes = try session.opener.open(raw, header: header, into: plaintext)
+            } catch {
+                if error.isReplay { replayed = true }
+                continue
+            }
+            let content = UnsafeRawBufferPointer(rebasing: plaintext[0..<plaintextBytes])
+            dispatch(content, header: header, from: name, route: route, in: session, now: now)
+            return
+        }
+        if replayed { counters.replayedDatagrams += 1 } else { counters.unopenedDatagrams += 1 }
     }
 
     private func dispatch(
@@ -58,10 +56,13 @@ extension EngineCore {
                 return
             }
             if header.content == .probe {
-                let actions = session.peers[name]?.paths?.receivedProbe(probe, on: route, now: now) ?? []
-                perform(actions, peer: name, in: session, now: now)
+                probeActions.removeAll(keepingCapacity: true)
+                session.peers.modifyValue(forKey: name) {
+                    $0.paths?.receivedProbe(probe, on: route, now: now, into: &probeActions)
+                }
+                perform(probeActions, peer: name, in: session, now: now)
             } else {
-                session.peers[name]?.paths?.receivedProbeReply(probe, on: route, now: now)
+                session.peers.modifyValue(forKey: name) { $0.paths?.receivedProbeReply(probe, on: route, now: now) }
             }
         case .gameData:
             emit(.data(Array(content), from: name, mode: .unreliable), in: session)

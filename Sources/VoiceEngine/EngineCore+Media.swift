@@ -70,14 +70,15 @@ extension EngineCore {
             }
             // Direct and app-carried peers share one envelope; the relay forwards by the clear
             // header, so each peer behind it gets one addressed to it.
-            var everyone: [UInt8]?
+            var everyone: UnsafeRawBufferPointer?
             for peer in listeners {
                 guard let route = peer.activeRoute else { continue }
-                let envelope: [UInt8]?
+                let envelope: UnsafeRawBufferPointer?
                 switch route.kind {
                 case .relayUDP, .relayTCP:
                     envelope = seal(
-                        .voice, channel: channel, destination: peer.mediaID.rawValue, plaintext: voice, in: session)
+                        .voice, channel: channel, destination: peer.mediaID.rawValue, plaintext: voice, in: session,
+                        into: addressedEnvelope)
                 case .direct, .appCarried:
                     everyone =
                         everyone
@@ -146,7 +147,12 @@ extension EngineCore {
     func mix(into output: UnsafeMutableBufferPointer<Float>, now: MediaTime) {
         for session in sessions.values {
             var speakingChanged = false
-            for (key, receiving) in session.streams {
+            // By index, not `for … in`: an iterator would hold the storage, and the write below
+            // would then copy the whole dictionary.
+            var index = session.streams.startIndex
+            while index != session.streams.endIndex {
+                defer { session.streams.formIndex(after: &index) }
+                let (key, receiving) = session.streams[index]
                 guard let channel = session.channels[key.channel] else { continue }
                 let stream = receiving.stream
                 let heard = mixer.fill(sender: key.sender.rawValue, channel: channel.mixerChannel) { frame in
@@ -154,7 +160,7 @@ extension EngineCore {
                 }
                 if !heard { stream.skipFrame(at: now) }
                 if stream.isSpeaking != receiving.wasSpeaking {
-                    session.streams[key]?.wasSpeaking = stream.isSpeaking
+                    session.streams.values[index].wasSpeaking = stream.isSpeaking
                     speakingChanged = true
                 }
             }
@@ -171,9 +177,14 @@ extension EngineCore {
     /// repair, what this participant measured of its stream.
     func sendReports(now: MediaTime) {
         for session in sessions.values {
-            for (key, receiving) in session.streams
-            where receiving.reports.isDue(at: now, unrepairableLoss: receiving.stream.hasUnrepairableLoss) {
-                session.streams[key]?.reports.reported(at: now)
+            // By index, for the reason `mix` gives.
+            var index = session.streams.startIndex
+            while index != session.streams.endIndex {
+                defer { session.streams.formIndex(after: &index) }
+                let (key, receiving) = session.streams[index]
+                guard receiving.reports.isDue(at: now, unrepairableLoss: receiving.stream.hasUnrepairableLoss)
+                else { continue }
+                session.streams.values[index].reports.reported(at: now)
                 guard let peer = session.peers[receiving.participant], let route = peer.activeRoute else { continue }
                 let report = receiving.stream.makeReport(reporter: mediaID.rawValue)
                 guard let count = try? report.write(into: plaintext) else { continue }

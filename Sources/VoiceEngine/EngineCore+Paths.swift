@@ -25,8 +25,9 @@ extension EngineCore {
         peerNames.removeAll(keepingCapacity: true)
         peerNames.append(contentsOf: session.peers.keys)
         for name in peerNames where session.peers[name]?.isGone == false {
-            let actions = session.peers[name]?.paths?.tick(now: now) ?? []
-            perform(actions, peer: name, in: session, now: now)
+            tickActions.removeAll(keepingCapacity: true)
+            session.peers.modifyValue(forKey: name) { $0.paths?.tick(now: now, into: &tickActions) }
+            perform(tickActions, peer: name, in: session, now: now)
         }
     }
 

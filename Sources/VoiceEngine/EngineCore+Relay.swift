@@ -89,10 +89,10 @@ extension EngineCore {
 
     /// Queues an envelope for the relay of `session`, through the transport of `kind`, and counts
     /// it as sent (even when the relay is gone, as every route's sends are counted).
-    func sendThroughRelay(_ bytes: [UInt8], via kind: RealTimePathKind, in session: Session) {
+    func sendThroughRelay(_ bytes: UnsafeRawBufferPointer, via kind: RealTimePathKind, in session: Session) {
         counters.datagramsSent[kind.rawValue, default: 0] += 1
         guard let link = session.relay?.link else { return }
-        outbox.append(.relayDatagram(bytes, via: kind, link: link))
+        queue(bytes, to: .relay(kind, link: link))
     }
 
     /// Tells the relay what this participant hears: its started channels, and the players it muted

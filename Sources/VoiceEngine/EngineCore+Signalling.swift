@@ -3,14 +3,15 @@ import VoiceTransport
 import VoiceWire
 
 extension EngineCore {
-    /// Handles one signalling message from `sender`, carried by the app of `session`'s kind.
+    /// Handles one signalling message from `sender`, carried by the app of `session`'s kind, as
+    /// decoded before the engine's lock was taken (JSON is no work to hold it up with).
     /// A refused message changes nothing, is counted, and is reported as an event.
     func receiveSignalling(
-        _ bytes: [UInt8], from sender: ParticipantID, client: any VoiceChatClient, events: SessionEvents,
-        now: MediaTime
+        _ decoded: Result<SignallingMessage, SignallingError>, from sender: ParticipantID,
+        client: any VoiceChatClient, events: SessionEvents, now: MediaTime
     ) {
         do {
-            let message = try SignallingMessage(decoding: bytes)
+            let message = try decoded.get()
             try handle(message, from: sender, client: client, events: events, now: now)
         } catch {
             counters.signallingRejected += 1

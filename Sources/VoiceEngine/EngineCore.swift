@@ -17,6 +17,10 @@ public struct EngineCounters: Sendable, Hashable, Codable {
     public var voiceForStoppedChannels = 0
     /// Datagrams sent, by path kind.
     public var datagramsSent: [String: Int] = [:]
+    /// Datagrams dropped because the engine thread had not yet taken the many received before them.
+    public var datagramsDroppedReceiving = 0
+    /// Datagrams dropped because the courier had not yet sent the many queued before them.
+    public var datagramsDroppedSending = 0
     /// Audio the engine thread dropped to catch up with its devices after a stall.
     public var deviceCatchUp = DeviceCatchUp()
 
@@ -63,7 +67,7 @@ final class EngineCore {
     var sessions: [SessionReference: Session] = [:]
     let mixer: VoiceMixer
     private var nextMixerChannel: UInt16 = 1
-    var outbox = EngineOutbox()
+    var outbox: EngineOutbox
     var counters = EngineCounters()
 
     // Controls and meters (GameKit's service-wide ones).
@@ -80,18 +84,25 @@ final class EngineCore {
     // Working buffers, allocated once.
     let packet: UnsafeMutableRawBufferPointer
     let envelope: UnsafeMutableRawBufferPointer
+    /// A second envelope, for one peer, while `envelope` holds the one for everyone.
+    let addressedEnvelope: UnsafeMutableRawBufferPointer
     let plaintext: UnsafeMutableRawBufferPointer
     static let datagramCapacity = 1500
     /// A session's peer names while its paths tick; grows to the largest session once.
     var peerNames: [ParticipantID] = []
+    /// What a peer's paths asked for in a tick, and in answer to a probe: kept from turn to turn.
+    var tickActions: [PathAction] = []
+    var probeActions: [PathAction] = []
 
-    init(participant: ParticipantID, configuration: EngineConfiguration, network: (any DatagramNetwork)?)
-        throws(VoiceChatError)
-    {
+    init(
+        participant: ParticipantID, configuration: EngineConfiguration, network: (any DatagramNetwork)?,
+        outbox: EngineOutbox
+    ) throws(VoiceChatError) {
         self.participant = participant
         self.mediaID = MediaID(participant: participant)
         self.configuration = configuration
         self.network = network
+        self.outbox = outbox
         delayBudget = configuration.delayBudget
         try Self.checkDelayBudget(delayBudget)
         do {
@@ -101,12 +112,14 @@ final class EngineCore {
         }
         packet = .allocate(byteCount: Self.datagramCapacity, alignment: 8)
         envelope = .allocate(byteCount: Self.datagramCapacity, alignment: 8)
+        addressedEnvelope = .allocate(byteCount: Self.datagramCapacity, alignment: 8)
         plaintext = .allocate(byteCount: Self.datagramCapacity, alignment: 8)
     }
 
     deinit {
         packet.deallocate()
         envelope.deallocate()
+        addressedEnvelope.deallocate()
         plaintext.deallocate()
     }
 
@@ -140,18 +153,25 @@ final class EngineCore {
 
     // MARK: Sending datagrams
 
-    func send(_ bytes: [UInt8], to peer: RemotePeer, route: PathRoute, session: Session) {
+    func send(_ bytes: UnsafeRawBufferPointer, to peer: RemotePeer, route: PathRoute, session: Session) {
+        let destination: DatagramDestination
         switch route {
         case .direct(let address):
-            outbox.append(.datagram(bytes, to: address))
+            destination = .direct(address)
         case .appCarried:
-            outbox.append(.realTime(bytes, to: peer.participant, client: session.client))
+            destination = .appCarried(peer.participant, client: session.client)
         case .relayUDP, .relayTCP:
             // Counted there, as a single envelope for a whole channel is.
             sendThroughRelay(bytes, via: route.kind, in: session)
             return
         }
+        queue(bytes, to: destination)
         counters.datagramsSent[route.kind.rawValue, default: 0] += 1
+    }
+
+    /// Queues a datagram for the courier; one its full queue refuses is counted as lost.
+    func queue(_ bytes: UnsafeRawBufferPointer, to destination: DatagramDestination) {
+        if !outbox.send(bytes, to: destination) { counters.datagramsDroppedSending += 1 }
     }
 
     func sendSignalling(_ message: SignallingMessage, to participant: ParticipantID, in session: Session) {
@@ -159,16 +179,19 @@ final class EngineCore {
     }
 
     /// Seals `plaintext` for `peer` (or everyone in the channel) under this participant's key for
-    /// `channel` and returns the envelope, or nil when there is no key for it.
+    /// `channel` into `buffer` (`envelope` unless said) and returns the envelope, or nil when there
+    /// is no key for it.
     func seal(
         _ content: SealedContent, channel: UInt16, destination: UInt32, plaintext: UnsafeRawBufferPointer,
-        in session: Session
-    ) -> [UInt8]? {
+        in session: Session, into buffer: UnsafeMutableRawBufferPointer? = nil
+    ) -> UnsafeRawBufferPointer? {
+        let buffer = buffer ?? envelope
         // Only counter exhaustion can fail here; a rekey gives a fresh counter.
-        let count = try? session.sealers[channel]?.seal(
-            content, destination: destination, plaintext: plaintext, into: envelope)
-        guard let count else { return nil }
-        return Array(UnsafeRawBufferPointer(rebasing: envelope[0..<count]))
+        let count = session.sealers.modifyValue(forKey: channel) { sealer in
+            try? sealer.seal(content, destination: destination, plaintext: plaintext, into: buffer)
+        }
+        guard let count, let count else { return nil }
+        return UnsafeRawBufferPointer(rebasing: buffer[0..<count])
     }
 
     // MARK: Events

@@ -8,30 +8,59 @@ public protocol DatagramNetwork: AnyObject, Sendable {
     var localCandidates: [PeerAddress] { get }
 }
 
-/// What the engine core decided to send while it held its lock; sent after the lock is released,
-/// so that an app's client (which may call straight back into an engine) never runs under it.
+/// Where one of the engine's datagrams goes.
+enum DatagramDestination {
+    case direct(PeerAddress)
+    /// Through the app's own real-time channel, to that participant.
+    case appCarried(ParticipantID, client: any VoiceChatClient)
+    /// An envelope for the relay, through its UDP or TCP client.
+    case relay(RealTimePathKind, link: RelayLink)
+}
+
+/// What the engine core decided to send or tell, other than datagrams: sent after the engine's
+/// lock is released, so that an app's client (which may call straight back into an engine) never
+/// runs under it.
 enum OutgoingItem {
     case signalling([UInt8], to: ParticipantID, client: any VoiceChatClient)
-    case realTime([UInt8], to: ParticipantID, client: any VoiceChatClient)
-    case datagram([UInt8], to: PeerAddress)
-    /// An envelope for the relay, through its UDP or TCP client.
-    case relayDatagram([UInt8], via: RealTimePathKind, link: RelayLink)
     /// What the relay should forward to this participant: its started channels and muted players.
     case relayInterest(channels: Set<UInt16>, muted: Set<UInt32>, link: RelayLink)
     case callEvent(VoiceChatEvent, EventSink<VoiceChatEvent>)
     case matchEvent(MatchEvent, EventSink<MatchEvent>)
 }
 
+/// What one turn of the engine's lock queued for the courier. Datagrams go straight into the
+/// courier's preallocated queue; other items are kept here until the turn ends.
 struct EngineOutbox {
+    let datagrams: DatagramQueue<DatagramDestination>
     private(set) var items: [OutgoingItem] = []
+    /// Whether this turn queued anything, for the courier to be told.
+    private(set) var hasQueued = false
 
-    mutating func append(_ item: OutgoingItem) { items.append(item) }
+    init(datagrams: DatagramQueue<DatagramDestination>) {
+        self.datagrams = datagrams
+        // Events come in small bursts (a speaker starting, a player joining); room for those
+        // keeps the engine thread from allocating for them.
+        items.reserveCapacity(64)
+    }
 
-    /// Hands over what was queued. Every turn of the engine's lock ends with this, most with
-    /// nothing queued: that case must not allocate.
-    mutating func take() -> [OutgoingItem] {
-        guard !items.isEmpty else { return [] }
-        defer { items = [] }
-        return items
+    mutating func append(_ item: OutgoingItem) {
+        items.append(item)
+        hasQueued = true
+    }
+
+    /// Queues a copy of `datagram`; false when the courier's queue is full.
+    mutating func send(_ datagram: UnsafeRawBufferPointer, to destination: DatagramDestination) -> Bool {
+        hasQueued = true
+        return datagrams.push(datagram, label: destination)
+    }
+
+    /// Moves the turn's items to the end of `queue` (without giving up this one's capacity) and
+    /// tells whether the turn queued anything.
+    mutating func handOver(to queue: inout [OutgoingItem]) -> Bool {
+        defer { hasQueued = false }
+        guard !items.isEmpty else { return hasQueued }
+        queue.append(contentsOf: items)
+        items.removeAll(keepingCapacity: true)
+        return true
     }
 }

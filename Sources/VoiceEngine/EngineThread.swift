@@ -1,5 +1,9 @@
 import VoiceCore
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The thread that runs an engine in real time: it sends what the microphone captured and ticks
 /// the engine once per frame, queueing the mix for the speaker.
 ///
@@ -25,17 +29,26 @@ import VoiceCore
 /// inherits priority, so the threads it shares the lock with cannot hold it up for long.
 final class EngineThread: Sendable {
     private let thread: AudioThread
+    /// How late the thread woke from its timed waits, and how long it waited for the engine's lock.
+    let lateness = DurationRecorder()
+    let lockWaits = DurationRecorder()
 
     /// Below the device threads' (70), so that a device is never kept waiting by the engine.
     static let realTimePriority: Int32 = 60
 
     /// Starts running `engine` with its devices on a thread of its own.
     init(engine: VoiceEngine, input: (any AudioInput)?, output: (any AudioOutput)?) throws(AudioThreadError) {
+        let (lateness, lockWaits) = (self.lateness, self.lockWaits)
         thread = try AudioThread(name: "voice-engine", scheduling: .realTime(priority: Self.realTimePriority)) {
             thread in
-            Self.run(engine, input: input, output: output, until: thread)
+            Self.run(engine, input: input, output: output, until: thread, lateness: lateness, lockWaits: lockWaits)
         }
     }
+
+    /// The thread's POSIX id while it runs, for per-thread measurements.
+    var systemThread: pthread_t? { thread.systemThread }
+
+    var isRealTimeScheduled: Bool { thread.isRealTimeScheduled }
 
     /// Stops the thread and waits until it has. Safe to call more than once.
     func stop() {
@@ -43,7 +56,8 @@ final class EngineThread: Sendable {
     }
 
     private static func run(
-        _ engine: VoiceEngine, input: (any AudioInput)?, output: (any AudioOutput)?, until thread: AudioThread
+        _ engine: VoiceEngine, input: (any AudioInput)?, output: (any AudioOutput)?, until thread: AudioThread,
+        lateness: DurationRecorder, lockWaits: DurationRecorder
     ) {
         let samples = engine.frameSamples
         let period = engine.configuration.frameDuration.nanoseconds
@@ -90,7 +104,7 @@ final class EngineThread: Sendable {
                 }
             }
             // One turn of the lock: what the microphone delivered, then the frame, if it is due.
-            engine.withCore { core in
+            engine.withCoreOnEngineThread(lockWaits: lockWaits) { core in
                 if let input, let backlog {
                     // Every frame the microphone has delivered goes out now, several after it
                     // caught up from a stall: one at a time would leave the stall standing behind it.
@@ -117,6 +131,9 @@ final class EngineThread: Sendable {
                 } else {
                     MediaTime.sleep(until: wakeTime)
                 }
+                // A wait the microphone ended early was not late; one that ran to its deadline may be.
+                let woke = MediaTime.monotonicNow()
+                if woke >= wakeTime { lateness.record(woke - wakeTime) }
             } else {
                 playback?.write(UnsafeBufferPointer(mix))
                 clock.ticked(

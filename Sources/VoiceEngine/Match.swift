@@ -86,8 +86,9 @@ public final class Match: Sendable {
     /// Signalling that the app received for this match.
     public func received(_ data: [UInt8], from player: ParticipantID) {
         let now = engine.now
+        let decoded = Result { () throws(SignallingError) in try SignallingMessage(decoding: data) }
         engine.withCore { core in
-            core.receiveSignalling(data, from: player, client: client, events: .match(sink), now: now)
+            core.receiveSignalling(decoded, from: player, client: client, events: .match(sink), now: now)
         }
     }
 

@@ -34,8 +34,9 @@ public final class VoiceChatService: Sendable {
     /// Signalling that the app received for this service.
     public func received(_ data: [UInt8], from participant: ParticipantID) {
         let now = engine.now
+        let decoded = Result { () throws(SignallingError) in try SignallingMessage(decoding: data) }
         engine.withCore { core in
-            core.receiveSignalling(data, from: participant, client: client, events: .call(sink), now: now)
+            core.receiveSignalling(decoded, from: participant, client: client, events: .call(sink), now: now)
         }
     }
 

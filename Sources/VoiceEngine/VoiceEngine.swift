@@ -2,14 +2,20 @@ import Synchronization
 import VoiceCore
 import VoiceTransport
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// One participant's voice engine: its audio devices, its engine thread, its network, and every
 /// call and match it takes part in. `VoiceChatService` (1:1 calls) and `Match` (named channels)
 /// are the app's handles on it.
 ///
 /// Thread contract: every method may be called from any thread. The engine's state lives behind
 /// one lock that the engine thread takes once per frame and control calls take briefly; device
-/// threads never take it (they exchange audio through their rings). What the engine sends to the
-/// app's client is sent after the lock is released, so a client may call straight back in.
+/// threads never take it (they exchange audio through their rings), nor do network threads: what
+/// they receive waits in a lock-free inbox for the engine thread. What the engine sends goes out
+/// through its courier after the lock is released, so a client may call straight back in, and
+/// the engine thread never waits on a socket or the app.
 public final class VoiceEngine: Sendable {
     public let participant: ParticipantID
     public let configuration: EngineConfiguration
@@ -21,6 +27,19 @@ public final class VoiceEngine: Sendable {
     private let output: (any AudioOutput)?
     private let network: (any DatagramNetwork)?
     private let runner = Mutex<EngineThread?>(nil)
+    /// Whether the engine thread runs: then it, and only it, opens what the inbox holds.
+    private let isThreaded = Atomic<Bool>(false)
+    /// Datagrams from network threads, with their route and arrival time, for the engine thread.
+    private let inbox: DatagramQueue<ReceivedDatagram>
+    private let courier: EngineCourier
+
+    /// Datagrams the inbox holds: a second of 30 speakers' voice behind a stalled engine thread.
+    static let inboxCapacity = 2048
+
+    struct ReceivedDatagram {
+        var route: PathRoute
+        var arrival: MediaTime
+    }
 
     /// - Parameters:
     ///   - input, output: the microphone and speaker (ALSA devices, WAV files, …); nil for none.
@@ -38,7 +57,11 @@ public final class VoiceEngine: Sendable {
         self.input = input
         self.output = output
         self.network = network
-        let core = try EngineCore(participant: participant, configuration: configuration, network: network)
+        inbox = DatagramQueue(capacity: Self.inboxCapacity, slotBytes: EngineCore.datagramCapacity)
+        courier = EngineCourier(network: network, slotBytes: EngineCore.datagramCapacity)
+        let core = try EngineCore(
+            participant: participant, configuration: configuration, network: network,
+            outbox: EngineOutbox(datagrams: courier.datagrams))
         self.core = core
     }
 
@@ -57,8 +80,12 @@ public final class VoiceEngine: Sendable {
                 throw .media("\(error)")
             }
             do throws(AudioThreadError) {
+                try courier.start()
+                isThreaded.store(true, ordering: .sequentiallyConsistent)
                 runner = try EngineThread(engine: self, input: input, output: output)
             } catch {
+                isThreaded.store(false, ordering: .sequentiallyConsistent)
+                courier.stop()
                 input?.stop()
                 output?.stop()
                 throw .media(error.description)
@@ -74,6 +101,8 @@ public final class VoiceEngine: Sendable {
             return runner
         }
         thread?.stop()
+        isThreaded.store(false, ordering: .sequentiallyConsistent)
+        courier.stop()
         input?.stop()
         output?.stop()
         let links = withCore { core in core.sessions.values.compactMap(\.relay?.link) }
@@ -94,39 +123,76 @@ public final class VoiceEngine: Sendable {
         receiveDatagram(bytes, route: .direct(address))
     }
 
+    /// Queues a datagram for the engine thread, which opens it at its next turn; without one, it
+    /// is opened now.
     func receiveDatagram(_ bytes: [UInt8], route: PathRoute) {
-        let now = self.now
-        withCore { core in core.receiveDatagram(bytes, route: route, now: now) }
+        let arrival = now
+        _ = bytes.withUnsafeBytes { inbox.push($0, label: ReceivedDatagram(route: route, arrival: arrival)) }
+        if !isThreaded.load(ordering: .sequentiallyConsistent) { withCore { _ in } }
+    }
+
+    /// How late the engine thread woke from its timed waits since it started; nil while it does not run.
+    public var engineThreadLateness: DurationHistogram? {
+        runner.withLock { $0?.lateness.histogram }
+    }
+
+    /// How long the engine thread waited for the engine's lock at each turn since it started
+    /// (held meanwhile by a control call or signalling); nil while it does not run.
+    public var engineLockWaits: DurationHistogram? {
+        runner.withLock { $0?.lockWaits.histogram }
+    }
+
+    /// The engine thread's POSIX id while it runs, for per-thread measurements (allocations, CPU).
+    public var engineSystemThread: pthread_t? {
+        runner.withLock { $0?.systemThread }
+    }
+
+    /// Whether the engine thread runs with the real-time priority it asks for.
+    public var isEngineThreadRealTime: Bool {
+        runner.withLock { $0?.isRealTimeScheduled ?? false }
     }
 
     /// Counters of refused input, for statistics and tests.
-    public var counters: EngineCounters { withCore { $0.counters } }
+    public var counters: EngineCounters {
+        var counters = withCore { $0.counters }
+        counters.datagramsDroppedReceiving = inbox.refusedFullCount
+        // No envelope is larger than a slot: anything that is, is not one.
+        counters.malformedDatagrams += inbox.refusedOversizedCount
+        return counters
+    }
 
     /// Samples per frame at 48 kHz.
     public var frameSamples: Int { configuration.frameDuration.engineFrames }
 
-    /// Runs `body` under the engine's lock, then sends what it queued.
+    /// Runs `body` under the engine's lock, then delivers what it queued. Without an engine thread,
+    /// what the inbox holds is opened first.
     func withCore<Result, Failure: Error>(_ body: (EngineCore) throws(Failure) -> Result) throws(Failure) -> Result {
-        var items: [OutgoingItem] = []
-        defer { send(items) }
+        var queued = false
+        defer { if queued { courier.deliver() } }
         return try lock.withLock { () throws(Failure) -> Result in
-            defer { items = core.outbox.take() }
+            defer { queued = courier.post(&core.outbox) }
+            if !isThreaded.load(ordering: .sequentiallyConsistent) { openReceived(core) }
             return try body(core)
         }
     }
 
-    private func send(_ items: [OutgoingItem]) {
-        for item in items {
-            switch item {
-            case .signalling(let bytes, let participant, let client): client.send(bytes, to: participant)
-            case .realTime(let bytes, let participant, let client): client.sendRealTime(bytes, to: participant)
-            case .datagram(let bytes, let address):
-                network?.send(bytes, to: address)
-            case .relayDatagram(let bytes, let kind, let link): link.send(bytes, via: kind)
-            case .relayInterest(let channels, let muted, let link): link.update(channels: channels, muted: muted)
-            case .callEvent(let event, let sink): sink.deliver(event)
-            case .matchEvent(let event, let sink): sink.deliver(event)
-            }
+    /// The engine thread's turn of the lock: opens what arrived, runs `body`, and leaves the
+    /// sending to the courier's thread.
+    func withCoreOnEngineThread(lockWaits: DurationRecorder, _ body: (EngineCore) -> Void) {
+        let asked = MediaTime.monotonicNow()
+        let queued = lock.withLock {
+            lockWaits.record(MediaTime.monotonicNow() - asked)
+            openReceived(core)
+            body(core)
+            return courier.post(&core.outbox)
+        }
+        if queued { courier.wakeThread() }
+    }
+
+    /// Opens and dispatches every datagram waiting in the inbox, each at the time it arrived.
+    private func openReceived(_ core: EngineCore) {
+        inbox.drain { bytes, received in
+            core.receiveDatagram(bytes, route: received.route, now: received.arrival)
         }
     }
 }

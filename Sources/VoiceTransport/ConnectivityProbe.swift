@@ -32,15 +32,20 @@ public struct ConnectivityProbe: Sendable, Hashable {
         guard bytes.count == Self.encodedBytes else {
             throw .probeWrongSize(bytes: bytes.count, expected: Self.encodedBytes)
         }
-        let array = Array(bytes)
-        guard array[0] == Self.formatVersion else { throw .probeUnsupportedVersion(array[0]) }
-        guard array[1] & ~Self.keepaliveFlag == 0 else { throw .probeUnknownFlags(array[1] & ~Self.keepaliveFlag) }
-        func word(at offset: Int) -> UInt64 {
-            array[offset..<offset + 8].reduce(0) { $0 << 8 | UInt64($1) }
+        // Copied into a buffer on the stack: an `Array` would allocate for every probe.
+        var storage: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        let (version, flags, transaction, sentAt) = withUnsafeMutableBytes(of: &storage) { raw in
+            raw.copyBytes(from: bytes)
+            func word(at offset: Int) -> UInt64 {
+                (offset..<offset + 8).reduce(0) { $0 << 8 | UInt64(raw[$1]) }
+            }
+            return (raw[0], raw[1], word(at: 2), word(at: 10))
         }
+        guard version == Self.formatVersion else { throw .probeUnsupportedVersion(version) }
+        guard flags & ~Self.keepaliveFlag == 0 else { throw .probeUnknownFlags(flags & ~Self.keepaliveFlag) }
         self.init(
-            transaction: word(at: 2), sentAt: MediaTime(bitPattern: word(at: 10)),
-            isKeepalive: array[1] & Self.keepaliveFlag != 0)
+            transaction: transaction, sentAt: MediaTime(bitPattern: sentAt),
+            isKeepalive: flags & Self.keepaliveFlag != 0)
     }
 
     /// The `encodedBytes` bytes of this probe.

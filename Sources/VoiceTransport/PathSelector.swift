@@ -114,11 +114,21 @@ public struct PathSelector: Sendable {
     public mutating func receivedProbe(_ probe: ConnectivityProbe, on route: PathRoute, now: MediaTime)
         -> [PathAction]
     {
-        guard state != .gone else { return [] }
+        var actions: [PathAction] = []
+        receivedProbe(probe, on: route, now: now, into: &actions)
+        return actions
+    }
+
+    /// `receivedProbe(_:on:now:)`, appending its actions to `actions` (a buffer the engine thread
+    /// keeps, so that a probe costs it no allocation).
+    public mutating func receivedProbe(
+        _ probe: ConnectivityProbe, on route: PathRoute, now: MediaTime, into actions: inout [PathAction]
+    ) {
+        guard state != .gone else { return }
         if case .direct(let address) = route { addDirectRoute(address, now: now) }
-        guard let index = index(of: route) else { return [] }
+        guard let index = index(of: route) else { return }
         health[index].lastHeardAt = now
-        return [.sendProbeReply(probe, route)]
+        actions.append(.sendProbeReply(probe, route))
     }
 
     /// An authenticated reply to one of this side's probes.
@@ -149,8 +159,14 @@ public struct PathSelector: Sendable {
 
     /// Re-evaluates the routes and sends the probes that are due.
     public mutating func tick(now: MediaTime) -> [PathAction] {
-        guard state != .gone else { return [] }
         var actions: [PathAction] = []
+        tick(now: now, into: &actions)
+        return actions
+    }
+
+    /// `tick(now:)`, appending its actions to `actions` (a buffer the engine thread keeps).
+    public mutating func tick(now: MediaTime, into actions: inout [PathAction]) {
+        guard state != .gone else { return }
         // Rebuilt only when a probe expired, not on every tick.
         if outstanding.values.contains(where: { now - $0.sentAt >= configuration.roundTripTimeout }) {
             outstanding = outstanding.filter { now - $0.value.sentAt < configuration.roundTripTimeout }
@@ -159,7 +175,7 @@ public struct PathSelector: Sendable {
         if activeRoute == nil, now - lastRoundTripAt >= configuration.peerTimeout {
             state = .gone
             actions.append(.peerGone)
-            return actions
+            return
         }
         for index in health.indices where isAllowed(health[index].route) {
             guard probeIsDue(health[index], now: now) else { continue }
@@ -171,7 +187,6 @@ public struct PathSelector: Sendable {
             outstanding[probe.transaction] = (health[index].route, now)
             actions.append(.sendProbe(probe, health[index].route))
         }
-        return actions
     }
 
     // MARK: Choice

@@ -47,7 +47,9 @@ import VoiceWire
         bob.engine.receiveDatagram(Array(original.bytes.prefix(30)), from: original.from)
         bob.engine.receiveDatagram([0x11, 0, 0], from: original.from)
         bob.engine.receiveDatagram([], from: original.from)
-        #expect(bob.engine.counters.malformedDatagrams == before.malformedDatagrams + 3)
+        // Larger than any envelope: refused before the engine would have to hold it.
+        bob.engine.receiveDatagram(original.bytes + [UInt8](repeating: 0, count: 1_500), from: original.from)
+        #expect(bob.engine.counters.malformedDatagrams == before.malformedDatagrams + 4)
 
         // A stranger's envelope (right format, unknown sender) does not open either.
         var stranger = original.bytes

@@ -1,5 +1,3 @@
-import Crypto
-
 /// Opens the envelopes of every sender this participant hears, on every channel.
 ///
 /// Holds, per (sender, channel), the sender's current key and the one before it, each with its own
@@ -24,18 +22,12 @@ public struct EnvelopeOpener: Sendable {
             guard plaintext.count >= plaintextBytes else {
                 throw .bufferTooSmall(needed: plaintextBytes, available: plaintext.count)
             }
-            do {
-                let box = try ChaChaPoly.SealedBox(
-                    nonce: envelopeNonce(epoch: header.epoch, counter: header.counter),
-                    ciphertext: UnsafeRawBufferPointer(rebasing: datagram[headerBytes..<bodyEnd]),
-                    tag: UnsafeRawBufferPointer(rebasing: datagram[bodyEnd...]))
-                let opened = try ChaChaPoly.open(
-                    box, using: key.material.key,
-                    authenticating: UnsafeRawBufferPointer(rebasing: datagram[0..<headerBytes]))
-                opened.withUnsafeBytes { bytes in plaintext.copy(bytes, to: 0) }
-            } catch {
-                throw .authenticationFailed
-            }
+            let opened = EnvelopeCipher.open(
+                UnsafeRawBufferPointer(rebasing: datagram[headerBytes..<bodyEnd]),
+                tag: datagram.baseAddress! + bodyEnd,
+                authenticating: UnsafeRawBufferPointer(rebasing: datagram[0..<headerBytes]),
+                into: plaintext.baseAddress!, epoch: header.epoch, counter: header.counter, key: key.material)
+            guard opened else { throw .authenticationFailed }
 
             // Only now, with the envelope proven genuine, may it move the window.
             window.accept(header.counter)

@@ -1,5 +1,3 @@
-import Crypto
-
 /// Seals one sender's envelopes on one channel.
 ///
 /// A value type mutated by one thread at a time: it owns the counter, and two threads sealing
@@ -54,31 +52,15 @@ public struct EnvelopeSealer: Sendable {
         let header = SealedEnvelopeHeader(
             content: content, channel: channel, sender: sender.rawValue, destination: destination, epoch: key.epoch,
             counter: nextCounter)
-        let nonce = envelopeNonce(epoch: key.epoch, counter: nextCounter)
-        let sealed: ChaChaPoly.SealedBox
-        do {
-            sealed = try withUnsafeTemporaryAllocation(byteCount: headerBytes, alignment: 8) { clear in
-                try! header.write(into: clear)
-                return try ChaChaPoly.seal(
-                    plaintext, using: key.material.key, nonce: nonce, authenticating: UnsafeRawBufferPointer(clear))
-            }
-        } catch {
-            // ChaChaPoly only throws for a key of the wrong size, which a SenderKey never holds.
-            preconditionFailure("ChaCha20-Poly1305 refused a 256-bit key: \(error)")
-        }
-        nextCounter += 1
-
+        let body = output.baseAddress! + headerBytes
+        // Moved (not copied) into place first, so that a plaintext anywhere in `output` survives.
+        if let source = plaintext.baseAddress { body.copyMemory(from: source, byteCount: plaintext.count) }
         try! header.write(into: output)
-        // `combined` is nonce, ciphertext, tag: the envelope carries the last two after its header.
-        sealed.combined.withUnsafeBytes { combined in
-            let body = UnsafeRawBufferPointer(rebasing: combined[ChaChaPoly.nonceByteCount...])
-            assert(body.count == total - headerBytes)
-            output.copy(body, to: headerBytes)
-        }
+        EnvelopeCipher.seal(
+            body, count: plaintext.count, tag: body + plaintext.count,
+            authenticating: UnsafeRawBufferPointer(rebasing: output[0..<headerBytes]), epoch: key.epoch,
+            counter: nextCounter, key: key.material)
+        nextCounter += 1
         return total
     }
-}
-
-extension ChaChaPoly {
-    static let nonceByteCount = 12
 }

@@ -17,7 +17,9 @@ struct AllBenchmarks: ParsableCommand {
             reported as such and the others still run.
             """)
 
-    static let benchmarks = ["codec", "ring", "quality", "pipeline", "seal", "failover", "relay", "latency", "e2e"]
+    static let benchmarks = [
+        "codec", "ring", "quality", "pipeline", "engine-rt", "seal", "failover", "relay", "latency", "e2e",
+    ]
     /// Benchmarks that write plots and take --report-directory.
     static let plotting: Set = ["quality", "relay", "latency", "e2e"]
 
@@ -26,6 +28,7 @@ struct AllBenchmarks: ParsableCommand {
         "ring": ["--periods", "1000", "--device-seconds", "1", "--throughput-frames", "2000000", "--repetitions", "3"],
         "quality": ["--fixtures", "speech-female.wav"],
         "pipeline": ["--seconds", "6", "--repetitions", "2"],
+        "engine-rt": ["--seconds", "5"],
         "seal": ["--batch", "500", "--repetitions", "5"],
         "failover": ["--repetitions", "3"],
         "relay": ["--participants", "100,1000", "--seconds", "2", "--soak-seconds", "0"],

@@ -3,11 +3,12 @@ import VoiceCore
 import VoiceEngine
 import VoiceTransport
 
-/// Real `VoiceEngine`s in one match, in virtual time, over an in-process transport: signalling
-/// and datagrams are queued and handed over at the next step, with nothing lost. Every engine
-/// seals and opens its voice as in a real match; only the sockets and the clock are simulated.
+/// Real `VoiceEngine`s in one match over an in-process transport: signalling and datagrams are
+/// queued and handed over at the next step, with nothing lost. Every engine seals and opens its
+/// voice as in a real match; only the sockets are simulated, and the clock of all but the first
+/// `realTimePlayers`, which run their own engine threads on the real clock.
 ///
-/// One thread drives it (`step`); the engines' clients and networks only append to the queues.
+/// One thread drives it (`deliver`); the engines' clients and networks only append to the queues.
 final class InProcessMatch: @unchecked Sendable {
     let clock = ManualClock()
     private(set) var players: [Player] = []
@@ -15,6 +16,8 @@ final class InProcessMatch: @unchecked Sendable {
     private let datagrams = Mutex<[(bytes: [UInt8], from: PeerAddress, to: PeerAddress)]>([])
     private var byAddress: [PeerAddress: VoiceEngine] = [:]
     private var byName: [ParticipantID: Match] = [:]
+    /// Every signalling message handed over, in order, for a benchmark to replay.
+    private let signallingLog = Mutex<[(bytes: [UInt8], from: ParticipantID, to: ParticipantID)]>([])
 
     final class Player {
         let name: ParticipantID
@@ -60,14 +63,15 @@ final class InProcessMatch: @unchecked Sendable {
         }
     }
 
-    /// `count` players in match "bench", each with channel "all" started and active.
-    init(players count: Int, configuration: EngineConfiguration) throws {
+    /// `count` players in match "bench", each with channel "all" started and active. The first
+    /// `realTimePlayers` run in real time, their engine threads started, without devices.
+    init(players count: Int, configuration: EngineConfiguration, realTimePlayers: Int = 0) throws {
         let names = (0..<count).map { "player\($0)" }
         for (index, name) in names.enumerated() {
             let address = try PeerAddress(host: "10.1.\(index / 200).\(index % 200 + 1)", port: 5000)
             let engine = try VoiceEngine(
                 participant: name, configuration: configuration, network: Network(address: address, world: self),
-                clock: clock)
+                clock: index < realTimePlayers ? nil : clock)
             let match = try Match(
                 engine: engine, client: Client(name, world: self), matchID: "bench", players: names)
             let channel = try match.voiceChat(named: "all")
@@ -77,6 +81,14 @@ final class InProcessMatch: @unchecked Sendable {
             byName[name] = match
             players.append(Player(name: name, engine: engine, match: match, channel: channel))
         }
+        for player in players.prefix(realTimePlayers) { try player.engine.start() }
+    }
+
+    /// The signalling messages handed over so far that `matching` picks.
+    func signallingSent(where matching: (_ bytes: [UInt8], _ from: ParticipantID, _ to: ParticipantID) -> Bool)
+        -> [[UInt8]]
+    {
+        signallingLog.withLock { log in log.filter { matching($0.bytes, $0.from, $0.to) }.map(\.bytes) }
     }
 
     /// Hands over everything queued: signalling to the matches, datagrams to the engines, each
@@ -86,6 +98,7 @@ final class InProcessMatch: @unchecked Sendable {
             defer { queue.removeAll(keepingCapacity: true) }
             return queue
         }
+        signallingLog.withLock { $0.append(contentsOf: messages) }
         for message in messages { byName[message.to]?.received(message.bytes, from: message.from) }
         let packets = datagrams.withLock { queue in
             defer { queue.removeAll(keepingCapacity: true) }

@@ -8,7 +8,9 @@ struct VoiceBench: AsyncParsableCommand {
         commandName: "bench/run",
         abstract: "Benchmarks of the voice chat engine; each compares against a baseline measured in the same run.",
         subcommands: [
-            CodecBenchmark.self, RingBenchmark.self, QualityBenchmark.self, PipelineBenchmark.self, SealBenchmark.self,
+            CodecBenchmark.self, RingBenchmark.self, QualityBenchmark.self, PipelineBenchmark.self,
+            EngineRTBenchmark.self,
+            SealBenchmark.self,
             FailoverBenchmark.self, RelayBenchmark.self, LatencyBenchmark.self, E2EBenchmark.self, AllBenchmarks.self,
             RelayServeCommand.self,
             LatencyPeerCommand.self, ImpairmentProxyCommand.self,

@@ -1,0 +1,90 @@
+import ArgumentParser
+import Foundation
+import VoiceCore
+import VoiceTesting
+
+/// `bench/run engine-rt`: whether the real engine thread keeps its time and allocates nothing
+/// while the network, signalling and the API all lean on the engine.
+struct EngineRTBenchmark: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "engine-rt",
+        abstract: "The real engine thread under load: wake-up lateness and allocations per tick, against idle.",
+        discussion: """
+            A listener's VoiceEngine runs its own engine thread on the real clock (no devices: it \
+            ticks on the monotonic clock's frame grid) in a match with 30 speakers' VoiceEngines, \
+            which the harness ticks in real time over an in-process transport, sealing on, at the \
+            shipped settings. Idle first: the speakers are in the match but silent. Then loaded: \
+            every speaker talks (50 packets/s each, opened on the listener's engine thread), a \
+            second thread hands the listener 1000 signalling messages/s (a speaker's keys again, \
+            and reliable game data), and a third calls its API at 100 Hz (statistics, a channel's \
+            volume). Reported: the engine thread's wake-up lateness (p50, p99, max) and how long it \
+            waited for the engine's lock (p99, max) in both phases, and its allocations per \
+            wake-up.
+            """
+    )
+
+    @Option(help: "Seconds of each phase.")
+    var seconds = 20.0
+
+    @Option(help: "Remote speakers in the match.")
+    var speakers = 30
+
+    func run() throws {
+        let fixtures = ProcessInfo.processInfo.environment["VOICECHAT_FIXTURES"] ?? "Fixtures"
+        let speech = try WAVAudio(contentsOfFile: fixtures + "/speech-female.wav").samples
+        var report = BenchmarkReport(bench: "engine-rt")
+        report.require(AllocationCounter.isActive(), "allocation counting is inactive: run through bench/run")
+        let run = EngineRTRun(
+            speech: speech, speakers: speakers, seconds: seconds, signallingPerSecond: 1_000, apiCallsPerSecond: 100)
+        let result = try run.run()
+        print(
+            "engine thread \(result.realTimeScheduled ? "at real-time priority" : "WITHOUT real-time priority"); "
+                + "listener heard \(result.speakersHeard) of \(speakers) speakers")
+        for (name, phase) in [("idle", result.idle), ("loaded", result.loaded)] {
+            print(
+                "\(name), \(rounded(phase.seconds)) s: \(phase.lateness.count) wake-ups, "
+                    + "\(rounded(Double(phase.packetsReceived) / phase.seconds)) packets/s received, "
+                    + "\(rounded(Double(phase.signallingMessages) / phase.seconds)) signalling messages/s, "
+                    + "\(rounded(Double(phase.apiCalls) / phase.seconds)) API calls/s")
+        }
+        report.require(
+            result.speakersHeard == speakers, "the listener heard \(result.speakersHeard) of \(speakers) speakers")
+        // The load is what the issue asks for only if the harness kept up with the real clock.
+        let packetRate = Double(result.loaded.packetsReceived) / result.loaded.seconds
+        let expectedRate = 1_000 / VoiceDefaults.frameDuration.milliseconds * Double(speakers)
+        report.require(
+            packetRate >= 0.9 * expectedRate,
+            "the listener received \(rounded(packetRate)) packets/s while loaded, not \(rounded(expectedRate)): "
+                + "the harness fell behind the real clock")
+        for (label, fraction) in [("p50", 0.5), ("p99", 0.99)] {
+            let idle = result.idle.lateness.percentileMilliseconds(fraction) ?? .nan
+            let loaded = result.loaded.lateness.percentileMilliseconds(fraction) ?? .nan
+            report.add(
+                "engine thread wake-up lateness \(label), loaded", loaded, unit: "ms", baseline: idle,
+                target: label == "p99" ? .atMost(1.2 * idle) : nil)
+        }
+        report.add(
+            "engine thread wake-up lateness max, loaded",
+            result.loaded.lateness.longestMilliseconds ?? .nan, unit: "ms",
+            baseline: result.idle.lateness.longestMilliseconds ?? .nan)
+        report.add(
+            "engine thread wait for the engine's lock p99, loaded",
+            result.loaded.lockWaits.percentileMilliseconds(0.99) ?? .nan, unit: "ms",
+            baseline: result.idle.lockWaits.percentileMilliseconds(0.99) ?? .nan)
+        report.add(
+            "engine thread wait for the engine's lock max, loaded",
+            result.loaded.lockWaits.longestMilliseconds ?? .nan, unit: "ms",
+            baseline: result.idle.lockWaits.longestMilliseconds ?? .nan)
+        report.add(
+            "engine thread allocations per wake-up, loaded",
+            Double(result.loaded.allocations) / Double(max(result.loaded.allocationWakes, 1)), unit: "allocs/tick",
+            target: .atMost(0))
+        report.add(
+            "engine thread allocations per wake-up, idle",
+            Double(result.idle.allocations) / Double(max(result.idle.allocationWakes, 1)), unit: "allocs/tick")
+        if !report.finish() { throw ExitCode.failure }
+    }
+}
+
+/// A figure for a message, to one decimal.
+private func rounded(_ value: Double) -> String { String(format: "%.1f", value) }

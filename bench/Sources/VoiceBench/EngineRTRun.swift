@@ -1,0 +1,185 @@
+import Foundation
+import Synchronization
+import VoiceCore
+import VoiceEngine
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `bench/run engine-rt`'s run: a listener's real `VoiceEngine`, its engine thread on the real
+/// clock, in a match with `speakers` engines that the harness ticks in real time over an
+/// in-process transport (sealing on, shipped settings). First idle (the speakers send nothing),
+/// then loaded: every speaker talks (a packet per frame), a second thread floods the listener
+/// with signalling, and a third calls its API at 100 Hz.
+struct EngineRTRun {
+    struct Phase {
+        var lateness: DurationHistogram
+        /// How long the engine thread waited for the engine's lock at each turn.
+        var lockWaits: DurationHistogram
+        /// Allocations on the engine thread, and the wake-ups they were counted over.
+        var allocations: Int
+        var allocationWakes: Int
+        var packetsReceived: Int
+        /// How long the phase took on the real clock.
+        var seconds: Double
+        var signallingMessages: Int
+        var apiCalls: Int
+    }
+
+    struct Result {
+        var idle: Phase
+        var loaded: Phase
+        var realTimeScheduled: Bool
+        var speakersHeard: Int
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    let speech: [Float]
+    let speakers: Int
+    let seconds: Double
+    let signallingPerSecond: Int
+    let apiCallsPerSecond: Int
+
+    func run() throws -> Result {
+        let world = try InProcessMatch(players: speakers + 1, configuration: EngineConfiguration(), realTimePlayers: 1)
+        defer { for player in world.players { player.engine.shutDown() } }
+        let listener = world.players[0]
+        let frame = VoiceDefaults.frameDuration
+        let samples = frame.engineFrames
+        var stepIndex = 0
+        var nextStep = MediaTime.monotonicNow()
+        // One step of the speakers' world per frame, on the real clock's frame grid.
+        func steps(for duration: Double, talking: Bool) {
+            let count = Int(duration * 1_000 / frame.milliseconds)
+            for _ in 0..<count {
+                nextStep += frame.nanoseconds
+                MediaTime.sleep(until: nextStep)
+                world.clock.advance(by: frame.nanoseconds)
+                world.deliver()
+                for (number, player) in world.players.enumerated().dropFirst() {
+                    let offset = (number * 83 * samples + stepIndex * samples) % (speech.count - samples)
+                    var output = [Float](repeating: 0, count: samples)
+                    output.withUnsafeMutableBufferPointer { output in
+                        if talking {
+                            speech[offset..<(offset + samples)].withUnsafeBufferPointer {
+                                player.engine.tick(at: world.clock.now, captured: $0, output: output)
+                            }
+                        } else {
+                            player.engine.tick(at: world.clock.now, captured: nil, output: output)
+                        }
+                    }
+                }
+                stepIndex += 1
+            }
+        }
+        // Meeting: signalling, keys and paths settle while nobody talks.
+        steps(for: 3, talking: false)
+        // Only the listener is measured: each speaker mutes the others, whose voice it then opens
+        // but never decodes, so that the harness keeps up with the real clock on a small machine.
+        for speaker in world.players.dropFirst() {
+            for other in world.players.dropFirst() where other !== speaker {
+                try speaker.channel.setPlayer(other.name, muted: true)
+            }
+        }
+        // Messages to replay at the listener: a speaker's keys (unwrapped and found installed
+        // already) and reliable game data (an event for the app), as a busy client sends them.
+        let keys = world.signallingSent { bytes, _, to in
+            to == listener.name && String(decoding: bytes, as: UTF8.self).contains("\"type\":\"keys\"")
+        }
+        try world.players[1].match.send(Array(repeating: 7, count: 100), to: [listener.name], mode: .reliable)
+        steps(for: 0.1, talking: false)
+        let gameData = world.signallingSent { bytes, _, to in
+            to == listener.name && String(decoding: bytes, as: UTF8.self).contains("\"type\":\"gameData\"")
+        }
+        let flood = Array((keys.prefix(1) + gameData.prefix(1)))
+
+        let idle = try measure(listener, world: world, load: false, flood: flood) {
+            steps(for: seconds, talking: false)
+        }
+        // The speakers start talking; the listener's streams and the first frames settle first.
+        steps(for: 2, talking: true)
+        let loaded = try measure(listener, world: world, load: true, flood: flood) {
+            steps(for: seconds, talking: true)
+        }
+        let heard = listener.engine.statistics().filter {
+            ($0.streams.values.first?.receive.packetsReceived ?? 0) > 0
+        }.count
+        return Result(
+            idle: idle, loaded: loaded, realTimeScheduled: listener.engine.isEngineThreadRealTime, speakersHeard: heard)
+    }
+
+    /// Runs `body` (the speakers' steps) with or without the flood and API threads, and measures
+    /// the listener's engine thread meanwhile.
+    private func measure(
+        _ listener: InProcessMatch.Player, world: InProcessMatch, load: Bool, flood: [[UInt8]], body: () -> Void
+    ) throws -> Phase {
+        let engine = listener.engine
+        guard let engineThread = engine.engineSystemThread, let before = engine.engineThreadLateness,
+            let waitsBefore = engine.engineLockWaits
+        else {
+            throw Failure(description: "the listener's engine thread is not running")
+        }
+        let packetsBefore = packetsReceived(engine)
+        let stop = Atomic<Bool>(false)
+        let signalled = Atomic<Int>(0)
+        let called = Atomic<Int>(0)
+        var helpers: [AudioThread] = []
+        if load {
+            let sender = world.players[1].name
+            let match = listener.match
+            let floodPeriod = MediaTime(1_000_000_000 / signallingPerSecond)
+            helpers.append(
+                try AudioThread(name: "bench-signalling", scheduling: .normal) { _ in
+                    var next = MediaTime.monotonicNow()
+                    while !stop.load(ordering: .relaxed) {
+                        next += floodPeriod
+                        MediaTime.sleep(until: next)
+                        match.received(flood[signalled.load(ordering: .relaxed) % flood.count], from: sender)
+                        signalled.add(1, ordering: .relaxed)
+                    }
+                })
+            let channel = listener.channel
+            let apiPeriod = MediaTime(1_000_000_000 / apiCallsPerSecond)
+            helpers.append(
+                try AudioThread(name: "bench-api", scheduling: .normal) { _ in
+                    var next = MediaTime.monotonicNow()
+                    while !stop.load(ordering: .relaxed) {
+                        next += apiPeriod
+                        MediaTime.sleep(until: next)
+                        let count = called.add(1, ordering: .relaxed).newValue
+                        // What a game's UI does: reads the meters and statistics, moves a volume.
+                        _ = engine.statistics()
+                        try? channel.setVolume(count % 2 == 0 ? 1 : 0.9)
+                    }
+                })
+        }
+        let started = MediaTime.monotonicNow()
+        AllocationCounter.start(threads: [engineThread])
+        let allocationStart = engine.engineThreadLateness?.count ?? 0
+        body()
+        let allocations = AllocationCounter.stop()
+        let elapsed = Double(MediaTime.monotonicNow() - started) / 1e9
+        let allocationWakes = (engine.engineThreadLateness?.count ?? 0) - allocationStart
+        stop.store(true, ordering: .relaxed)
+        for helper in helpers { helper.join() }
+        guard let after = engine.engineThreadLateness, let waitsAfter = engine.engineLockWaits else {
+            throw Failure(description: "the listener's engine thread stopped")
+        }
+        return Phase(
+            lateness: after.subtracting(before), lockWaits: waitsAfter.subtracting(waitsBefore),
+            allocations: allocations, allocationWakes: allocationWakes,
+            packetsReceived: packetsReceived(engine) - packetsBefore, seconds: elapsed,
+            signallingMessages: signalled.load(ordering: .relaxed),
+            apiCalls: called.load(ordering: .relaxed))
+    }
+
+    private func packetsReceived(_ engine: VoiceEngine) -> Int {
+        engine.statistics().reduce(0) { total, participant in
+            total + participant.streams.values.reduce(0) { $0 + $1.receive.packetsReceived }
+        }
+    }
+}
