@@ -214,7 +214,11 @@ extension EngineCore {
                 let key = PlayerStateKey(channel: channel.number, player: peer.participant)
                 guard session.reportedStates[key] != state else { continue }
                 let previous = session.reportedStates[key]
-                session.reportedStates[key] = state
+                // In place when the player has a state already (every time but the first), so that
+                // a speaker starting or stopping costs the engine thread no allocation.
+                if session.reportedStates.modifyValue(forKey: key, { $0 = state }) == nil {
+                    session.reportedStates[key] = state
+                }
                 // A player's first state is only news once it is more than "connecting".
                 if previous == nil && state == .connecting { continue }
                 emit(.playerState(channel: channel.name, player: peer.participant, state: state), in: session)

@@ -17,6 +17,7 @@ final class EngineCourier: Sendable {
     private let requested = Atomic<Bool>(false)
     private let wake = WakeCounter()
     private let thread = Mutex<AudioThread?>(nil)
+    private let running = Atomic<Bool>(false)
 
     /// Datagrams the queue holds: the engine thread's two frames for every peer of a large match.
     static let datagramCapacity = 512
@@ -52,6 +53,9 @@ final class EngineCourier: Sendable {
         }
     }
 
+    /// Whether the courier's thread runs (and the engine's thread, or the app's, leaves it the sending).
+    var isRunning: Bool { running.load(ordering: .acquiring) }
+
     /// Starts the thread that delivers for the engine thread.
     func start() throws(AudioThreadError) {
         try thread.withLock { thread throws(AudioThreadError) in
@@ -63,19 +67,21 @@ final class EngineCourier: Sendable {
                     wake.wait(after: seen, until: MediaTime.monotonicNow() + MediaTime.milliseconds(100))
                 }
             }
+            running.store(true, ordering: .releasing)
         }
     }
 
     /// Stops the thread and delivers what is left.
     func stop() {
-        let running = thread.withLock { thread in
+        let stopping = thread.withLock { thread in
             defer { thread = nil }
             return thread
         }
-        if let running {
-            running.requestStop()
+        running.store(false, ordering: .releasing)
+        if let stopping {
+            stopping.requestStop()
             wake.bump()
-            running.join()
+            stopping.join()
         }
         deliver()
     }
@@ -91,7 +97,7 @@ final class EngineCourier: Sendable {
 
     private func send(_ datagram: UnsafeRawBufferPointer, to destination: DatagramDestination) {
         switch destination {
-        case .direct(let address): network?.send(Array(datagram), to: address)
+        case .direct(let address): network?.send(datagram, to: address)
         case .appCarried(let participant, let client): client.sendRealTime(Array(datagram), to: participant)
         case .relay(let kind, let link): link.send(Array(datagram), via: kind)
         }

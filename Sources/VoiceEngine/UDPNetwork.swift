@@ -52,7 +52,7 @@ public final class UDPNetwork: DatagramNetwork {
         receiver.engine.withLock { $0.engine = engine }
     }
 
-    public func send(_ datagram: [UInt8], to address: PeerAddress) {
+    public func send(_ datagram: UnsafeRawBufferPointer, to address: PeerAddress) {
         endpoint.send(datagram, to: address)
     }
 

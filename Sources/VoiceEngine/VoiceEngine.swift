@@ -93,7 +93,21 @@ public final class VoiceEngine: Sendable {
         }
     }
 
-    /// Stops the engine thread and the devices. Calls and matches end without notice to peers;
+    /// Starts the engine's courier thread alone, for an app that ticks the engine from an audio
+    /// thread of its own (`tick(at:captured:output:)`): each tick then opens what the network
+    /// delivered since the last and leaves every send, event and call into the app to the
+    /// courier, as the engine's own thread does, so the app's thread never waits on them.
+    /// `shutDown()` stops it.
+    public func startDelivering() throws(VoiceChatError) {
+        do throws(AudioThreadError) {
+            try courier.start()
+        } catch {
+            throw .media(error.description)
+        }
+        isThreaded.store(true, ordering: .sequentiallyConsistent)
+    }
+
+    /// Stops the engine thread (or the courier alone) and the devices. Calls and matches end without notice to peers;
     /// stop them first for a clean goodbye.
     public func shutDown() {
         let thread = runner.withLock { runner in
@@ -115,7 +129,11 @@ public final class VoiceEngine: Sendable {
     public func tick(
         at now: MediaTime, captured: UnsafeBufferPointer<Float>?, output: UnsafeMutableBufferPointer<Float>
     ) {
-        withCore { core in core.tick(now: now, captured: captured, output: output) }
+        if courier.isRunning {
+            withCoreOnEngineThread { core in core.tick(now: now, captured: captured, output: output) }
+        } else {
+            withCore { core in core.tick(now: now, captured: captured, output: output) }
+        }
     }
 
     /// Hands in a datagram that arrived from `address` on the direct path.
@@ -178,10 +196,10 @@ public final class VoiceEngine: Sendable {
 
     /// The engine thread's turn of the lock: opens what arrived, runs `body`, and leaves the
     /// sending to the courier's thread.
-    func withCoreOnEngineThread(lockWaits: DurationRecorder, _ body: (EngineCore) -> Void) {
-        let asked = MediaTime.monotonicNow()
+    func withCoreOnEngineThread(lockWaits: DurationRecorder? = nil, _ body: (EngineCore) -> Void) {
+        let asked = lockWaits != nil ? MediaTime.monotonicNow() : 0
         let queued = lock.withLock {
-            lockWaits.record(MediaTime.monotonicNow() - asked)
+            lockWaits?.record(MediaTime.monotonicNow() - asked)
             openReceived(core)
             body(core)
             return courier.post(&core.outbox)

@@ -58,7 +58,7 @@ public final class UDPEndpoint: Sendable {
     /// Queues `datagram` for `address` and returns at once. A datagram that cannot be sent (socket
     /// closed, unreachable network, full buffer) is dropped and counted in `sendErrorCount`:
     /// real-time data is never worth retrying.
-    public func send(_ datagram: [UInt8], to address: PeerAddress) {
+    public func send(_ datagram: some Collection<UInt8>, to address: PeerAddress) {
         // A write to another family fails with an error that makes NIO close the socket, which
         // would end the direct path to every peer; a peer's candidate of the other family is
         // simply unreachable from here.

@@ -101,7 +101,7 @@ public final class SimulatedNetwork: DatagramNetwork, @unchecked Sendable {
 
     public var localCandidates: [PeerAddress] { [address] }
 
-    public func send(_ datagram: [UInt8], to address: PeerAddress) {
-        world.post(.init(bytes: datagram, from: self.address, to: address, due: world.clock.now + world.networkDelay))
+    public func send(_ datagram: UnsafeRawBufferPointer, to address: PeerAddress) {
+        world.post(.init(bytes: Array(datagram), from: self.address, to: address, due: world.clock.now + world.networkDelay))
     }
 }

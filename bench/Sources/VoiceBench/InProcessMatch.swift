@@ -13,7 +13,9 @@ final class InProcessMatch: @unchecked Sendable {
     let clock = ManualClock()
     private(set) var players: [Player] = []
     private let signalling = Mutex<[(bytes: [UInt8], from: ParticipantID, to: ParticipantID)]>([])
-    private let datagrams = Mutex<[(bytes: [UInt8], from: PeerAddress, to: PeerAddress)]>([])
+    private let datagrams = Mutex(DatagramPool())
+    /// The datagrams being handed over; only the driving thread touches it.
+    private var handingOver: [DatagramPool.Queued] = []
     private var byAddress: [PeerAddress: VoiceEngine] = [:]
     private var byName: [ParticipantID: Match] = [:]
     /// Every signalling message handed over, in order, for a benchmark to replay.
@@ -58,8 +60,36 @@ final class InProcessMatch: @unchecked Sendable {
 
         var localCandidates: [PeerAddress] { [address] }
 
-        func send(_ datagram: [UInt8], to destination: PeerAddress) {
-            world.datagrams.withLock { $0.append((datagram, address, destination)) }
+        func send(_ datagram: UnsafeRawBufferPointer, to destination: PeerAddress) {
+            world.datagrams.withLock { $0.queue(datagram, from: address, to: destination) }
+        }
+    }
+
+    /// Datagrams in flight, in buffers that are reused once handed over, as a socket's would be:
+    /// sending costs the sender no allocation once the pool has grown to the traffic.
+    private struct DatagramPool {
+        struct Queued {
+            var slot: Int
+            var from: PeerAddress
+            var to: PeerAddress
+        }
+
+        var slots: [[UInt8]] = []
+        var free: [Int] = []
+        var queued: [Queued] = []
+
+        mutating func queue(_ datagram: UnsafeRawBufferPointer, from: PeerAddress, to: PeerAddress) {
+            let slot: Int
+            if let reused = free.popLast() {
+                slot = reused
+            } else {
+                slot = slots.count
+                slots.append([])
+                slots[slot].reserveCapacity(1_500)
+            }
+            slots[slot].removeAll(keepingCapacity: true)
+            slots[slot].append(contentsOf: datagram)
+            queued.append(Queued(slot: slot, from: from, to: to))
         }
     }
 
@@ -100,13 +130,13 @@ final class InProcessMatch: @unchecked Sendable {
         }
         signallingLog.withLock { $0.append(contentsOf: messages) }
         for message in messages { byName[message.to]?.received(message.bytes, from: message.from) }
-        let packets = datagrams.withLock { queue in
-            defer { queue.removeAll(keepingCapacity: true) }
-            return queue
-        }
-        for packet in packets {
+        datagrams.withLock { swap(&$0.queued, &handingOver) }
+        for packet in handingOver {
             guard let engine = byAddress[packet.to] else { continue }
-            around(engine) { engine.receiveDatagram(packet.bytes, from: packet.from) }
+            let bytes = datagrams.withLock { $0.slots[packet.slot] }
+            around(engine) { engine.receiveDatagram(bytes, from: packet.from) }
         }
+        datagrams.withLock { pool in pool.free.append(contentsOf: handingOver.lazy.map(\.slot)) }
+        handingOver.removeAll(keepingCapacity: true)
     }
 }
