@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "VoiceTransport", targets: ["VoiceTransport"]),
         .library(name: "VoiceEngine", targets: ["VoiceEngine"]),
         .library(name: "VoiceTesting", targets: ["VoiceTesting"]),
+        .library(name: "VoiceRelayClient", targets: ["VoiceRelayClient"]),
         .library(name: "VoiceRelay", targets: ["VoiceRelay"]),
         .library(name: "VoiceControl", targets: ["VoiceControl"]),
         .library(name: "VoiceSignalling", targets: ["VoiceSignalling"]),
@@ -50,6 +51,8 @@ let package = Package(
             pkgConfig: "libsodium",
             providers: [.apt(["libsodium-dev"])]
         ),
+        // sendmmsg(2), which glibc declares only under _GNU_SOURCE (a C file defines it).
+        .target(name: "CVoiceSocket"),
         // Header-only: the futex system call, which Swift cannot call directly (it is variadic).
         .systemLibrary(name: "CVoiceFutex"),
         .target(name: "VoiceCore", dependencies: ["CVoiceFutex"]),
@@ -71,18 +74,27 @@ let package = Package(
         .target(
             name: "VoiceEngine",
             dependencies: [
-                "VoiceCore", "VoiceCodec", "VoiceWire", "VoiceMedia", "VoiceTransport", "VoiceRelay",
+                "VoiceCore", "VoiceCodec", "VoiceWire", "VoiceMedia", "VoiceTransport", "VoiceRelayClient",
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        // What a game links to reach a relay: its clients over UDP and TCP, and no server.
+        .target(
+            name: "VoiceRelayClient",
+            dependencies: [
+                "VoiceWire",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         .target(
             name: "VoiceRelay",
             dependencies: [
-                "VoiceWire",
+                "VoiceWire", "VoiceRelayClient", "CVoiceSocket",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
@@ -100,7 +112,7 @@ let package = Package(
         .target(
             name: "VoiceSignalling",
             dependencies: [
-                "VoiceEngine", "VoiceRelay",
+                "VoiceEngine", "VoiceRelayClient",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
@@ -109,7 +121,9 @@ let package = Package(
         .executableTarget(
             name: "voicechat",
             dependencies: [
-                "VoiceCore", "VoiceCodec", "VoiceDevices", "VoiceMedia", "VoiceTesting", "VoiceRelay", "VoiceTransport",
+                "VoiceCore", "VoiceCodec", "VoiceDevices", "VoiceMedia", "VoiceTesting", "VoiceRelay",
+                "VoiceRelayClient",
+                "VoiceTransport",
                 "VoiceEngine", "VoiceControl", "VoiceSignalling",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -132,7 +146,7 @@ let package = Package(
         .testTarget(
             name: "VoiceRelayTests",
             dependencies: [
-                "VoiceRelay", "VoiceWire", "VoiceCore",
+                "VoiceRelay", "VoiceRelayClient", "VoiceWire", "VoiceCore",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -146,7 +160,7 @@ let package = Package(
             dependencies: [
                 "VoiceTestSupport",
                 "VoiceEngine", "VoiceTransport", "VoiceWire", "VoiceMedia", "VoiceCore", "VoiceSignalling",
-                "VoiceRelay",
+                "VoiceRelay", "VoiceRelayClient",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -162,7 +176,9 @@ let package = Package(
         ),
         .testTarget(
             name: "VoiceChatCLITests",
-            dependencies: ["VoiceTestSupport", "voicechat", "VoiceCore", "VoiceTesting", "VoiceRelay"]),
+            dependencies: [
+                "VoiceTestSupport", "voicechat", "VoiceCore", "VoiceTesting", "VoiceRelay", "VoiceRelayClient",
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

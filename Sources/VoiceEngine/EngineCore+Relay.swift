@@ -1,5 +1,5 @@
 import VoiceCore
-import VoiceRelay
+import VoiceRelayClient
 import VoiceTransport
 import VoiceWire
 

@@ -19,6 +19,10 @@ final class EngineCourier: Sendable {
     private let thread = Mutex<AudioThread?>(nil)
     private let running = Atomic<Bool>(false)
 
+    /// Below the engine thread's (60): the courier is on every packet's way out, and a time-sharing
+    /// thread on a busy machine wakes milliseconds late; it never keeps the engine thread waiting.
+    static let realTimePriority: Int32 = 55
+
     /// Datagrams the queue holds: the engine thread's two frames for every peer of a large match.
     static let datagramCapacity = 512
 
@@ -60,7 +64,9 @@ final class EngineCourier: Sendable {
     func start() throws(AudioThreadError) {
         try thread.withLock { thread throws(AudioThreadError) in
             guard thread == nil else { return }
-            thread = try AudioThread(name: "voice-courier", scheduling: .normal) { [self] thread in
+            thread = try AudioThread(
+                name: "voice-courier", scheduling: .realTime(priority: Self.realTimePriority)
+            ) { [self] thread in
                 while !thread.shouldStop {
                     let seen = wake.value
                     deliver()

@@ -1,4 +1,5 @@
-import VoiceRelay
+import VoiceRelayClient
+import VoiceWire
 
 /// Why one of a match's relay transports stopped carrying voice (or never started to).
 public enum RelayFailure: Sendable, Hashable, CustomStringConvertible {

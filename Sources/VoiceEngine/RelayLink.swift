@@ -1,7 +1,8 @@
 import NIOPosix
 import Synchronization
-import VoiceRelay
+import VoiceRelayClient
 import VoiceTransport
+import VoiceWire
 
 /// The relay connections of one match: a `RelayClient` over UDP and one over TCP (each only if
 /// allowed), both joined with the match's token, so the TCP one stands by, joined, while UDP works.

@@ -1,4 +1,6 @@
 import NIOCore
+import VoiceRelayClient
+import VoiceWire
 
 /// Why an admin operation failed.
 public enum RelayAdminError: Error, Hashable, Sendable, CustomStringConvertible {

@@ -1,4 +1,6 @@
 import NIOCore
+import VoiceRelayClient
+import VoiceWire
 
 /// Feeds the relay's UDP socket into `RelayState`; flushes the forwarded copies once per read batch.
 final class RelayUDPHandler: ChannelInboundHandler {

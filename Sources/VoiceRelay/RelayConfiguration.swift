@@ -1,3 +1,6 @@
+import VoiceRelayClient
+import VoiceWire
+
 import struct Foundation.Date
 
 /// Per-participant bounds that keep one client from starving the others or growing the relay's memory.

@@ -1,4 +1,7 @@
+import CVoiceSocket
 import NIOCore
+import VoiceRelayClient
+import VoiceWire
 
 #if canImport(Glibc)
     import Glibc
@@ -39,7 +42,7 @@ final class RelayDatagramBatchSender {
 
     private let descriptor: CInt
     private let capacity: Int
-    private let messages: UnsafeMutablePointer<MultipleMessageHeader>
+    private let messages: UnsafeMutablePointer<cvoice_mmsghdr>
     private let vectors: UnsafeMutablePointer<iovec>
     private let addresses: UnsafeMutablePointer<sockaddr_in6>
     private let arena: UnsafeMutableRawBufferPointer
@@ -57,10 +60,10 @@ final class RelayDatagramBatchSender {
     ///   - descriptor: a bound, non-blocking datagram socket owned by someone else.
     ///   - capacity: messages per `sendmmsg` call, at most `maximumMessages`.
     ///   - arenaBytes: payload bytes staged before a flush is forced; at least one largest datagram.
-    ///   - send: the system call (tests pass a stand-in); nil where it is unavailable makes no sender.
+    ///   - send: the system call (tests pass a stand-in); nil makes no sender.
     init?(
         descriptor: CInt, capacity: Int = maximumMessages, arenaBytes: Int = 256 << 10,
-        send: SendMultiple? = SystemSendMultipleMessages.resolve()
+        send: SendMultiple? = SystemSendMultipleMessages.call
     ) {
         guard let sendMultiple = send else { return nil }
         precondition(
@@ -80,7 +83,7 @@ final class RelayDatagramBatchSender {
             header.msg_name = UnsafeMutableRawPointer(addresses + slot)
             header.msg_iov = vectors + slot
             header.msg_iovlen = 1
-            messages[slot] = MultipleMessageHeader(header: header, length: 0)
+            messages[slot] = cvoice_mmsghdr(msg_hdr: header, msg_len: 0)
         }
     }
 
@@ -110,7 +113,7 @@ final class RelayDatagramBatchSender {
         vectors[count].iov_base = arena.baseAddress! + payload.offset
         vectors[count].iov_len = payload.count
         addresses[count] = destination.address
-        messages[count].header.msg_namelen = destination.length
+        messages[count].msg_hdr.msg_namelen = destination.length
         count += 1
     }
 
@@ -183,27 +186,13 @@ struct RelayDatagramDestination {
     }
 }
 
-/// `struct mmsghdr` of <sys/socket.h>: one message of `sendmmsg`, and how many bytes of it were sent.
-/// (The Glibc module does not import it, nor `sendmmsg`, as both need `_GNU_SOURCE`.)
-struct MultipleMessageHeader {
-    var header: msghdr
-    var length: CUnsignedInt
-}
-
-/// The C library's `sendmmsg`, looked up by name because the Glibc module does not import it.
+/// The C library's `sendmmsg`, through the C shim (the Glibc module does not import it).
 enum SystemSendMultipleMessages {
-    private typealias Function = @convention(c) (CInt, UnsafeMutableRawPointer?, CUnsignedInt, CInt) -> CInt
-
-    /// Nil where the C library has no `sendmmsg` or its header layout is not the one declared here.
-    static func resolve() -> RelayDatagramBatchSender.SendMultiple? {
-        guard MemoryLayout<MultipleMessageHeader>.offset(of: \.length) == MemoryLayout<msghdr>.size,
-            let symbol = dlsym(nil, "sendmmsg")
-        else { return nil }
-        let function = unsafeBitCast(symbol, to: Function.self)
-        return { descriptor, messages, count in
-            let sent = function(descriptor, messages, count, 0)
-            return (Int(sent), sent < 0 ? errno : 0)
-        }
+    static func call(_ descriptor: CInt, _ messages: UnsafeMutableRawPointer, _ count: CUnsignedInt) -> (
+        sent: Int, error: CInt
+    ) {
+        let sent = cvoice_sendmmsg(descriptor, messages.assumingMemoryBound(to: cvoice_mmsghdr.self), count, 0)
+        return (Int(sent), sent < 0 ? errno : 0)
     }
 }
 
@@ -214,8 +203,9 @@ enum RelayDatagramSocket {
         let description: String
     }
 
-    /// A bound, non-blocking, close-on-exec datagram socket with `SO_REUSEADDR`; the caller owns
-    /// the descriptor.
+    /// A bound, non-blocking, close-on-exec datagram socket; the caller owns the descriptor. No
+    /// `SO_REUSEADDR`: on Linux it would let a second relay bind the same UDP port and take a
+    /// share of its members' datagrams.
     ///
     /// IPv4 datagrams go out with Don't Fragment set and without path-MTU bookkeeping
     /// (`IP_PMTUDISC_PROBE`, as QUIC stacks do): without DF the kernel must pick a fresh IP ID for
@@ -237,13 +227,10 @@ enum RelayDatagramSocket {
         let descriptor = socket(
             family, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard descriptor >= 0 else { throw failure("socket()") }
-        var one: CInt = 1
         var probe = CInt(IP_PMTUDISC_PROBE)
         let size = socklen_t(MemoryLayout<CInt>.size)
         let step: String
-        if setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &one, size) != 0 {
-            step = "SO_REUSEADDR"
-        } else if family == AF_INET, setsockopt(descriptor, CInt(IPPROTO_IP), IP_MTU_DISCOVER, &probe, size) != 0 {
+        if family == AF_INET, setsockopt(descriptor, CInt(IPPROTO_IP), IP_MTU_DISCOVER, &probe, size) != 0 {
             step = "IP_MTU_DISCOVER"
         } else if address.withSockAddr({ bind(descriptor, $0, socklen_t($1)) }) != 0 {
             step = "bind to \(address)"

@@ -1,3 +1,6 @@
+import VoiceRelayClient
+import VoiceWire
+
 /// Why the relay did not forward something it received. Each is counted globally and per member.
 public enum RelayDropReason: Int, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// Not a relay message or sealed envelope of this wire version, or one that does not parse.

@@ -1,4 +1,6 @@
 import NIOCore
+import VoiceRelayClient
+import VoiceWire
 
 /// One participant of one match, as the relay sees it.
 ///

@@ -1,3 +1,6 @@
+import VoiceRelayClient
+import VoiceWire
+
 /// Why a relay could not start.
 public enum RelayServerError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Binding the UDP socket, TCP listener or metrics endpoint failed.

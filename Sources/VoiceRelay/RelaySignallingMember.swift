@@ -1,4 +1,6 @@
 import NIOCore
+import VoiceRelayClient
+import VoiceWire
 
 /// One participant attached to a match's signalling, as the relay sees it: a TCP connection of its
 /// own, separate from the participant's media membership (`RelayMember`), so that either can come

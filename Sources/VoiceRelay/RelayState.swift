@@ -1,5 +1,6 @@
 import Logging
 import NIOCore
+import VoiceRelayClient
 import VoiceWire
 
 /// Whether a join's token admits its participant.

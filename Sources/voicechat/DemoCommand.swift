@@ -6,7 +6,9 @@ import VoiceCore
 import VoiceDevices
 import VoiceEngine
 import VoiceRelay
+import VoiceRelayClient
 import VoiceSignalling
+import VoiceWire
 
 /// The first thing to run: a relay and two players on this host, each speaking a fixture clip to
 /// the other through the relay, with meters while it runs and a summary of what each side heard.

@@ -4,7 +4,9 @@ import VoiceCore
 import VoiceDevices
 import VoiceEngine
 import VoiceRelay
+import VoiceRelayClient
 import VoiceSignalling
+import VoiceWire
 
 /// One of the demo's two players: an engine that speaks a fixture clip and records what it hears,
 /// in the match "demo" through the relay, as `voicechat join` would run it.

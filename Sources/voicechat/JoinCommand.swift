@@ -3,7 +3,9 @@ import VoiceControl
 import VoiceCore
 import VoiceEngine
 import VoiceRelay
+import VoiceRelayClient
 import VoiceSignalling
+import VoiceWire
 
 /// Joins a match through a relay: the relay carries the match's signalling and roster, and voice
 /// takes the best path to each player (direct UDP, else the relay over UDP, else over TCP).

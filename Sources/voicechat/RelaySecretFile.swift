@@ -1,5 +1,7 @@
 import Foundation
 import VoiceRelay
+import VoiceRelayClient
+import VoiceWire
 
 /// The relay's shared secret as the game server and the relay both read it: a file whose bytes
 /// (without a trailing newline) are the HMAC key. Keeping it in a file, not an option, keeps it out

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 import VoiceRelay
+import VoiceRelayClient
+import VoiceWire
 
 @Suite struct RelayCommandTests {
     private func secretFile(in directory: URL, contents: String = "0123456789abcdef0123456789abcdef\n") throws -> URL {

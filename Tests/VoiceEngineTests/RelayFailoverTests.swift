@@ -2,8 +2,10 @@ import Testing
 import VoiceCore
 import VoiceEngine
 import VoiceRelay
+import VoiceRelayClient
 import VoiceTestSupport
 import VoiceTransport
+import VoiceWire
 
 /// A path dying mid-match: voice moves to the relay (or from relay UDP to relay TCP) within about
 /// a second, measured on the engines' own clock, and the match goes on. Paced in real time.

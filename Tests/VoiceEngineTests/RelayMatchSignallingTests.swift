@@ -4,9 +4,11 @@ import Testing
 import VoiceCore
 import VoiceEngine
 import VoiceRelay
+import VoiceRelayClient
 import VoiceSignalling
 import VoiceTestSupport
 import VoiceTransport
+import VoiceWire
 
 @Suite struct RelayMatchSignallingTests {
     @Test func twoEnginesMeetThroughTheRelayAndTalkOverDirectUDP() async throws {

@@ -2,6 +2,7 @@ import Testing
 import VoiceCore
 import VoiceEngine
 import VoiceRelay
+import VoiceRelayClient
 import VoiceTestSupport
 import VoiceTesting
 import VoiceTransport

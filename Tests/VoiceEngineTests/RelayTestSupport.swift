@@ -5,8 +5,10 @@ import Testing
 import VoiceCore
 import VoiceEngine
 import VoiceRelay
+import VoiceRelayClient
 import VoiceTestSupport
 import VoiceTransport
+import VoiceWire
 
 /// A simulated world (virtual clock, app signalling, simulated direct UDP) plus a real relay on
 /// 127.0.0.1, run in real time: each 20 ms frame advances the clock by 20 ms and then waits for

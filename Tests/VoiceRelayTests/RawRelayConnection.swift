@@ -2,6 +2,8 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import VoiceRelay
+import VoiceRelayClient
+import VoiceWire
 
 /// A bare TCP connection to a relay that sends exactly what a test gives it (framed as 2-byte
 /// length + bytes) and records every relay message it gets back: for what a well-behaved client

@@ -2,6 +2,8 @@ import NIOCore
 import Testing
 
 @testable import VoiceRelay
+@testable import VoiceRelayClient
+@testable import VoiceWire
 
 #if canImport(Glibc)
     import Glibc

@@ -1,5 +1,6 @@
 import Testing
 import VoiceRelay
+import VoiceRelayClient
 import VoiceWire
 
 @Suite(.serialized) struct RelayForwardingTests {

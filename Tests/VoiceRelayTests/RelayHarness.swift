@@ -3,6 +3,7 @@ import NIOConcurrencyHelpers
 import NIOPosix
 import Testing
 import VoiceRelay
+import VoiceRelayClient
 import VoiceWire
 
 /// A relay on 127.0.0.1 and clients that record what they hear, for the forwarding tests.

@@ -3,6 +3,8 @@ import NIOCore
 import NIOPosix
 import Testing
 import VoiceRelay
+import VoiceRelayClient
+import VoiceWire
 
 /// Answers the first join with `joined`, then goes silent: a relay that died without a word.
 private final class SilentRelayHandler: ChannelInboundHandler {

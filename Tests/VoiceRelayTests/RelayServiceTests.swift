@@ -2,6 +2,8 @@ import Logging
 import ServiceLifecycle
 import Testing
 import VoiceRelay
+import VoiceRelayClient
+import VoiceWire
 
 @Suite struct RelayServiceTests {
     @Test func runsInAServiceGroupUntilGracefulShutdown() async throws {

@@ -3,6 +3,8 @@ import NIOCore
 import NIOPosix
 import Testing
 import VoiceRelay
+import VoiceRelayClient
+import VoiceWire
 
 /// Answers the first signalling join with an empty roster, then goes silent: a relay that hangs
 /// without closing the connection.

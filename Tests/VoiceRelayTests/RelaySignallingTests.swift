@@ -1,5 +1,7 @@
 import Testing
 import VoiceRelay
+import VoiceRelayClient
+import VoiceWire
 
 @Suite(.serialized) struct RelaySignallingTests {
     let harness = RelayHarness()

@@ -1,5 +1,7 @@
 import Testing
 import VoiceRelay
+import VoiceRelayClient
+import VoiceWire
 
 @Suite struct RelayTokenTests {
     let secret = RelaySecret.random()

@@ -1,6 +1,8 @@
 import NIOConcurrencyHelpers
 import NIOPosix
 import VoiceRelay
+import VoiceRelayClient
+import VoiceWire
 
 /// One signalling client and everything it reported.
 final class SignallingPeer: Sendable {

@@ -28,6 +28,8 @@ struct E2EBenchmark: ParsableCommand {
     @Option(help: "Conditions to run (comma-separated): clean, loss5, loss10, bursty10, jitter40, loss10-jitter40.")
     var conditions = "clean,loss5,loss10,bursty10,jitter40,loss10-jitter40"
     @Option(help: "Seed of the impairment proxy.") var seed: UInt64 = 7
+    @Option(help: "A delay budget for both players, ms, instead of the CLI's default (said in the output).")
+    var maxDelayMs: Double?
     @Option(help: "Where to write the recordings, results.jsonl and e2e.png.") var reportDirectory: String?
 
     struct Condition: Sendable {
@@ -77,6 +79,11 @@ struct E2EBenchmark: ParsableCommand {
         for name in topologies.split(separator: ",") where E2ERun.Topology(rawValue: String(name)) == nil {
             throw ValidationError("unknown topology \(name): use relay and/or direct")
         }
+        if let maxDelayMs, !DelayBudget.allowedMilliseconds.contains(maxDelayMs) {
+            let allowed = DelayBudget.allowedMilliseconds
+            throw ValidationError(
+                "--max-delay-ms takes \(allowed.lowerBound) to \(allowed.upperBound) ms, not \(maxDelayMs)")
+        }
         let known = Set(Condition.all.map(\.name))
         for name in conditions.split(separator: ",") where !known.contains(String(name)) {
             throw ValidationError("unknown condition \(name): use \(known.sorted().joined(separator: ", "))")
@@ -116,9 +123,10 @@ struct E2EBenchmark: ParsableCommand {
             try scorer.score(reference: fixtures + "/" + fixture, degraded: [ceilingFile])[ceilingFile]?
             .pesq_wb ?? 0
 
+        let budget = maxDelayMs.map { "--max-delay-ms \(E2ERun.format($0)) (not the default budget); " } ?? ""
         print(
             "settings: CLI defaults (complexity \(VoiceDefaults.complexity), \(bitrate / 1000) kbit/s, delay budget "
-                + "60 ms + two frames) except: relay, --path relay, which keeps voice on the relay and through the "
+                + "60 ms + two frames) except: \(budget)relay, --path relay, which keeps voice on the relay and through the "
                 + "proxy (on loopback, auto would go direct); direct, --advertise: the listener offers the proxy's "
                 + "address, which puts the proxy on the caller's direct UDP, and the caller an address nobody answers "
                 + "on, as behind a NAT that lets only replies in")
@@ -133,7 +141,8 @@ struct E2EBenchmark: ParsableCommand {
             defer { server.stop() }
             func run(_ chain: E2ERun.Chain, tag: String) throws -> E2ERun.Recording {
                 try E2ERun(
-                    voicechat: voicechat, server: server, frameMilliseconds: frame, periodFrames: periodFrames,
+                    voicechat: voicechat, server: server, frameMilliseconds: frame,
+                    maximumDelayMilliseconds: maxDelayMs, periodFrames: periodFrames,
                     signal: signal, tag: "\(frameIndex)\(tag)", directory: work
                 ).record(chain)
             }

@@ -46,6 +46,8 @@ struct E2ERun {
     let voicechat: String
     let server: JACKServer
     let frameMilliseconds: Double
+    /// The players' delay budget, when not the CLI's default.
+    let maximumDelayMilliseconds: Double?
     let periodFrames: Int
     let signal: [Float]
     let tag: String
@@ -107,12 +109,12 @@ struct E2ERun {
     }
 
     /// The settings both players run with besides the CLI's defaults: their devices, the frame
-    /// length under test, and no console.
+    /// length under test, no console, and the delay budget when one is given.
     private func playerArguments(_ name: String) -> [String] {
         [
             "--name", name, "--capture", "e2e_\(name.prefix(1))_mic", "--playback", "e2e_\(name.prefix(1))_spk",
             "--frame-ms", Self.format(frameMilliseconds), "--no-console",
-        ]
+        ] + (maximumDelayMilliseconds.map { ["--max-delay-ms", Self.format($0)] } ?? [])
     }
 
     private func startRelayMatch(

@@ -4,6 +4,7 @@ import NIOPosix
 import Synchronization
 import VoiceCore
 import VoiceRelay
+import VoiceRelayClient
 import VoiceTransport
 import VoiceWire
 

@@ -2,6 +2,8 @@ import ArgumentParser
 import Foundation
 import NIOPosix
 import VoiceRelay
+import VoiceRelayClient
+import VoiceWire
 
 /// `bench/run relay`: forwarding throughput per relay core, forwarding delay and memory per
 /// participant at several participant counts, against a bare NIO UDP echo server measured in

@@ -2,6 +2,7 @@ import Histogram
 import NIOCore
 import NIOPosix
 import VoiceRelay
+import VoiceRelayClient
 import VoiceWire
 
 /// Simulated participants on real UDP sockets: each sends a 120-byte envelope every 20 ms (voice

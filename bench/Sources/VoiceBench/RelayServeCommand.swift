@@ -3,6 +3,8 @@ import Foundation
 import NIOCore
 import NIOPosix
 import VoiceRelay
+import VoiceRelayClient
+import VoiceWire
 
 /// `relay-serve`: the process under test of `bench/run relay`. Runs either the relay or a bare UDP
 /// echo server on 127.0.0.1, prints `port N`, and stops when its standard input closes.

@@ -1,5 +1,3 @@
-import VoiceWire
-
 /// Byte 1 of a relay control message.
 public enum RelayMessageKind: UInt8, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     case join = 1
@@ -68,7 +66,7 @@ public enum RelayRefusal: UInt8, Sendable, Hashable, CaseIterable, CustomStringC
     /// connection (or a signalling join over UDP): each needs its own TCP connection.
     case wrongConnection = 12
 
-    init(_ error: RelayTokenError) {
+    package init(_ error: RelayTokenError) {
         switch error {
         case .malformed, .secretTooShort: self = .malformedToken
         case .badSignature: self = .badSignature
@@ -176,7 +174,7 @@ public enum RelayMessage: Sendable, Hashable {
     /// Largest signal payload: what fits one TCP frame beside the header and the longest ID.
     public static let maximumSignalBytes = 65_000
 
-    static let firstByte: UInt8 = wireVersion << 4 | WireMessageType.relay.rawValue
+    package static let firstByte: UInt8 = wireVersion << 4 | WireMessageType.relay.rawValue
 
     public var kind: RelayMessageKind {
         switch self {
@@ -360,7 +358,7 @@ public enum RelayMessage: Sendable, Hashable {
     }
 
     /// Whether `text` is a non-empty string of at most `maximum` UTF-8 bytes, as every text field must be.
-    static func isValidText(_ text: String, maximum: Int) -> Bool {
+    package static func isValidText(_ text: String, maximum: Int) -> Bool {
         !text.isEmpty && text.utf8.count <= maximum
     }
 

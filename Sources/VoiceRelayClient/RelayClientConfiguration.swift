@@ -1,3 +1,5 @@
+import VoiceWire
+
 /// Which transport a `RelayClient` uses.
 public enum RelayTransport: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     case udp

@@ -1,5 +1,6 @@
 import NIOCore
 import NIOPosix
+import VoiceWire
 
 /// The protocol state of one `RelayClient`.
 ///

@@ -1,16 +1,17 @@
 import NIOCore
 import NIOPosix
+import VoiceWire
 
 /// The event loop group a relay client or server runs on: the caller's, or a one-thread group made
 /// for it and shut down with it.
-struct EventLoopGroupOwnership: Sendable {
+package struct EventLoopGroupOwnership: Sendable {
     private let group: any EventLoopGroup
     private let ownsGroup: Bool
     /// The loop that holds all of the owner's state.
-    let loop: any EventLoop
+    package let loop: any EventLoop
 
     /// - Parameter given: the caller's group, or nil to make a one-thread group of its own.
-    init(_ given: (any EventLoopGroup)?) {
+    package init(_ given: (any EventLoopGroup)?) {
         if let given {
             group = given
             ownsGroup = false
@@ -22,7 +23,7 @@ struct EventLoopGroupOwnership: Sendable {
     }
 
     /// Shuts the group down if it was made here; a caller's group is left running.
-    func shutdownIfOwned() async {
+    package func shutdownIfOwned() async {
         if ownsGroup { try? await group.shutdownGracefully() }
     }
 }

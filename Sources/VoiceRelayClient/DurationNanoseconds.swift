@@ -1,5 +1,7 @@
+import VoiceWire
+
 /// A duration in nanoseconds, for comparing with `NIODeadline.uptimeNanoseconds` readings (the
 /// relay's and its clients' clocks).
-func nanoseconds(_ duration: Duration) -> UInt64 {
+package func nanoseconds(_ duration: Duration) -> UInt64 {
     UInt64(duration.components.seconds) * 1_000_000_000 + UInt64(duration.components.attoseconds / 1_000_000_000)
 }

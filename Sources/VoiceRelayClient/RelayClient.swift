@@ -1,5 +1,6 @@
 import NIOConcurrencyHelpers
 import NIOCore
+import VoiceWire
 
 /// The engine's side of a relay: joins one match over UDP or TCP, sends and receives envelopes,
 /// keeps the membership alive, notices a dead relay within `livenessTimeout` and joins again on its

@@ -1,5 +1,6 @@
 import NIOConcurrencyHelpers
 import NIOCore
+import VoiceWire
 
 /// A match's signalling through the relay, for a participant with no other channel to the others:
 /// a TCP connection of its own (media keeps using `RelayClient`), joined with the same token.

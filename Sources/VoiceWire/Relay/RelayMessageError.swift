@@ -1,5 +1,3 @@
-import VoiceWire
-
 /// Why a relay control message could not be parsed or written.
 public enum RelayMessageError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Byte 0 is not a relay message of this wire version.

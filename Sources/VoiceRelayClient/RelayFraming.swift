@@ -1,12 +1,15 @@
 import NIOCore
+import VoiceWire
 
 /// Splits a TCP byte stream into datagrams framed as a 2-byte big-endian length + datagram.
 ///
 /// A frame is at most 65 535 bytes, so a connection never buffers more than one frame's worth.
-struct RelayFrameDecoder: ByteToMessageDecoder {
-    typealias InboundOut = ByteBuffer
+package struct RelayFrameDecoder: ByteToMessageDecoder {
+    package typealias InboundOut = ByteBuffer
 
-    mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
+    package init() {}
+
+    package mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
         guard let length = buffer.getInteger(at: buffer.readerIndex, as: UInt16.self),
             buffer.readableBytes >= 2 + Int(length)
         else { return .needMoreData }
@@ -16,7 +19,7 @@ struct RelayFrameDecoder: ByteToMessageDecoder {
         return .continue
     }
 
-    mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws
+    package mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws
         -> DecodingState
     {
         try decode(context: context, buffer: &buffer)
@@ -24,10 +27,12 @@ struct RelayFrameDecoder: ByteToMessageDecoder {
 }
 
 /// Prefixes each outbound datagram with its 2-byte big-endian length.
-final class RelayFrameEncoder: MessageToByteEncoder {
-    typealias OutboundIn = ByteBuffer
+package final class RelayFrameEncoder: MessageToByteEncoder {
+    package typealias OutboundIn = ByteBuffer
 
-    func encode(data: ByteBuffer, out: inout ByteBuffer) throws {
+    package init() {}
+
+    package func encode(data: ByteBuffer, out: inout ByteBuffer) throws {
         out.writeInteger(UInt16(truncatingIfNeeded: data.readableBytes))
         out.writeImmutableBuffer(data)
     }

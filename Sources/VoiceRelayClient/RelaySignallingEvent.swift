@@ -1,3 +1,5 @@
+import VoiceWire
+
 /// What a `RelaySignallingClient` reports.
 public enum RelaySignallingEvent: Sendable, Hashable {
     /// The first join succeeded: the other members present then, sorted. After a reconnect the
