@@ -151,8 +151,7 @@ public final class RelayServer: Service, Sendable {
                     .childChannelInitializer { channel in
                         channel.eventLoop.makeCompletedFuture {
                             let operations = channel.pipeline.syncOperations
-                            try operations.addHandler(ByteToMessageHandler(RelayFrameDecoder()))
-                            try operations.addHandler(MessageToByteHandler(RelayFrameEncoder()))
+                            try RelayFraming.addHandlers(to: operations)
                             try operations.addHandler(RelayTCPHandler(state: state.value))
                         }
                     }

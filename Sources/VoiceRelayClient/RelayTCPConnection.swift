@@ -19,8 +19,7 @@ enum RelayTCPConnection {
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let operations = channel.pipeline.syncOperations
-                    try operations.addHandler(ByteToMessageHandler(RelayFrameDecoder()))
-                    try operations.addHandler(MessageToByteHandler(RelayFrameEncoder()))
+                    try RelayFraming.addHandlers(to: operations)
                     try operations.addHandler(FrameHandler(received: received, closed: closed))
                 }
             }
