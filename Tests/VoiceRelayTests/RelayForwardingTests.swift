@@ -19,7 +19,9 @@ import VoiceWire
         try await eventually("bob and dave hear alice, dave hears carol") {
             bob.heardFrom == [alice.mediaID] && dave.heardFrom == [alice.mediaID, carol.mediaID]
         }
-        try await settle()
+        try await alice.barrier(to: carol)
+        try await carol.barrier(to: bob)
+        try await carol.barrier(to: alice)
         #expect(bob.heardFrom == [alice.mediaID])
         #expect(carol.heardFrom.isEmpty)
         #expect(alice.heardFrom == [])
@@ -31,7 +33,8 @@ import VoiceWire
             alice.heardEnvelopes.contains { $0.content == .gameData }
                 && carol.heardEnvelopes.contains { $0.content == .receiverReport }
         }
-        try await settle()
+        try await dave.barrier(to: alice)
+        try await dave.barrier(to: bob)
         #expect(!alice.heardEnvelopes.contains { $0.content == .receiverReport })
         #expect(!bob.heardEnvelopes.contains { $0.content == .receiverReport })
         await harness.close(alice, bob, carol, dave)
@@ -47,11 +50,12 @@ import VoiceWire
 
         alice.say()
         try await eventually("carol hears alice") { carol.heardFrom == [alice.mediaID] }
-        try await settle()
+        try await alice.barrier(to: bob)
         #expect(bob.heardFrom.isEmpty)
 
+        // Once bob's marker is through, so is the unmute he sent before it.
         bob.client.unmute(alice.mediaID)
-        try await settle()
+        try await bob.barrier(to: alice)
         alice.say()
         try await eventually("bob hears alice after unmuting") { bob.heardFrom == [alice.mediaID] }
 
@@ -62,7 +66,8 @@ import VoiceWire
         alice.say()
         bob.say()
         try await eventually("carol hears bob") { carol.heardFrom.contains(bob.mediaID) }
-        try await settle()
+        try await alice.barrier(to: carol)
+        try await alice.barrier(to: bob)
         #expect(carol.heardFrom == [bob.mediaID])
         #expect(bob.heardFrom.isEmpty)
         let statistics = try await relay.admin.statistics()
@@ -101,7 +106,11 @@ import VoiceWire
         try await relay.admin.kick(participant: "bob", match: RelayHarness.match)
         try await eventually("bob is kicked") { bob.client.state == .kicked(.admin) }
         alice.say()
-        try await settle()
+        // Bob is no member any more: the relay drops alice's marker to him, after her voice.
+        alice.sayMarker(to: bob.mediaID)
+        try await eventually("the relay handled alice's marker") {
+            try await relay.admin.statistics().counters.drops(.unknownDestination) == 1
+        }
         #expect(bob.heardFrom.isEmpty)
         #expect(try await relay.admin.matches() == [RelayMatchInfo(match: RelayHarness.match, participants: ["alice"])])
         await #expect(throws: RelayAdminError.unknownParticipant(match: RelayHarness.match, participant: "bob")) {
@@ -139,7 +148,7 @@ import VoiceWire
         alice.say(sender: MediaID(participant: "carol").rawValue)
         alice.say()
         try await eventually("bob hears alice's genuine envelope") { bob.heardEnvelopes.count == 1 }
-        try await settle()
+        try await alice.barrier(to: bob)
         #expect(bob.heardFrom == [alice.mediaID])
         #expect(try await relay.admin.statistics().counters.drops(.spoofedSender) == 1)
         await harness.close(alice, bob)
@@ -199,7 +208,11 @@ import VoiceWire
         for _ in 0..<200 { flooder.say() }
         alice.say()
         try await eventually("bob hears alice despite the flood") { bob.heardFrom.contains(alice.mediaID) }
-        try await settle()
+        // Every one of the flood's envelopes was either dropped or has reached bob.
+        try await eventually("the relay handled the whole flood") {
+            let dropped = try await relay.admin.statistics().counters.drops(.rateLimited)
+            return dropped + bob.heardEnvelopes.filter { $0.sender == flooder.mediaID }.count == 200
+        }
         let fromFlooder = bob.heardEnvelopes.filter { $0.sender == flooder.mediaID }.count
         #expect(fromFlooder >= 10 && fromFlooder < 40)
         let statistics = try await relay.admin.statistics()

@@ -73,10 +73,37 @@ final class TestPeer: Sendable {
             onEvent: { event in events.withLockedValue { $0.append(event) } })
     }
 
-    var heardEnvelopes: [SealedEnvelopeHeader] {
+    /// What this peer heard, but the markers of `barrier(to:)`.
+    var heardEnvelopes: [SealedEnvelopeHeader] { allHeard.filter { !Self.isMarker($0) } }
+
+    private var allHeard: [SealedEnvelopeHeader] {
         heard.withLockedValue { $0 }.compactMap { datagram in
             datagram.withUnsafeBytes { try? SealedEnvelopeHeader(parsing: $0) }
         }
+    }
+
+    /// A marker is a probe reply on channel 0: no test sends one otherwise, and it is not voice, so
+    /// no mute holds it back.
+    private static func isMarker(_ header: SealedEnvelopeHeader) -> Bool {
+        header.content == .probeReply && header.channel == 0
+    }
+
+    /// Sends `recipient` a marker addressed to it alone and waits until it arrives. The relay handles
+    /// one sender's datagrams in order, loopback keeps them in order, and a client reads its socket
+    /// in order: once the marker is in, everything this peer sent `recipient` before it is in too,
+    /// so what has not arrived by then never will.
+    func barrier(to recipient: TestPeer) async throws {
+        let marker = sayMarker(to: recipient.mediaID)
+        try await eventually("\(recipient.participant) gets \(participant)'s marker") {
+            recipient.allHeard.contains { Self.isMarker($0) && $0.sender == self.mediaID && $0.counter == marker }
+        }
+    }
+
+    /// Sends a marker to `destination` and returns its counter.
+    @discardableResult
+    func sayMarker(to destination: UInt32) -> UInt64 {
+        say(channel: 0, destination: destination, content: .probeReply)
+        return counter.withLockedValue { $0 }
     }
 
     /// Senders of the envelopes heard so far.
@@ -119,6 +146,3 @@ func eventually(_ what: String, within seconds: Double = 10, _ condition: @Senda
     Issue.record("timed out waiting until \(what)")
     throw CancellationError()
 }
-
-/// Lets in-flight datagrams arrive before asserting that something did NOT arrive.
-func settle() async throws { try await Task.sleep(for: .milliseconds(150)) }

@@ -53,10 +53,11 @@ import VoiceWire
         #expect(bob.signals.map(\.payload.first) == (0..<50).map { UInt8($0) })
         #expect(bob.signals.allSatisfy { $0.from == "alice" })
         #expect(carol.signals.first?.payload == Array("for carol".utf8))
-        try await settle()
-        #expect(alice.signals.isEmpty && bob.signals.count == 50 && carol.signals.count == 1)
+        // Carol's came last on alice's connection, so the relay has handled all of alice's signals:
+        // it forwarded these 51 and no other, so none is on its way to alice.
         let statistics = try await relay.admin.statistics()
         #expect(statistics.counters.signalsForwarded == 51)
+        #expect(alice.signals.isEmpty && bob.signals.count == 50 && carol.signals.count == 1)
         await harness.close(alice, bob, carol)
         await relay.shutdown()
     }
@@ -100,8 +101,9 @@ import VoiceWire
         // Declares 65 001 payload bytes: more than any signal may carry.
         try await raw.send(bytes: [0x14, 18, 0, 3, 0x62, 0x6F, 0x62, 0xFD, 0xE9])
         try await raw.send(.sendSignal(to: "bob", payload: [UInt8](repeating: 8, count: 1000)))
-        try await eventually("bob gets only the last signal") { bob.signals.count == 1 }
-        try await settle()
+        // The relay handles one connection's frames in order and bob's arrive in order: had it
+        // forwarded an earlier one, bob would have had it before the last.
+        try await eventually("bob gets the last signal") { bob.signals.count >= 1 }
         #expect(bob.signals.map(\.payload) == [[UInt8](repeating: 8, count: 1000)])
         #expect(bob.signals.first?.from == "mallory")
         // A media join on the signalling connection is refused: media needs its own connection.
@@ -159,7 +161,8 @@ import VoiceWire
         #expect(second.receivedEvents == [.joined(members: ["bob"])])
         bob.client.send([42], to: "alice")
         try await eventually("the newer connection gets bob's signal") { second.signals.count == 1 }
-        try await settle()
+        // The relay forwarded bob's signal once, to the newer connection, so none is on its way to the first.
+        #expect(try await relay.admin.statistics().counters.signalsForwarded == 1)
         #expect(first.signals.isEmpty)
         #expect(bob.receivedEvents == [.joined(members: ["alice"])])
         #expect(try await relay.admin.signallingMembers(match: RelayHarness.match) == ["alice", "bob"])
