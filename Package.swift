@@ -61,7 +61,7 @@ let package = Package(
         .target(name: "VoiceDevices", dependencies: ["VoiceCore", "VoiceCodec", "CVoiceALSA"]),
         .target(
             name: "VoiceWire",
-            dependencies: ["VoiceCore", "CVoiceSodium", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["CVoiceSodium", .product(name: "Crypto", package: "swift-crypto")]
         ),
         .target(name: "VoiceMedia", dependencies: ["VoiceCore", "VoiceCodec", "VoiceWire"]),
         .target(
@@ -75,7 +75,7 @@ let package = Package(
         .target(
             name: "VoiceEngine",
             dependencies: [
-                "VoiceCore", "VoiceCodec", "VoiceWire", "VoiceMedia", "VoiceTransport", "VoiceRelayClient",
+                "VoiceCore", "VoiceWire", "VoiceMedia", "VoiceTransport", "VoiceRelayClient",
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
@@ -115,7 +115,7 @@ let package = Package(
         .target(
             name: "VoiceSignalling",
             dependencies: [
-                "VoiceEngine", "VoiceRelayClient",
+                "VoiceEngine", "VoiceRelayClient", "VoiceWire",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
@@ -125,9 +125,7 @@ let package = Package(
             name: "voicechat",
             dependencies: [
                 "VoiceCore", "VoiceCodec", "VoiceDevices", "VoiceMedia", "VoiceTesting", "VoiceRelay",
-                "VoiceRelayClient",
-                "VoiceTransport",
-                "VoiceEngine", "VoiceControl", "VoiceSignalling",
+                "VoiceRelayClient", "VoiceTransport", "VoiceWire", "VoiceEngine", "VoiceControl", "VoiceSignalling",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -171,7 +169,7 @@ let package = Package(
             name: "VoiceTransportTests", dependencies: ["VoiceTransport", "VoiceCore", "VoiceTesting"]),
         .testTarget(
             name: "VoiceControlTests",
-            dependencies: ["VoiceTestSupport", "VoiceControl", "VoiceEngine", "VoiceCore"]
+            dependencies: ["VoiceTestSupport", "VoiceControl", "VoiceEngine", "VoiceCore", "voicechat"]
         ),
         .testTarget(
             name: "VoiceSignallingTests",

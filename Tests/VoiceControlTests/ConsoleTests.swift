@@ -1,6 +1,8 @@
 import Testing
 import VoiceControl
 
+@testable import voicechat
+
 @Suite struct ConsoleTests {
     @Test func renderingShowsMetersChannelsAndOneLinePerParticipant() {
         let lines = ConsoleRenderer.lines(for: .sample, status: "microphone muted", width: 200)

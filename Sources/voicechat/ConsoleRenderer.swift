@@ -1,17 +1,18 @@
 import Foundation
+import VoiceControl
 
 /// The interactive console's picture of a session: a block of text lines drawn from one snapshot,
 /// with no terminal in sight, so what it shows can be tested.
-public enum ConsoleRenderer {
+enum ConsoleRenderer {
     /// The meters span this range of dBFS.
     static let floorDB: Float = -60
 
-    public static let keyHelp =
+    static let keyHelp =
         "keys: m mute  space/t talk  +/- volume  1-9 mute player  tab/c next channel  q quit"
 
     /// The lines to draw, each at most `width` characters, and `status` (the last key's outcome)
     /// at the bottom.
-    public static func lines(for snapshot: SessionSnapshot, status: String = "", width: Int = 100) -> [String] {
+    static func lines(for snapshot: SessionSnapshot, status: String = "", width: Int = 100) -> [String] {
         var lines: [String] = []
         var microphone = snapshot.microphoneMuted ? "MUTED" : "live"
         if snapshot.pushToTalk { microphone += snapshot.talking ? ", talking" : ", push-to-talk (not talking)" }

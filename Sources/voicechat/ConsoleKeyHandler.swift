@@ -1,21 +1,23 @@
+import VoiceControl
+
 /// What a key pressed on the interactive console does to the session. Keys act on the session's
 /// current state (read from a snapshot), so a toggle always flips what is there now.
-public struct ConsoleKeyHandler: Sendable {
+struct ConsoleKeyHandler: Sendable {
     /// What the console does after a key.
-    public enum Outcome: Sendable, Hashable {
+    enum Outcome: Sendable, Hashable {
         /// Keep going; show this status line (empty: leave the status as it was).
         case status(String)
         case quit
     }
 
     /// How much +/- change the volume.
-    public static let volumeStep: Float = 0.1
+    static let volumeStep: Float = 0.1
 
-    public let control: any VoiceSessionControl
+    let control: any VoiceSessionControl
 
-    public init(control: any VoiceSessionControl) { self.control = control }
+    init(control: any VoiceSessionControl) { self.control = control }
 
-    public func handle(_ key: UInt8) -> Outcome {
+    func handle(_ key: UInt8) -> Outcome {
         do throws(ControlError) {
             return try perform(key)
         } catch {
