@@ -13,7 +13,7 @@ import VoiceEngine
 /// runs on its own thread, as with the engine's own thread.
 struct EngineMatchRun {
     struct Result {
-        /// Seconds of audio per second the listener's engine took.
+        /// Seconds of audio per second of CPU the listener's engine took on its thread.
         var listenerSpeed: Double
         /// Seconds of audio per second all nine engines and the transport took.
         var matchSpeed: Double
@@ -47,9 +47,9 @@ struct EngineMatchRun {
             world.clock.advance(by: frame.nanoseconds)
             world.deliver { engine, handOver in
                 guard measuring, engine === listener else { return handOver() }
-                let (start, allocated) = (monotonicNanoseconds(), AllocationCounter.counted)
+                let (start, allocated) = (threadCPUNanoseconds(), AllocationCounter.counted)
                 handOver()
-                listenerNanoseconds += monotonicNanoseconds() - start
+                listenerNanoseconds += threadCPUNanoseconds() - start
                 listenerAllocations += AllocationCounter.counted - allocated
             }
             for (number, player) in world.players.enumerated() {
@@ -60,10 +60,10 @@ struct EngineMatchRun {
                     }
                 }
                 if number == 0 {
-                    let (start, allocated) = (monotonicNanoseconds(), AllocationCounter.counted)
+                    let (start, allocated) = (threadCPUNanoseconds(), AllocationCounter.counted)
                     silence.withUnsafeBufferPointer(tick)
                     if measuring {
-                        listenerNanoseconds += monotonicNanoseconds() - start
+                        listenerNanoseconds += threadCPUNanoseconds() - start
                         listenerAllocations += AllocationCounter.counted - allocated
                     }
                 } else {

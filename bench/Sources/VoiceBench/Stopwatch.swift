@@ -1,9 +1,21 @@
 import VoiceCore
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Monotonic nanoseconds as an unsigned count, for the timing loops' arithmetic.
 @inline(__always)
 func monotonicNanoseconds() -> UInt64 {
     UInt64(MediaTime.monotonicNow())
+}
+
+/// CPU time the calling thread has used, in nanoseconds: what a thread's work costs, without the
+/// time other threads (the engine's courier, other processes on a shared machine) took its CPU.
+func threadCPUNanoseconds() -> UInt64 {
+    var now = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
+    return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
 }
 
 /// The median of `values` (the mean of the middle two for an even count).
