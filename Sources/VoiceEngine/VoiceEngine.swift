@@ -125,7 +125,8 @@ public final class VoiceEngine: Sendable {
 
     /// Runs one frame at `now`: sends `captured` (one frame, or nil for none), writes the mix into
     /// `output` (one frame), and runs paths, timeouts and keys. The engine thread calls this; so do
-    /// simulations and tests in virtual time.
+    /// simulations and tests in virtual time, and an app's audio thread after `startDelivering()`
+    /// (which then leaves the sending to the courier, as the engine thread does).
     public func tick(
         at now: MediaTime, captured: UnsafeBufferPointer<Float>?, output: UnsafeMutableBufferPointer<Float>
     ) {

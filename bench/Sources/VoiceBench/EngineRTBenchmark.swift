@@ -63,18 +63,16 @@ struct EngineRTBenchmark: ParsableCommand {
                 "engine thread wake-up lateness \(label), loaded", loaded, unit: "ms", baseline: idle,
                 target: label == "p99" ? .atMost(1.2 * idle) : nil)
         }
-        report.add(
-            "engine thread wake-up lateness max, loaded",
-            result.loaded.lateness.longestMilliseconds ?? .nan, unit: "ms",
-            baseline: result.idle.lateness.longestMilliseconds ?? .nan)
-        report.add(
-            "engine thread wait for the engine's lock p99, loaded",
-            result.loaded.lockWaits.percentileMilliseconds(0.99) ?? .nan, unit: "ms",
-            baseline: result.idle.lockWaits.percentileMilliseconds(0.99) ?? .nan)
-        report.add(
-            "engine thread wait for the engine's lock max, loaded",
-            result.loaded.lockWaits.longestMilliseconds ?? .nan, unit: "ms",
-            baseline: result.idle.lockWaits.longestMilliseconds ?? .nan)
+        let durations: [(String, (EngineRTRun.Phase) -> Double?)] = [
+            ("wake-up lateness max", { $0.lateness.longestMilliseconds }),
+            ("wait for the engine's lock p99", { $0.lockWaits.percentileMilliseconds(0.99) }),
+            ("wait for the engine's lock max", { $0.lockWaits.longestMilliseconds }),
+        ]
+        for (label, figure) in durations {
+            report.add(
+                "engine thread \(label), loaded", figure(result.loaded) ?? .nan, unit: "ms",
+                baseline: figure(result.idle) ?? .nan)
+        }
         report.add(
             "engine thread allocations per wake-up, loaded",
             Double(result.loaded.allocations) / Double(max(result.loaded.allocationWakes, 1)), unit: "allocs/tick",

@@ -127,34 +127,34 @@ struct EngineRTRun {
         let stop = Atomic<Bool>(false)
         let signalled = Atomic<Int>(0)
         let called = Atomic<Int>(0)
+        /// A thread that runs `body` `perSecond` times a second on the real clock's grid until `stop`.
+        func paced(_ name: String, perSecond: Int, _ body: @escaping @Sendable () -> Void) throws -> AudioThread {
+            let period = MediaTime(1_000_000_000 / perSecond)
+            return try AudioThread(name: name, scheduling: .normal) { _ in
+                var next = MediaTime.monotonicNow()
+                while !stop.load(ordering: .relaxed) {
+                    next += period
+                    MediaTime.sleep(until: next)
+                    body()
+                }
+            }
+        }
         var helpers: [AudioThread] = []
         if load {
             let sender = world.players[1].name
             let match = listener.match
-            let floodPeriod = MediaTime(1_000_000_000 / signallingPerSecond)
-            helpers.append(
-                try AudioThread(name: "bench-signalling", scheduling: .normal) { _ in
-                    var next = MediaTime.monotonicNow()
-                    while !stop.load(ordering: .relaxed) {
-                        next += floodPeriod
-                        MediaTime.sleep(until: next)
-                        match.received(flood[signalled.load(ordering: .relaxed) % flood.count], from: sender)
-                        signalled.add(1, ordering: .relaxed)
-                    }
-                })
             let channel = listener.channel
-            let apiPeriod = MediaTime(1_000_000_000 / apiCallsPerSecond)
             helpers.append(
-                try AudioThread(name: "bench-api", scheduling: .normal) { _ in
-                    var next = MediaTime.monotonicNow()
-                    while !stop.load(ordering: .relaxed) {
-                        next += apiPeriod
-                        MediaTime.sleep(until: next)
-                        let count = called.add(1, ordering: .relaxed).newValue
-                        // What a game's UI does: reads the meters and statistics, moves a volume.
-                        _ = engine.statistics()
-                        try? channel.setVolume(count % 2 == 0 ? 1 : 0.9)
-                    }
+                try paced("bench-signalling", perSecond: signallingPerSecond) {
+                    let count = signalled.add(1, ordering: .relaxed).newValue
+                    match.received(flood[count % flood.count], from: sender)
+                })
+            helpers.append(
+                try paced("bench-api", perSecond: apiCallsPerSecond) {
+                    let count = called.add(1, ordering: .relaxed).newValue
+                    // What a game's UI does: reads the meters and statistics, moves a volume.
+                    _ = engine.statistics()
+                    try? channel.setVolume(count % 2 == 0 ? 1 : 0.9)
                 })
         }
         let started = MediaTime.monotonicNow()
