@@ -70,8 +70,8 @@ import VoiceTestSupport
         #expect(server.connectionCount == 2)
 
         #expect(try first.request(#"{"id":2,"command":"unsubscribe"}"#).ok)
-        // Nothing follows the reply: a request now gets its reply as the very next line.
-        try await Task.sleep(for: .milliseconds(200))
+        // Pushes and replies share one ordered stream, and the server stopped pushing when it
+        // answered: a request now gets its reply as the very next line.
         try first.send(#"{"id":3,"command":"help"}"# + "\n")
         let next = try #require(first.readLine())
         #expect(next.hasPrefix(#"{"commands""#))
