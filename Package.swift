@@ -29,6 +29,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
@@ -58,7 +59,12 @@ let package = Package(
         .systemLibrary(name: "CVoiceFutex"),
         .target(name: "VoiceCore", dependencies: ["CVoiceFutex"]),
         .target(name: "VoiceCodec", dependencies: ["VoiceCore", "CVoiceOpus", "CVoiceSpeexDSP"]),
-        .target(name: "VoiceDevices", dependencies: ["VoiceCore", "VoiceCodec", "CVoiceALSA"]),
+        .target(
+            name: "VoiceDevices",
+            dependencies: [
+                "VoiceCore", "VoiceCodec", "CVoiceALSA", .product(name: "SystemPackage", package: "swift-system"),
+            ]
+        ),
         .target(
             name: "VoiceWire",
             dependencies: ["CVoiceSodium", .product(name: "Crypto", package: "swift-crypto")]
@@ -108,6 +114,7 @@ let package = Package(
             name: "VoiceControl",
             dependencies: [
                 "VoiceCore", "VoiceMedia", "VoiceEngine",
+                .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
@@ -129,6 +136,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
         // Test support shared by several test targets (a simulated world for engines, raw sockets);

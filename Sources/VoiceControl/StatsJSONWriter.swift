@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import SystemPackage
 import VoiceCore
 
 #if canImport(Glibc)
@@ -82,17 +83,12 @@ public final class StatsJSONWriter: Sendable {
         try file.withLock { file throws(ControlError) in
             if let failure = file.failure { throw failure }
             guard file.descriptor >= 0 else { throw .statsFile("the stats file \(path) is closed") }
-            var written = 0
-            while written < line.count {
-                let result = line[written...].withUnsafeBytes { write(file.descriptor, $0.baseAddress, $0.count) }
-                if result < 0 {
-                    if errno == EINTR { continue }
-                    let failure = ControlError.statsFile(
-                        "writing stats to \(path) failed: \(String(cString: strerror(errno)))")
-                    file.failure = failure
-                    throw failure
-                }
-                written += result
+            do {
+                try FileDescriptor(rawValue: file.descriptor).writeAll(line)
+            } catch {
+                let failure = ControlError.statsFile("writing stats to \(path) failed: \(error)")
+                file.failure = failure
+                throw failure
             }
         }
     }

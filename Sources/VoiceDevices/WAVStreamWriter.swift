@@ -1,3 +1,4 @@
+import SystemPackage
 import VoiceCodec
 import VoiceCore
 
@@ -94,21 +95,17 @@ final class WAVStreamWriter: @unchecked Sendable {
     /// Writes every byte, at the end of the file or at `position`, retrying after signals and
     /// short writes.
     private func writeAll(_ bytes: UnsafeRawBufferPointer, at position: Int?) {
-        guard failure == nil, let base = bytes.baseAddress else { return }
-        var done = 0
-        while done < bytes.count {
-            let result =
-                if let position {
-                    pwrite(descriptor, base + done, bytes.count - done, off_t(position + done))
-                } else {
-                    write(descriptor, base + done, bytes.count - done)
-                }
-            if result < 0 {
-                if errno == EINTR { continue }
-                failure = .fileSystem(path, doing: "write the file", errno: errno)
-                return
+        guard failure == nil else { return }
+        let file = FileDescriptor(rawValue: descriptor)
+        do {
+            if let position {
+                try file.writeAll(toAbsoluteOffset: Int64(position), bytes)
+            } else {
+                try file.writeAll(bytes)
             }
-            done += result
+        } catch {
+            failure = .fileSystem(path, doing: "write the file", errno: (error as? Errno)?.rawValue ?? EIO)
         }
     }
+
 }

@@ -1,4 +1,5 @@
 import Synchronization
+import SystemPackage
 
 #if canImport(Glibc)
     import Glibc
@@ -57,14 +58,6 @@ enum TerminalMode {
 
     /// Writes `text` to standard output with write(2), bypassing stdio buffers.
     static func writeAll(_ text: String) {
-        var bytes = Array(text.utf8)[...]
-        while !bytes.isEmpty {
-            let written = bytes.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                return
-            }
-            bytes = bytes.dropFirst(written)
-        }
+        _ = try? FileDescriptor.standardOutput.writeAll(text.utf8)
     }
 }
