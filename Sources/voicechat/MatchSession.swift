@@ -92,8 +92,9 @@ enum MatchSession {
         }
     }
 
-    /// How long the relay may take to admit this player before the session gives up.
-    static let joinTimeoutSeconds = 10.0
+    /// How long the relay may take to admit this player before the session gives up: a relay that
+    /// runs answers a join in one round trip, so a silent one is a wrong address or a relay down.
+    static let joinTimeoutSeconds = 2.0
 
     /// Reports what happens until the deadline, Ctrl-C (or q), or a refusal that ends the session.
     private static func loop(
@@ -130,10 +131,13 @@ enum MatchSession {
                     }
                 }
             }
-            if !joined, MediaTime.monotonicNow() >= joinDeadline {
+            // A session that ends (its duration, Ctrl-C) before the relay admitted it failed too.
+            let ending = InterruptSignal.wasReceived || deadline.map { MediaTime.monotonicNow() >= $0 } == true
+            if !joined, ending || MediaTime.monotonicNow() >= joinDeadline {
+                let when = ending ? "before the session ended" : "within \(Int(joinTimeoutSeconds)) s"
                 throw CommandFailure(
-                    "the relay at \(relay) did not answer within \(Int(joinTimeoutSeconds)) s; check the address and "
-                        + "that `voicechat relay` runs there with TCP and UDP open")
+                    "the relay at \(relay) did not answer \(when); check the address and that `voicechat relay` "
+                        + "runs there with TCP and UDP open")
             }
             if MediaTime.monotonicNow() >= nextWatch {
                 watch()

@@ -60,7 +60,13 @@ import Testing
             "--relay", "127.0.0.1:\(port)", "--match", "arena", "--name", "alice", "--token", valid, "--duration", "30",
         ])
         #expect(result.status != 0)
-        #expect(result.standardError.contains("did not answer within 10 s"))
+        #expect(result.standardError.contains("did not answer within 2 s"))
+        // A duration shorter than that does not turn the failure into a success.
+        let short = try join([
+            "--relay", "127.0.0.1:\(port)", "--match", "arena", "--name", "alice", "--token", valid, "--duration", "1",
+        ])
+        #expect(short.status != 0)
+        #expect(short.standardError.contains("did not answer before the session ended"))
     }
 
     @Test func channelsMustBeGivenAndTheActiveOneAmongThem() throws {
