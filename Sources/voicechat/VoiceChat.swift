@@ -18,4 +18,28 @@ struct VoiceChat: AsyncParsableCommand {
             JoinCommand.self, DevicesCommand.self, LoopbackCommand.self, SimulateCommand.self,
         ]
     )
+
+    /// Runs the command line. `help NAME` for a command that does not exist is a usage error
+    /// (exit 64, naming the commands there are): the parser alone prints the overview and exits 0.
+    static func main() async {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        let names = configuration.subcommands.map { $0._commandName } + ["help"]
+        if arguments.first == "help", let name = arguments.dropFirst().first, !name.hasPrefix("-"),
+            !names.contains(name)
+        {
+            exit(
+                withError: ValidationError(
+                    "there is no command \"\(name)\"; the commands are \(names.dropLast().joined(separator: ", "))"))
+        }
+        do {
+            var command = try parseAsRoot(arguments)
+            if var asynchronous = command as? AsyncParsableCommand {
+                try await asynchronous.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
 }
