@@ -25,7 +25,6 @@ public final class VoiceEngine: Sendable {
     private let clock: ManualClock?
     private let input: (any AudioInput)?
     private let output: (any AudioOutput)?
-    private let network: (any DatagramNetwork)?
     private let runner = Mutex<EngineThread?>(nil)
     /// Whether the engine thread runs: then it, and only it, opens what the inbox holds.
     private let isThreaded = Atomic<Bool>(false)
@@ -56,7 +55,6 @@ public final class VoiceEngine: Sendable {
         self.clock = clock
         self.input = input
         self.output = output
-        self.network = network
         inbox = DatagramQueue(capacity: Self.inboxCapacity, slotBytes: EngineCore.datagramCapacity)
         courier = EngineCourier(network: network, slotBytes: EngineCore.datagramCapacity)
         let core = try EngineCore(
