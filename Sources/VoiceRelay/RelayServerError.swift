@@ -11,8 +11,20 @@ public enum RelayServerError: Error, Hashable, Sendable, CustomStringConvertible
     public var description: String {
         switch self {
         case .bindFailed(let what, let host, let port, let reason):
-            "relay could not bind its \(what) on \(host):\(port): \(reason); pick another port or free this one"
+            "relay could not bind its \(what) on \(host):\(port): \(reason); \(Self.advice(reason: reason, host: host))"
         case .alreadyStarted: "the relay was already started; make a new RelayServer to start again"
         }
+    }
+
+    /// What to do about a failed bind, from the system's reason (its strerror text, or NIO's
+    /// description with the errno).
+    private static func advice(reason: String, host: String) -> String {
+        if reason.contains("Cannot assign requested address") || reason.contains("errno: 99") {
+            return "\(host) is not an address of this machine: use 0.0.0.0 for every interface, or one of its addresses"
+        }
+        if reason.contains("Permission denied") || reason.contains("errno: 13") {
+            return "ports below 1024 need privileges: pick a port above 1023"
+        }
+        return "pick another port or stop the program using this one"
     }
 }

@@ -109,7 +109,7 @@ struct HostCallRun {
 /// unlikely to be in use: different per process and per test.
 enum TestPort: Int, CaseIterable {
     case loopbackDirect, loopbackApp, jackCall, relayJoinUDP, relayJoinTCP, nobodyListening, unknownALSADevice
-    case busyListener, relayWithForgedToken, silentRelay, relayReport, relayInUse
+    case busyListener, relayWithForgedToken, silentRelay, relayReport, relayInUse, relayForeignHost
 
     private static let perProcess = 16
 

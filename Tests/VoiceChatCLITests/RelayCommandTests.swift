@@ -79,4 +79,19 @@ import VoiceWire
         #expect(second.standardError.contains("Address already in use"))
         #expect(second.standardError.contains("pick another port"))
     }
+
+    @Test func aHostThatIsNotThisMachinesIsNamedAsSuch() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let secretURL = try secretFile(in: directory)
+        // 192.0.2.1 is reserved for documentation: no machine has it.
+        let result = try CommandRunner.run([
+            "relay", "--host", "192.0.2.1", "--port", "\(TestPort.relayForeignHost.port)", "--secret-file",
+            secretURL.path,
+            "--duration", "1",
+        ])
+        #expect(result.status != 0)
+        #expect(result.standardError.contains("192.0.2.1 is not an address of this machine"))
+        #expect(!result.standardError.contains("pick another port"))
+    }
 }
