@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import VoiceCore
 import VoiceDevices
 
@@ -37,9 +38,28 @@ struct AudioEndpointOptions: ParsableArguments {
             throw ValidationError(
                 "--playback and --output exclude each other: play to a device or write a file, not both.")
         }
+        if let input, let output, Self.isSameFile(input, output) {
+            throw ValidationError(
+                "--output \(output) is the --input file: writing it would destroy the audio being read; "
+                    + "name another file.")
+        }
         guard deviceChannels == 1 || deviceChannels == 2 else {
             throw ValidationError("--device-channels must be 1 or 2, not \(deviceChannels).")
         }
+    }
+
+    /// Whether two paths name one file: the same path once resolved, or the same inode (a link).
+    private static func isSameFile(_ first: String, _ second: String) -> Bool {
+        func resolved(_ path: String) -> URL {
+            URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath()
+        }
+        if resolved(first) == resolved(second) { return true }
+        let manager = FileManager.default
+        guard let one = try? manager.attributesOfItem(atPath: first),
+            let other = try? manager.attributesOfItem(atPath: second),
+            let inode = one[.systemFileNumber] as? Int, let device = one[.systemNumber] as? Int
+        else { return false }
+        return inode == other[.systemFileNumber] as? Int && device == other[.systemNumber] as? Int
     }
 
     /// Whether any side is a real device, which then sets the pace for the files.

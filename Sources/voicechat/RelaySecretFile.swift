@@ -14,6 +14,7 @@ enum RelaySecretFile {
             let reason = FileManager.default.fileExists(atPath: path) ? "cannot be read" : "does not exist"
             throw CommandFailure("secret file \(path) \(reason); \(howToCreate)")
         }
+        warnIfOthersCanRead(path)
         var bytes = Array(data)
         while let last = bytes.last, last == UInt8(ascii: "\n") || last == UInt8(ascii: "\r") {
             bytes.removeLast()
@@ -23,5 +24,16 @@ enum RelaySecretFile {
         } catch {
             throw CommandFailure("secret file \(path): \(error); \(howToCreate)")
         }
+    }
+
+    /// Anyone who can read the secret can sign tokens for any match: say so, as ssh does of keys.
+    private static func warnIfOthersCanRead(_ path: String) {
+        guard let mode = (try? FileManager.default.attributesOfItem(atPath: path))?[.posixPermissions] as? Int,
+            mode & 0o077 != 0
+        else { return }
+        FileHandle.standardError.write(
+            Data(
+                ("warning: secret file \(path) can be read by other users (mode \(String(mode & 0o777, radix: 8))): "
+                    + "anyone who reads it can sign tokens; chmod 600 \(path)\n").utf8))
     }
 }

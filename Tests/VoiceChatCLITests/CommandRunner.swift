@@ -51,12 +51,13 @@ enum CommandRunner {
             standardError: String(decoding: errData, as: UTF8.self))
     }
 
-    /// Writes `contents` to a secret file `name` in `directory`.
+    /// Writes `contents` to a secret file `name` in `directory`, readable by its owner only.
     static func secretFile(
         _ contents: String = "0123456789abcdef0123456789abcdef", name: String = "relay.secret", in directory: URL
     ) throws -> URL {
         let url = directory.appendingPathComponent(name)
         try contents.write(to: url, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: url.path)
         return url
     }
 

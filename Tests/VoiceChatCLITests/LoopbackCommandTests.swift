@@ -70,6 +70,22 @@ import VoiceCore
         #expect(result.standardError.contains("--capture and --input exclude each other"))
     }
 
+    @Test func anOutputThatIsTheInputFileIsRefusedAndTheInputKept() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("speech.wav").path
+        try FileManager.default.copyItem(atPath: CommandRunner.fixture("speech-male.wav"), toPath: path)
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let link = directory.appendingPathComponent("same.wav").path
+        try FileManager.default.linkItem(atPath: path, toPath: link)
+        for output in [path, directory.path + "/./speech.wav", link] {
+            let result = try CommandRunner.run(["loopback", "--input", path, "--output", output])
+            #expect(result.status == 64)
+            #expect(result.standardError.contains("is the --input file"))
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+    }
+
     @Test func aMissingInputFileIsNamedInTheError() throws {
         let result = try CommandRunner.run(["loopback", "--input", "/nonexistent/speech.wav", "--output", "/dev/null"])
         #expect(result.status != 0)

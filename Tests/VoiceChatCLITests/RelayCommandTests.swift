@@ -29,6 +29,21 @@ import VoiceWire
         #expect(throws: RelayTokenError.self) { try token.verify(secret: other, now: now) }
     }
 
+    @Test func aSecretFileOthersCanReadIsWarnedAbout() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let secretURL = try secretFile(in: directory)
+        let arguments = ["token", "--secret-file", secretURL.path, "--match", "m", "--participant", "a"]
+        let ownerOnly = try CommandRunner.run(arguments)
+        #expect(ownerOnly.status == 0)
+        #expect(!ownerOnly.standardError.contains("warning"))
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: secretURL.path)
+        let shared = try CommandRunner.run(arguments)
+        #expect(shared.status == 0, "a warning, not a refusal")
+        #expect(shared.standardError.contains("can be read by other users (mode 644)"))
+        #expect(shared.standardError.contains("chmod 600 \(secretURL.path)"))
+    }
+
     @Test func missingOrShortSecretFileIsOneLineSayingHowToMakeOne() throws {
         let directory = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
