@@ -233,7 +233,7 @@ enum RelayDatagramSocket {
         if family == AF_INET, setsockopt(descriptor, CInt(IPPROTO_IP), IP_MTU_DISCOVER, &probe, size) != 0 {
             step = "IP_MTU_DISCOVER"
         } else if address.withSockAddr({ bind(descriptor, $0, socklen_t($1)) }) != 0 {
-            step = "bind to \(address)"
+            step = "bind to \(host):\(port)"
         } else {
             return descriptor
         }

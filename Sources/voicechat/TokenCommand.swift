@@ -31,6 +31,9 @@ struct TokenCommand: ParsableCommand {
 
     func validate() throws {
         guard ttl > 0 else { throw ValidationError("--ttl must be a positive number of seconds, not \(ttl).") }
+        for (option, value) in [("--match", match), ("--participant", participant)] where value.isEmpty {
+            throw ValidationError("\(option) is empty: give the ID the token is for (as `join` will be given it).")
+        }
     }
 
     func run() throws {

@@ -44,6 +44,20 @@ import VoiceWire
         #expect(shared.standardError.contains("chmod 600 \(secretURL.path)"))
     }
 
+    @Test func anEmptyMatchOrParticipantIsAUsageError() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let secretURL = try secretFile(in: directory)
+        for (option, match, participant) in [("--match", "", "a"), ("--participant", "m", "")] {
+            let result = try CommandRunner.run([
+                "token", "--secret-file", secretURL.path, "--match", match, "--participant", participant,
+            ])
+            #expect(result.status == 64)
+            #expect(result.standardError.contains("\(option) is empty"))
+            #expect(!result.standardError.contains("paste the whole token"))
+        }
+    }
+
     @Test func missingOrShortSecretFileIsOneLineSayingHowToMakeOne() throws {
         let directory = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -107,6 +121,7 @@ import VoiceWire
         ])
         #expect(result.status != 0)
         #expect(result.standardError.contains("192.0.2.1 is not an address of this machine"))
+        #expect(!result.standardError.contains("[IPv4]"), "the address as the user wrote it, not NIO's form")
         #expect(!result.standardError.contains("pick another port"))
     }
 }
