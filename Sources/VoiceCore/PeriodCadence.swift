@@ -1,9 +1,4 @@
-import CVoiceFutex
 import Synchronization
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// The rhythm in which a real-time device moves its periods, for the engine to keep time by.
 ///
@@ -43,8 +38,8 @@ public final class PeriodCadence: @unchecked Sendable {
     /// nominal length shifts the prediction by under a millisecond.
     static let phaseWindowPeriods: Int64 = 8
 
-    /// Bumped at every mark; the engine sleeps on it. Never moves (futex memory).
-    private let counter: UnsafeMutablePointer<UInt32>
+    /// Bumped at every mark; the engine sleeps on it.
+    private let marks = WakeCounter()
     /// The predicted time of the next period; `none` before the first mark of a run.
     private let predictedNext = Atomic<Int64>(PeriodCadence.none)
     /// When the last period was marked; `none` before the first mark of a run.
@@ -62,12 +57,6 @@ public final class PeriodCadence: @unchecked Sendable {
         period = MediaTime.duration(ofFrames: Int64(self.periodFrames), rate: self.sampleRate)
         periodEngineFrames = engineFrames(ofDeviceFrames: self.periodFrames, sampleRate: self.sampleRate)
         earliestPhase = WindowedMinimum(window: Self.phaseWindowPeriods * period)
-        counter = .allocate(capacity: 1)
-        counter.initialize(to: 0)
-    }
-
-    deinit {
-        counter.deallocate()
     }
 
     // MARK: Device thread
@@ -82,7 +71,7 @@ public final class PeriodCadence: @unchecked Sendable {
         let earliest = earliestPhase.value ?? phase
         predictedNext.store(runStart + earliest + elapsed(periods: periodsInRun), ordering: .relaxed)
         lastMark.store(now, ordering: .releasing)
-        cvoice_futex_counter_bump(counter)
+        marks.bump()
     }
 
     /// Forgets the rhythm: the device's stream starts over (it was started, or recovered from an
@@ -112,11 +101,11 @@ public final class PeriodCadence: @unchecked Sendable {
 
     /// A count that moves on at every period marked: read it, look at what the device delivered,
     /// then `waitForPeriod(after:until:)` with it, and no period can slip by unnoticed.
-    public var periodCount: UInt32 { cvoice_futex_counter_load(counter) }
+    public var periodCount: UInt32 { marks.value }
 
     /// Sleeps until a period after `seen` (a `periodCount`) is marked, or until `deadline` on the
     /// monotonic clock; returns at once if one already was.
     public func waitForPeriod(after seen: UInt32, until deadline: MediaTime) {
-        while cvoice_futex_counter_wait(counter, seen, deadline) == EINTR {}
+        marks.wait(after: seen, until: deadline)
     }
 }

@@ -5,7 +5,8 @@ import CVoiceFutex
 #endif
 
 /// A counter one thread bumps to wake another that sleeps on it, through a Linux futex: bumping
-/// takes no lock and never blocks, so a real-time thread can wake a helper without waiting on it.
+/// takes no lock and never blocks, so a device thread can wake the engine, and the engine its
+/// courier, without waiting on them.
 public final class WakeCounter: @unchecked Sendable {
     /// Futex memory: allocated once and never moved.
     private let counter: UnsafeMutablePointer<UInt32>

@@ -57,7 +57,8 @@ final class EngineCourier: Sendable {
         }
     }
 
-    /// Whether the courier's thread runs (and the engine's thread, or the app's, leaves it the sending).
+    /// Whether the courier's thread runs: then the thread that ticks (the engine's, or the app's after
+    /// `startDelivering()`) opens what the inbox holds and leaves the sending to the courier.
     var isRunning: Bool { running.load(ordering: .acquiring) }
 
     /// Starts the thread that delivers for the engine thread.

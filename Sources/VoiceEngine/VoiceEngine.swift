@@ -26,8 +26,6 @@ public final class VoiceEngine: Sendable {
     private let input: (any AudioInput)?
     private let output: (any AudioOutput)?
     private let runner = Mutex<EngineThread?>(nil)
-    /// Whether the engine thread runs: then it, and only it, opens what the inbox holds.
-    private let isThreaded = Atomic<Bool>(false)
     /// Datagrams from network threads, with their route and arrival time, for the engine thread.
     private let inbox: DatagramQueue<ReceivedDatagram>
     private let courier: EngineCourier
@@ -79,10 +77,8 @@ public final class VoiceEngine: Sendable {
             }
             do throws(AudioThreadError) {
                 try courier.start()
-                isThreaded.store(true, ordering: .sequentiallyConsistent)
                 runner = try EngineThread(engine: self, input: input, output: output)
             } catch {
-                isThreaded.store(false, ordering: .sequentiallyConsistent)
                 courier.stop()
                 input?.stop()
                 output?.stop()
@@ -102,7 +98,6 @@ public final class VoiceEngine: Sendable {
         } catch {
             throw .media(error.description)
         }
-        isThreaded.store(true, ordering: .sequentiallyConsistent)
     }
 
     /// Stops the engine thread (or the courier alone) and the devices. Calls and matches end without notice to peers;
@@ -113,7 +108,6 @@ public final class VoiceEngine: Sendable {
             return runner
         }
         thread?.stop()
-        isThreaded.store(false, ordering: .sequentiallyConsistent)
         courier.stop()
         input?.stop()
         output?.stop()
@@ -140,12 +134,12 @@ public final class VoiceEngine: Sendable {
         receiveDatagram(bytes, route: .direct(address))
     }
 
-    /// Queues a datagram for the engine thread, which opens it at its next turn; without one, it
-    /// is opened now.
+    /// Queues a datagram for the thread that ticks, which opens it at its next turn; in virtual time,
+    /// where no such thread runs, it is opened now.
     func receiveDatagram(_ bytes: [UInt8], route: PathRoute) {
         let arrival = now
         _ = bytes.withUnsafeBytes { inbox.push($0, label: ReceivedDatagram(route: route, arrival: arrival)) }
-        if !isThreaded.load(ordering: .sequentiallyConsistent) { withCore { _ in } }
+        if !courier.isRunning { withCore { _ in } }
     }
 
     /// How late the engine thread woke from its timed waits since it started; nil while it does not run.
@@ -181,14 +175,14 @@ public final class VoiceEngine: Sendable {
     /// Samples per frame at 48 kHz.
     public var frameSamples: Int { configuration.frameDuration.engineFrames }
 
-    /// Runs `body` under the engine's lock, then delivers what it queued. Without an engine thread,
-    /// what the inbox holds is opened first.
+    /// Runs `body` under the engine's lock, then delivers what it queued. In virtual time (no courier
+    /// thread, so no thread that ticks on its own), what the inbox holds is opened first.
     func withCore<Result, Failure: Error>(_ body: (EngineCore) throws(Failure) -> Result) throws(Failure) -> Result {
         var queued = false
         defer { if queued { courier.deliver() } }
         return try lock.withLock { () throws(Failure) -> Result in
             defer { queued = courier.post(&core.outbox) }
-            if !isThreaded.load(ordering: .sequentiallyConsistent) { openReceived(core) }
+            if !courier.isRunning { openReceived(core) }
             return try body(core)
         }
     }
