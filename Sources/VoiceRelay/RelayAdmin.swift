@@ -62,7 +62,7 @@ public struct RelayStatistics: Sendable, Hashable {
 /// event loop, so it sees and changes the same state the forwarding path uses, without locks.
 public struct RelayAdmin: Sendable {
     let loop: any EventLoop
-    let state: NIOLoopBoundBox<RelayState>
+    let io: NIOLoopBoundBox<RelayIO>
     /// False once the relay has shut down: its loop may be gone, and work submitted to a loop that
     /// has shut down never completes.
     let isRunning: @Sendable () -> Bool
@@ -70,16 +70,14 @@ public struct RelayAdmin: Sendable {
     /// Drops (true) or lets through (false) the participant's voice at the relay, and tells its client.
     public func setServerMute(_ muted: Bool, participant: String, match: String) async throws(RelayAdminError) {
         try await withMember(match: match, participant: participant) { state, member in
-            member.serverMuted = muted
-            state.notify(member, .serverMute(muted))
+            state.setServerMute(muted, of: member)
         }
     }
 
     /// Makes `channel` the participant's only started voice channel (0: none), and tells its client.
     public func move(participant: String, match: String, toChannel channel: UInt16) async throws(RelayAdminError) {
         try await withMember(match: match, participant: participant) { state, member in
-            member.channels = channel == 0 ? [] : [channel]
-            state.notify(member, .moved(channel: channel))
+            state.move(member, toChannel: channel)
         }
     }
 
@@ -87,18 +85,10 @@ public struct RelayAdmin: Sendable {
     /// get a new token to return.
     public func kick(participant: String, match: String) async throws(RelayAdminError) {
         try await onLoop { state -> Result<Void, RelayAdminError> in
-            let hadSignalling = state.kickSignalling(match: match, participant: participant)
-            guard let member = state.member(match: match, participant: participant) else {
-                if hadSignalling { return .success(()) }
-                return state.matches[match] == nil
-                    ? .failure(.unknownMatch(match))
-                    : .failure(.unknownParticipant(match: match, participant: participant))
-            }
-            state.notify(member, .kicked(.admin))
-            let tcp = member.tcpChannel
-            state.remove(member)
-            tcp?.close(promise: nil)
-            return .success(())
+            if state.kick(match: match, participant: participant) { return .success(()) }
+            return state.matches[match] == nil
+                ? .failure(.unknownMatch(match))
+                : .failure(.unknownParticipant(match: match, participant: participant))
         }
     }
 
@@ -126,7 +116,7 @@ public struct RelayAdmin: Sendable {
                     RelayParticipantInfo(
                         participant: member.participant, mediaID: member.mediaID, channels: member.channels,
                         muted: member.muted, serverMuted: member.serverMuted, overUDP: member.udpAddress != nil,
-                        overTCP: member.tcpChannel != nil,
+                        overTCP: member.tcpConnection != nil,
                         isSending: member.lastVoice != 0 && now &- member.lastVoice < 1_000_000_000,
                         counters: member.counters)
                 })
@@ -166,10 +156,10 @@ public struct RelayAdmin: Sendable {
         async throws(RelayAdminError) -> T
     {
         guard isRunning() else { throw .notRunning }
-        let state = self.state
+        let io = self.io
         let result: Result<T, RelayAdminError>
         do {
-            result = try await loop.submit { body(state.value) }.get()
+            result = try await loop.submit { io.value.update(body) }.get()
         } catch {
             throw .notRunning
         }

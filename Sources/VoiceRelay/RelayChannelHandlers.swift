@@ -2,38 +2,38 @@ import NIOCore
 import VoiceRelayClient
 import VoiceWire
 
-/// Feeds the relay's UDP socket into `RelayState`; flushes the forwarded copies once per read batch.
+/// Feeds the relay's UDP socket into `RelayIO`; flushes the forwarded copies once per read batch.
 final class RelayUDPHandler: ChannelInboundHandler {
     typealias InboundIn = AddressedEnvelope<ByteBuffer>
 
-    private let state: RelayState
+    private let io: RelayIO
 
-    init(state: RelayState) { self.state = state }
+    init(io: RelayIO) { self.io = io }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        state.udpContext = context
+        io.udpContext = context
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        if state.udpContext === context {
-            state.udpContext = nil
-            state.udpBatch = nil
+        if io.udpContext === context {
+            io.udpContext = nil
+            io.udpBatch = nil
         }
     }
 
     func channelInactive(context: ChannelHandlerContext) {
         // The batch sender writes to the channel's descriptor, which is closed (and may be reused) now.
-        state.udpBatch = nil
+        io.udpBatch = nil
         context.fireChannelInactive()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let envelope = unwrapInboundIn(data)
-        state.received(envelope.data, from: .udp(envelope.remoteAddress), now: NIODeadline.now().uptimeNanoseconds)
+        io.received(envelope.data, from: .udp(envelope.remoteAddress), now: NIODeadline.now().uptimeNanoseconds)
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
-        state.flushUDP()
+        io.readComplete()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -41,21 +41,38 @@ final class RelayUDPHandler: ChannelInboundHandler {
     }
 }
 
-/// Feeds one TCP member connection's frames into `RelayState`.
+/// Feeds one TCP member connection's frames into `RelayIO`.
 final class RelayTCPHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
 
-    private let state: RelayState
+    private let io: RelayIO
+    private var connection: RelayConnectionID?
 
-    init(state: RelayState) { self.state = state }
+    init(io: RelayIO) { self.io = io }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        connection = io.connectionOpened(context.channel)
+    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        state.received(unwrapInboundIn(data), from: .tcp(context.channel), now: NIODeadline.now().uptimeNanoseconds)
+        guard let connection else { return }
+        io.received(unwrapInboundIn(data), from: .tcp(connection), now: NIODeadline.now().uptimeNanoseconds)
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if let connection { io.connectionWritabilityChanged(connection, isWritable: context.channel.isWritable) }
+        context.fireChannelWritabilityChanged()
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        state.tcpClosed(context.channel)
+        if let connection { io.connectionClosed(connection) }
+        connection = nil
         context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        if let connection { io.connectionClosed(connection) }
+        connection = nil
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {

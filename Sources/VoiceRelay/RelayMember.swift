@@ -18,7 +18,7 @@ final class RelayMember {
     /// `udpAddress` as the relay's batch sender hands it to the kernel.
     private(set) var udpDestination: RelayDatagramDestination?
     /// Its TCP connection, if it joined over TCP.
-    var tcpChannel: Channel?
+    var tcpConnection: RelayConnectionID?
     var lastHeardUDP: UInt64 = 0
     var lastHeardTCP: UInt64 = 0
     var lastVoice: UInt64 = 0
@@ -46,7 +46,7 @@ final class RelayMember {
         channel == 0 || channels.contains(channel)
     }
 
-    var hasTransport: Bool { udpAddress != nil || tcpChannel != nil }
+    var hasTransport: Bool { udpAddress != nil || tcpConnection != nil }
 }
 
 /// The members of one match. Same thread contract as `RelayMember`.

@@ -20,7 +20,7 @@ public final class RelayServer: Service, Sendable {
     private let logger: Logger
     private let eventLoops: EventLoopGroupOwnership
     private let loop: any EventLoop
-    private let state: NIOLoopBoundBox<RelayState>
+    private let io: NIOLoopBoundBox<RelayIO>
     private let metrics: RelayMetrics
     private let registry: PrometheusCollectorRegistry?
     private let running = NIOLockedValueBox(Running())
@@ -44,8 +44,8 @@ public final class RelayServer: Service, Sendable {
         eventLoops = EventLoopGroupOwnership(eventLoopGroup)
         let loop = eventLoops.loop
         self.loop = loop
-        let state = RelayState(configuration: configuration, logger: logger)
-        self.state = NIOLoopBoundBox.makeBoxSendingValue(state, eventLoop: loop)
+        let io = RelayIO(state: RelayState(configuration: configuration, logger: logger))
+        self.io = NIOLoopBoundBox.makeBoxSendingValue(io, eventLoop: loop)
         if configuration.prometheusPort != nil {
             let registry = PrometheusCollectorRegistry()
             self.registry = registry
@@ -64,7 +64,7 @@ public final class RelayServer: Service, Sendable {
 
     public var admin: RelayAdmin {
         let running = self.running
-        return RelayAdmin(loop: loop, state: state, isRunning: { running.withLockedValue { !$0.stopped } })
+        return RelayAdmin(loop: loop, io: io, isRunning: { running.withLockedValue { !$0.stopped } })
     }
 
     /// Binds UDP and TCP on the configured port and starts forwarding; returns the port.
@@ -115,7 +115,7 @@ public final class RelayServer: Service, Sendable {
     /// Binds UDP, then TCP on the same port number (retrying with a fresh port when 0 was asked for
     /// and TCP finds the UDP socket's ephemeral port taken).
     private func bindSockets() async throws(RelayServerError) -> (any Channel, any Channel) {
-        let state = self.state
+        let io = self.io
         let attempts = configuration.port == 0 ? 8 : 1
         var lastError = ""
         for _ in 0..<attempts {
@@ -131,9 +131,9 @@ public final class RelayServer: Service, Sendable {
                     .channelOption(.writeBufferWaterMark, value: .init(low: 128 << 10, high: 256 << 10))
                     .channelInitializer { channel in
                         channel.eventLoop.makeCompletedFuture {
-                            let relayState = state.value
-                            relayState.udpBatch = RelayDatagramBatchSender(descriptor: descriptor)
-                            try channel.pipeline.syncOperations.addHandler(RelayUDPHandler(state: relayState))
+                            let relayIO = io.value
+                            relayIO.udpBatch = RelayDatagramBatchSender(descriptor: descriptor)
+                            try channel.pipeline.syncOperations.addHandler(RelayUDPHandler(io: relayIO))
                         }
                     }
                     .withBoundSocket(descriptor).get()
@@ -152,7 +152,7 @@ public final class RelayServer: Service, Sendable {
                         channel.eventLoop.makeCompletedFuture {
                             let operations = channel.pipeline.syncOperations
                             try RelayFraming.addHandlers(to: operations)
-                            try operations.addHandler(RelayTCPHandler(state: state.value))
+                            try operations.addHandler(RelayTCPHandler(io: io.value))
                         }
                     }
                     .bind(host: configuration.host, port: port).get()
@@ -166,14 +166,16 @@ public final class RelayServer: Service, Sendable {
     }
 
     private func scheduleHousekeeping() -> RepeatedTask {
-        let state = self.state
+        let io = self.io
         let metrics = self.metrics
         let published = NIOLoopBoundBox.makeBoxSendingValue(PublishedFigures(), eventLoop: loop)
         let interval = TimeAmount(configuration.housekeepingInterval)
         return loop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { _ in
-            let relay = state.value
             let now = NIODeadline.now().uptimeNanoseconds
-            relay.sweep(now: now)
+            let relay = io.value.update { relay in
+                relay.sweep(now: now)
+                return relay
+            }
             let before = published.value
             metrics.publish(
                 relay.counters, since: before.counters, joins: relay.joins, joinsBefore: before.joins,
@@ -208,8 +210,8 @@ public final class RelayServer: Service, Sendable {
         }
         guard !wasStopped else { return }
         housekeeping?.cancel()
-        let state = self.state
-        try? await loop.submit { state.value.shutDown() }.get()
+        let io = self.io
+        try? await loop.submit { io.value.update { $0.shutDown() } }.get()
         for channel in channels { try? await channel.close() }
         await eventLoops.shutdownIfOwned()
         logger.info("relay stopped")

@@ -1,4 +1,3 @@
-import NIOCore
 import VoiceRelayClient
 import VoiceWire
 
@@ -11,15 +10,15 @@ final class RelaySignallingMember {
     let match: String
     let participant: String
     /// Replaced when the participant attaches again from a newer connection.
-    var channel: any Channel
+    var connection: RelayConnectionID
     var lastHeard: UInt64
     var signalBucket: TokenBucket
     var byteBucket: TokenBucket
 
-    init(match: String, participant: String, channel: any Channel, limits: RelayLimits, now: UInt64) {
+    init(match: String, participant: String, connection: RelayConnectionID, limits: RelayLimits, now: UInt64) {
         self.match = match
         self.participant = participant
-        self.channel = channel
+        self.connection = connection
         lastHeard = now
         signalBucket = TokenBucket(ratePerSecond: limits.signalsPerSecond, burst: limits.signalBurst, now: now)
         byteBucket = TokenBucket(ratePerSecond: limits.signalBytesPerSecond, burst: limits.signalByteBurst, now: now)

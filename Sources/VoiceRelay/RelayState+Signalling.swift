@@ -1,4 +1,3 @@
-import NIOCore
 import VoiceRelayClient
 import VoiceWire
 
@@ -12,8 +11,8 @@ import VoiceWire
 extension RelayState {
     @inline(__always)
     func signallingMember(for source: RelaySource) -> RelaySignallingMember? {
-        guard case .tcp(let channel) = source else { return nil }
-        return signallingConnections[ObjectIdentifier(channel)]
+        guard case .tcp(let connection) = source else { return nil }
+        return signallingConnections[connection]
     }
 
     /// Members attached to signalling, over every match: each has exactly one connection.
@@ -26,7 +25,7 @@ extension RelayState {
 
     func signallingJoin(token text: String, participant: String, from source: RelaySource, now: UInt64) {
         // Signalling needs ordered, reliable delivery, and a connection of its own.
-        guard case .tcp(let channel) = source, member(for: source) == nil else {
+        guard case .tcp(let connection) = source, member(for: source) == nil else {
             return refuse(.wrongConnection, to: source)
         }
         let token: RelayToken
@@ -34,8 +33,7 @@ extension RelayState {
         case .admitted(let admitted): token = admitted
         case .refused(let reason): return refuse(reason, to: source)
         }
-        let key = ObjectIdentifier(channel)
-        if let previous = signallingConnections[key],
+        if let previous = signallingConnections[connection],
             previous.participant != participant || previous.match != token.match
         {
             removeSignalling(previous)
@@ -45,12 +43,12 @@ extension RelayState {
         if let existing = roster[participant] {
             // A newer connection of the same participant replaces the old one; for the others
             // nothing changed, so they hear nothing.
-            if existing.channel !== channel {
-                let old = existing.channel
-                signallingConnections[ObjectIdentifier(old)] = nil
+            if existing.connection != connection {
+                let old = existing.connection
+                signallingConnections[old] = nil
                 send(.kicked(.replaced), to: .tcp(old))
-                old.close(promise: nil)
-                existing.channel = channel
+                actions.append(.close(old))
+                existing.connection = connection
             }
             existing.lastHeard = now
             joining = existing
@@ -60,14 +58,14 @@ extension RelayState {
                 return refuse(.relayFull, to: source)
             }
             joining = RelaySignallingMember(
-                match: token.match, participant: participant, channel: channel, limits: configuration.limits,
-                now: now)
+                match: token.match, participant: participant, connection: connection,
+                limits: configuration.limits, now: now)
             // The others hear of the newcomer before anything it sends can reach them.
-            send(.memberJoined(participant), to: roster.values.map { .tcp($0.channel) })
+            send(.memberJoined(participant), to: roster.values.map { .tcp($0.connection) })
             roster[participant] = joining
             signallingMatches[token.match] = roster
         }
-        signallingConnections[key] = joining
+        signallingConnections[connection] = joining
         signallingJoins &+= 1
         send(.signalJoined(members: roster.keys.filter { $0 != participant }.sorted()), to: source)
     }
@@ -75,12 +73,11 @@ extension RelayState {
     func signallingControl(_ message: RelayMessage, from member: RelaySignallingMember, now: UInt64) {
         member.lastHeard = now
         switch message {
-        case .keepalive(let nonce): send(.pong(nonce: nonce), to: .tcp(member.channel))
+        case .keepalive(let nonce): send(.pong(nonce: nonce), to: .tcp(member.connection))
         case .sendSignal(let destination, let payload): forwardSignal(payload, to: destination, from: member, now: now)
         case .leave:
-            let channel = member.channel
             removeSignalling(member)
-            channel.close(promise: nil)
+            actions.append(.close(member.connection))
         case .join, .joined, .refused, .startChannel, .stopChannel, .mute, .unmute, .pong, .kicked, .moved,
             .serverMute, .signalJoin, .signalJoined, .memberJoined, .memberLeft, .signal:
             drop(.malformed, member: nil)
@@ -100,29 +97,27 @@ extension RelayState {
             return drop(.unknownDestination, member: nil)
         }
         // Past the connection's write water mark the relay drops rather than queueing without bound.
-        guard recipient.channel.isWritable else { return drop(.recipientCongested, member: nil) }
-        send(.signal(from: sender.participant, payload: payload), to: .tcp(recipient.channel))
+        guard !isCongested(recipient.connection) else { return drop(.recipientCongested, member: nil) }
+        send(.signal(from: sender.participant, payload: payload), to: .tcp(recipient.connection))
         counters.signalsForwarded &+= 1
         counters.signalBytesForwarded &+= payload.count
     }
 
     /// Detaches a member's signalling and tells the others it left.
     func removeSignalling(_ member: RelaySignallingMember) {
-        let key = ObjectIdentifier(member.channel)
-        if signallingConnections[key] === member { signallingConnections[key] = nil }
+        if signallingConnections[member.connection] === member { signallingConnections[member.connection] = nil }
         guard var roster = signallingMatches[member.match], roster[member.participant] === member else { return }
         roster[member.participant] = nil
         signallingMatches[member.match] = roster.isEmpty ? nil : roster
-        send(.memberLeft(member.participant), to: roster.values.map { .tcp($0.channel) })
+        send(.memberLeft(member.participant), to: roster.values.map { .tcp($0.connection) })
     }
 
     /// Drops signalling connections silent for longer than `timeout` (clients send keepalives).
     func sweepSignalling(now: UInt64, timeout: UInt64) {
         for roster in Array(signallingMatches.values) {
             for member in roster.values where now &- member.lastHeard > timeout {
-                let channel = member.channel
                 removeSignalling(member)
-                channel.close(promise: nil)
+                actions.append(.close(member.connection))
             }
         }
     }
@@ -130,18 +125,17 @@ extension RelayState {
     /// Removes the participant's signalling attachment (the game server kicked it); true if it had one.
     func kickSignalling(match: String, participant: String) -> Bool {
         guard let member = signallingMatches[match]?[participant] else { return false }
-        send(.kicked(.admin), to: .tcp(member.channel))
-        let channel = member.channel
+        send(.kicked(.admin), to: .tcp(member.connection))
         removeSignalling(member)
-        channel.close(promise: nil)
+        actions.append(.close(member.connection))
         return true
     }
 
     func shutDownSignalling() {
         for roster in signallingMatches.values {
             for member in roster.values {
-                send(.kicked(.shutdown), to: .tcp(member.channel))
-                member.channel.close(promise: nil)
+                send(.kicked(.shutdown), to: .tcp(member.connection))
+                actions.append(.close(member.connection))
             }
         }
         signallingMatches = [:]

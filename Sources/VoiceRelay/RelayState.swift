@@ -9,33 +9,26 @@ enum Admission {
     case refused(RelayRefusal)
 }
 
-/// Where a datagram came from.
-enum RelaySource {
-    case udp(SocketAddress)
-    case tcp(Channel)
-}
-
-/// Membership and forwarding: the whole mutable state of a relay.
+/// Membership and forwarding: the whole mutable state of a relay, as a state machine.
+///
+/// It does no I/O. Each call takes what arrived (a datagram, a frame, a closed or congested
+/// connection, the clock) and appends what to send or close to `actions`, which its caller
+/// (`RelayIO`) carries out and empties; so fan-out, joins and housekeeping are testable with no
+/// socket and no clock of their own.
 ///
 /// Thread contract: lives on the relay's one event loop; every UDP and TCP channel of the relay is
 /// registered on that loop, and admin calls hop onto it, so nothing here is locked.
 final class RelayState {
     let configuration: RelayConfiguration
     let logger: Logger
-    /// The UDP handler's context: writing through it skips the pipeline walk and the generic
-    /// `Channel.write` (with its dynamic casts) that each forwarded copy would otherwise pay.
-    var udpContext: ChannelHandlerContext?
-    /// Sends forwarded UDP copies a read batch at a time; nil sends them through `udpContext`.
-    var udpBatch: RelayDatagramBatchSender? {
-        didSet {
-            udpBatch?.overflow = { [unowned self] payload, address in
-                writeThroughPipeline(payload, to: address, member: udpMembers[address])
-            }
-        }
-    }
+    /// What to send and close, in order; the caller carries them out and empties it, keeping its
+    /// capacity so the forwarding path does not allocate.
+    var actions: [RelayAction] = []
     private(set) var matches: [String: RelayMatch] = [:]
     private var udpMembers: [SocketAddress: RelayMember] = [:]
-    private var tcpMembers: [ObjectIdentifier: RelayMember] = [:]
+    private var tcpMembers: [RelayConnectionID: RelayMember] = [:]
+    /// TCP connections whose outbound queue is past its high water mark.
+    private var congestedConnections: Set<RelayConnectionID> = []
     private(set) var participantCount = 0
     var counters = RelayCounters()
     var joins = 0
@@ -43,18 +36,20 @@ final class RelayState {
     /// Signalling attachments (see `RelayState+Signalling`): by match, then participant.
     var signallingMatches: [String: [String: RelaySignallingMember]] = [:]
     /// The same attachments by their connection.
-    var signallingConnections: [ObjectIdentifier: RelaySignallingMember] = [:]
+    var signallingConnections: [RelayConnectionID: RelaySignallingMember] = [:]
     var signallingJoins = 0
-    private var udpFlushPending = false
+    /// Numbers the forwarded envelopes, so their copies can share one staged payload.
+    private var envelopes: UInt64 = 0
 
     init(configuration: RelayConfiguration, logger: Logger) {
         self.configuration = configuration
         self.logger = logger
+        actions.reserveCapacity(64)
     }
 
     // MARK: Receiving
 
-    /// Handles one datagram or TCP frame. UDP writes are flushed by `flushUDP` after the read batch.
+    /// Handles one datagram or TCP frame.
     func received(_ buffer: ByteBuffer, from source: RelaySource, now: UInt64) {
         let bytes = buffer.readableBytes
         counters.packetsReceived &+= 1
@@ -69,18 +64,11 @@ final class RelayState {
         }
     }
 
-    func flushUDP() {
-        guard udpFlushPending else { return }
-        udpFlushPending = false
-        udpBatch?.flush()
-        udpContext?.flush()
-    }
-
     @inline(__always)
     func member(for source: RelaySource) -> RelayMember? {
         switch source {
         case .udp(let address): udpMembers[address]
-        case .tcp(let channel): tcpMembers[ObjectIdentifier(channel)]
+        case .tcp(let connection): tcpMembers[connection]
         }
     }
 
@@ -116,53 +104,53 @@ final class RelayState {
             guard !sender.serverMuted else { return drop(.serverMuted, member: sender) }
             sender.lastVoice = now
         }
-        // Copied into the batch sender once, on its first UDP recipient, and shared by all of them.
-        var staged: RelayDatagramBatchSender.StagedPayload?
+        envelopes &+= 1
         if header.destination == SealedEnvelopeHeader.everyone {
             for recipient in sender.match.members where recipient !== sender {
                 guard recipient.listens(to: header.channel) else { continue }
                 if isVoice, recipient.muted.contains(sender.mediaID) { continue }
-                deliver(buffer, to: recipient, reliable: isTCP, sender: sender, staged: &staged)
+                deliver(buffer, to: recipient, reliable: isTCP, sender: sender)
             }
         } else {
             guard let recipient = sender.match.member(mediaID: header.destination), recipient !== sender else {
                 return drop(.unknownDestination, member: sender)
             }
             if isVoice, recipient.muted.contains(sender.mediaID) { return }
-            deliver(buffer, to: recipient, reliable: isTCP, sender: sender, staged: &staged)
+            deliver(buffer, to: recipient, reliable: isTCP, sender: sender)
         }
-        if isTCP { flushUDP() }
     }
 
-    /// Queues one forwarded copy on the UDP channel's own write path (no batch sender, or one
-    /// whose socket was full). Past the socket's write water mark the relay drops instead of
-    /// queueing: late voice is useless, and an unbounded queue would turn overload into seconds
-    /// of delay for every listener.
-    private func writeThroughPipeline(_ payload: ByteBuffer, to address: SocketAddress, member: RelayMember?) {
-        guard let udp = udpContext, udp.channel.isWritable else { return drop(.recipientCongested, member: member) }
-        udp.write(NIOAny(AddressedEnvelope(remoteAddress: address, data: payload)), promise: nil)
+    /// Counts a forwarded UDP copy its I/O could not queue: the socket's outbound queue was full.
+    /// Late voice is useless, and an unbounded queue would turn overload into seconds of delay for
+    /// every listener, so the relay drops instead of queueing.
+    func datagramCongested(to address: SocketAddress) {
+        drop(.recipientCongested, member: udpMembers[address])
+    }
+
+    /// Notes whether a TCP connection's outbound queue is past its high water mark.
+    func connectionWritabilityChanged(_ connection: RelayConnectionID, isWritable: Bool) {
+        if isWritable {
+            congestedConnections.remove(connection)
+        } else {
+            congestedConnections.insert(connection)
+        }
+    }
+
+    @inline(__always)
+    func isCongested(_ connection: RelayConnectionID) -> Bool {
+        !congestedConnections.isEmpty && congestedConnections.contains(connection)
     }
 
     /// Sends over UDP where the recipient has it, except that what arrived reliably (TCP) goes over
     /// the recipient's TCP connection when it has one.
     @inline(__always)
-    private func deliver(
-        _ buffer: ByteBuffer, to recipient: RelayMember, reliable: Bool, sender: RelayMember,
-        staged: inout RelayDatagramBatchSender.StagedPayload?
-    ) {
-        if let address = recipient.udpAddress, !(reliable && recipient.tcpChannel != nil), udpContext != nil {
-            if let batch = udpBatch, let destination = recipient.udpDestination,
-                let payload = staged ?? batch.stage(buffer)
-            {
-                staged = payload
-                batch.append(payload, to: destination)
-            } else {
-                writeThroughPipeline(buffer, to: address, member: recipient)
-            }
-            udpFlushPending = true
-        } else if let tcp = recipient.tcpChannel {
-            guard tcp.isWritable else { return drop(.recipientCongested, member: recipient) }
-            tcp.writeAndFlush(buffer, promise: nil)
+    private func deliver(_ buffer: ByteBuffer, to recipient: RelayMember, reliable: Bool, sender: RelayMember) {
+        if let address = recipient.udpAddress, !(reliable && recipient.tcpConnection != nil) {
+            actions.append(
+                .forward(buffer, envelope: envelopes, to: address, destination: recipient.udpDestination))
+        } else if let tcp = recipient.tcpConnection {
+            guard !isCongested(tcp) else { return drop(.recipientCongested, member: recipient) }
+            actions.append(.frame(buffer, to: tcp))
         } else {
             return
         }
@@ -231,14 +219,12 @@ final class RelayState {
             .memberJoined, .memberLeft, .sendSignal, .signal:
             drop(.malformed, member: member)
         }
-        flushUDP()
     }
 
     func refuse(_ reason: RelayRefusal, to source: RelaySource) {
         refusals[Int(reason.rawValue)] &+= 1
         drop(.refusedJoin, member: nil)
         send(.refused(reason), to: source)
-        flushUDP()
     }
 
     /// The token of a join (media or signalling) if it admits `participant`, or why not.
@@ -300,7 +286,6 @@ final class RelayState {
         // engine would talk on direct paths; one that was muted before this relay forgot it (a
         // restart) must hear that it no longer is.
         send(.serverMute(joining.serverMuted), to: source)
-        flushUDP()
     }
 
     private func attach(_ source: RelaySource, to member: RelayMember, now: UInt64) {
@@ -313,15 +298,15 @@ final class RelayState {
             member.udpAddress = address
             member.lastHeardUDP = now
             udpMembers[address] = member
-        case .tcp(let channel):
-            if let old = member.tcpChannel, old !== channel {
-                tcpMembers[ObjectIdentifier(old)] = nil
+        case .tcp(let connection):
+            if let old = member.tcpConnection, old != connection {
+                tcpMembers[old] = nil
                 send(.kicked(.replaced), to: .tcp(old))
-                old.close(promise: nil)
+                actions.append(.close(old))
             }
-            member.tcpChannel = channel
+            member.tcpConnection = connection
             member.lastHeardTCP = now
-            tcpMembers[ObjectIdentifier(channel)] = member
+            tcpMembers[connection] = member
         }
     }
 
@@ -333,10 +318,10 @@ final class RelayState {
                 member.udpAddress = nil
                 udpMembers[address] = nil
             }
-        case .tcp(let channel):
-            if member.tcpChannel === channel {
-                member.tcpChannel = nil
-                tcpMembers[ObjectIdentifier(channel)] = nil
+        case .tcp(let connection):
+            if member.tcpConnection == connection {
+                member.tcpConnection = nil
+                tcpMembers[connection] = nil
             }
         }
         if !member.hasTransport { remove(member) }
@@ -344,11 +329,11 @@ final class RelayState {
 
     func remove(_ member: RelayMember) {
         if let address = member.udpAddress, udpMembers[address] === member { udpMembers[address] = nil }
-        if let channel = member.tcpChannel, tcpMembers[ObjectIdentifier(channel)] === member {
-            tcpMembers[ObjectIdentifier(channel)] = nil
+        if let connection = member.tcpConnection, tcpMembers[connection] === member {
+            tcpMembers[connection] = nil
         }
         member.udpAddress = nil
-        member.tcpChannel = nil
+        member.tcpConnection = nil
         let match = member.match
         let before = match.members.count
         match.members.removeAll { $0 === member }
@@ -356,30 +341,28 @@ final class RelayState {
         if match.members.isEmpty { matches[match.id] = nil }
     }
 
-    func tcpClosed(_ channel: Channel) {
-        if let signalling = signallingConnections[ObjectIdentifier(channel)] {
+    /// Forgets a TCP connection that closed, and its member's membership if it was its last transport.
+    func tcpClosed(_ connection: RelayConnectionID) {
+        congestedConnections.remove(connection)
+        if let signalling = signallingConnections[connection] {
             return removeSignalling(signalling)
         }
-        guard let member = tcpMembers[ObjectIdentifier(channel)] else { return }
-        detach(.tcp(channel), from: member)
+        guard let member = tcpMembers[connection] else { return }
+        detach(.tcp(connection), from: member)
     }
 
     // MARK: Sending control messages
 
     func send(_ message: RelayMessage, to source: RelaySource) { send(message, to: CollectionOfOne(source)) }
 
-    /// Serializes `message` once and writes the same buffer to every source (writes share it).
+    /// Serializes `message` once and sends the same buffer to every source (the sends share it).
     func send(_ message: RelayMessage, to sources: some Collection<RelaySource>) {
         guard !sources.isEmpty, let bytes = try? message.serialized() else { return }
         let buffer = ByteBuffer(bytes: bytes)
         for source in sources {
             switch source {
-            case .udp(let address):
-                guard let udp = udpContext else { continue }
-                udp.write(NIOAny(AddressedEnvelope(remoteAddress: address, data: buffer)), promise: nil)
-                udpFlushPending = true
-            case .tcp(let channel):
-                channel.writeAndFlush(buffer, promise: nil)
+            case .udp(let address): actions.append(.datagram(buffer, to: address))
+            case .tcp(let connection): actions.append(.frame(buffer, to: connection))
             }
         }
     }
@@ -388,9 +371,8 @@ final class RelayState {
     func notify(_ member: RelayMember, _ message: RelayMessage) {
         var sources: [RelaySource] = []
         if let address = member.udpAddress { sources.append(.udp(address)) }
-        if let channel = member.tcpChannel { sources.append(.tcp(channel)) }
+        if let connection = member.tcpConnection { sources.append(.tcp(connection)) }
         send(message, to: sources)
-        flushUDP()
     }
 
     // MARK: Housekeeping
@@ -403,9 +385,9 @@ final class RelayState {
                 if let address = member.udpAddress, now &- member.lastHeardUDP > timeout {
                     detach(.udp(address), from: member)
                 }
-                if let channel = member.tcpChannel, now &- member.lastHeardTCP > timeout {
-                    detach(.tcp(channel), from: member)
-                    channel.close(promise: nil)
+                if let connection = member.tcpConnection, now &- member.lastHeardTCP > timeout {
+                    detach(.tcp(connection), from: member)
+                    actions.append(.close(connection))
                 }
             }
         }
@@ -427,12 +409,38 @@ final class RelayState {
         matches[match]?.member(participant: participant)
     }
 
+    // MARK: The game server's orders
+
+    /// Drops (true) or lets through (false) the member's voice, and tells its client.
+    func setServerMute(_ muted: Bool, of member: RelayMember) {
+        member.serverMuted = muted
+        notify(member, .serverMute(muted))
+    }
+
+    /// Makes `channel` the member's only started voice channel (0: none), and tells its client.
+    func move(_ member: RelayMember, toChannel channel: UInt16) {
+        member.channels = channel == 0 ? [] : [channel]
+        notify(member, .moved(channel: channel))
+    }
+
+    /// Removes the participant from the match, media and signalling, telling its clients; false
+    /// when it had neither.
+    func kick(match: String, participant: String) -> Bool {
+        let hadSignalling = kickSignalling(match: match, participant: participant)
+        guard let member = member(match: match, participant: participant) else { return hadSignalling }
+        notify(member, .kicked(.admin))
+        let connection = member.tcpConnection
+        remove(member)
+        if let connection { actions.append(.close(connection)) }
+        return true
+    }
+
     /// Tells every member the relay is going away, then forgets them all.
     func shutDown() {
         for match in Array(matches.values) {
             for member in match.members {
                 notify(member, .kicked(.shutdown))
-                member.tcpChannel?.close(promise: nil)
+                if let connection = member.tcpConnection { actions.append(.close(connection)) }
             }
             // Members refer to their match; emptying it breaks the cycle.
             match.members = []
@@ -440,6 +448,7 @@ final class RelayState {
         matches = [:]
         udpMembers = [:]
         tcpMembers = [:]
+        congestedConnections = []
         participantCount = 0
         shutDownSignalling()
     }

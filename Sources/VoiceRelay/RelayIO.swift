@@ -1,0 +1,114 @@
+import NIOCore
+
+/// Carries out what `RelayState` decides: the one place the relay's state meets its sockets.
+///
+/// Each input (a datagram, a frame, a connection opening, closing or filling up, an admin call,
+/// housekeeping) goes to the state, and the actions it appended are carried out at once, so a
+/// received buffer is released (or staged once into the batch sender) before the next read.
+/// Forwarded UDP copies and UDP replies are flushed at the end of a read batch, or at once for
+/// anything that did not come from a UDP read.
+///
+/// Thread contract: the relay's event loop, like `RelayState`.
+final class RelayIO {
+    let state: RelayState
+    /// The UDP handler's context: writing through it skips the pipeline walk and the generic
+    /// `Channel.write` (with its dynamic casts) that each forwarded copy would otherwise pay.
+    var udpContext: ChannelHandlerContext?
+    /// Sends forwarded UDP copies a read batch at a time; nil sends them through `udpContext`.
+    var udpBatch: RelayDatagramBatchSender? {
+        didSet {
+            udpBatch?.overflow = { [unowned self] payload, address in writeThroughPipeline(payload, to: address) }
+        }
+    }
+    private var connections: [RelayConnectionID: any Channel] = [:]
+    private var lastConnection: UInt64 = 0
+    private var udpFlushPending = false
+
+    init(state: RelayState) {
+        self.state = state
+    }
+
+    // MARK: Inputs
+
+    /// Hands one datagram or frame to the state and carries out what it decided. UDP writes wait
+    /// for `readComplete()`.
+    func received(_ buffer: ByteBuffer, from source: RelaySource, now: UInt64) {
+        state.received(buffer, from: source, now: now)
+        carryOut()
+        if case .tcp = source { flushUDP() }
+    }
+
+    /// The end of a UDP read batch.
+    func readComplete() { flushUDP() }
+
+    /// Registers a TCP connection that just opened.
+    func connectionOpened(_ channel: any Channel) -> RelayConnectionID {
+        lastConnection &+= 1
+        let connection = RelayConnectionID(rawValue: lastConnection)
+        connections[connection] = channel
+        return connection
+    }
+
+    func connectionClosed(_ connection: RelayConnectionID) {
+        connections[connection] = nil
+        update { $0.tcpClosed(connection) }
+    }
+
+    func connectionWritabilityChanged(_ connection: RelayConnectionID, isWritable: Bool) {
+        state.connectionWritabilityChanged(connection, isWritable: isWritable)
+    }
+
+    /// Runs `body` on the state (housekeeping, admin calls) and carries out and flushes what it decided.
+    func update<Result>(_ body: (RelayState) -> Result) -> Result {
+        let result = body(state)
+        carryOut()
+        flushUDP()
+        return result
+    }
+
+    // MARK: Carrying out
+
+    private func carryOut() {
+        guard !state.actions.isEmpty else { return }
+        // Every copy of one envelope is staged into the batch sender once and shared.
+        var staged: (envelope: UInt64, payload: RelayDatagramBatchSender.StagedPayload)?
+        for action in state.actions {
+            switch action {
+            case .forward(let buffer, let envelope, let address, let destination):
+                guard udpContext != nil else { continue }
+                if let batch = udpBatch, let destination,
+                    let payload = staged?.envelope == envelope ? staged?.payload : batch.stage(buffer)
+                {
+                    staged = (envelope, payload)
+                    batch.append(payload, to: destination)
+                } else {
+                    writeThroughPipeline(buffer, to: address)
+                }
+                udpFlushPending = true
+            case .datagram(let buffer, let address):
+                guard let udp = udpContext else { continue }
+                udp.write(NIOAny(AddressedEnvelope(remoteAddress: address, data: buffer)), promise: nil)
+                udpFlushPending = true
+            case .frame(let buffer, let connection):
+                connections[connection]?.writeAndFlush(buffer, promise: nil)
+            case .close(let connection):
+                connections[connection]?.close(promise: nil)
+            }
+        }
+        state.actions.removeAll(keepingCapacity: true)
+    }
+
+    /// Queues one forwarded copy on the UDP channel's own write path (no batch sender, or one
+    /// whose socket was full), or has the state count it dropped past the socket's water mark.
+    private func writeThroughPipeline(_ payload: ByteBuffer, to address: SocketAddress) {
+        guard let udp = udpContext, udp.channel.isWritable else { return state.datagramCongested(to: address) }
+        udp.write(NIOAny(AddressedEnvelope(remoteAddress: address, data: payload)), promise: nil)
+    }
+
+    private func flushUDP() {
+        guard udpFlushPending else { return }
+        udpFlushPending = false
+        udpBatch?.flush()
+        udpContext?.flush()
+    }
+}

@@ -1,0 +1,271 @@
+import Logging
+import NIOCore
+import Testing
+import VoiceRelayClient
+import VoiceWire
+
+@testable import VoiceRelay
+
+/// `RelayState` alone: datagrams and frames in, actions out, time given by each call. No socket, no sleep.
+@Suite struct RelayStateTests {
+    static let match = "match-1"
+    let secret = RelaySecret.random()
+    let second: UInt64 = 1_000_000_000
+
+    func makeState(livenessTimeout: Duration = .seconds(5)) -> RelayState {
+        var configuration = RelayConfiguration(secret: secret)
+        configuration.livenessTimeout = livenessTimeout
+        configuration.unixTime = { 1_000_000 }
+        return RelayState(configuration: configuration, logger: Logger(label: "voicechat.relay.state-test"))
+    }
+
+    static func address(_ port: Int) -> SocketAddress {
+        try! SocketAddress(ipAddress: "10.0.0.1", port: port)
+    }
+
+    static func mediaID(_ participant: String) -> UInt32 { MediaID(participant: participant).rawValue }
+
+    /// Joins `participant` from `source` and returns the actions the join caused.
+    @discardableResult
+    func join(
+        _ participant: String, from source: RelaySource, channels: [UInt16] = [1], muted: [String] = [],
+        into state: RelayState, now: UInt64 = 0
+    ) throws -> [RelayAction] {
+        let token = try RelayToken.sign(
+            match: Self.match, participant: participant, expiry: 2_000_000, secret: secret
+        ).text
+        let join = RelayMessage.join(
+            RelayJoin(token: token, participant: participant, channels: channels, muted: muted.map(Self.mediaID)))
+        state.received(ByteBuffer(bytes: try join.serialized()), from: source, now: now)
+        return Self.take(state)
+    }
+
+    /// An envelope the relay forwards by its clear header (the relay never opens it).
+    static func envelope(
+        from participant: String, channel: UInt16 = 1, to destination: String? = nil, content: SealedContent = .voice
+    ) -> ByteBuffer {
+        var bytes = [UInt8](repeating: 0xAB, count: SealedEnvelopeHeader.envelopeBytes(plaintextBytes: 40))
+        let header = SealedEnvelopeHeader(
+            content: content, channel: channel, sender: mediaID(participant),
+            destination: destination.map(mediaID) ?? SealedEnvelopeHeader.everyone, epoch: 0, counter: 1)
+        bytes.withUnsafeMutableBytes { try! header.write(into: $0) }
+        return ByteBuffer(bytes: bytes)
+    }
+
+    static func take(_ state: RelayState) -> [RelayAction] {
+        defer { state.actions.removeAll() }
+        return state.actions
+    }
+
+    /// Where the forwarded copies among `actions` go (UDP ports, then TCP connections), and the
+    /// envelope numbers they carry.
+    static func forwarded(_ actions: [RelayAction]) -> (udp: [Int], tcp: [UInt64], envelopes: Set<UInt64>) {
+        var udp: [Int] = []
+        var tcp: [UInt64] = []
+        var envelopes: Set<UInt64> = []
+        for action in actions {
+            switch action {
+            case .forward(_, let envelope, let address, let destination):
+                #expect(destination != nil, "a forwarded copy comes with the kernel's form of its address")
+                udp.append(address.port ?? -1)
+                envelopes.insert(envelope)
+            case .frame(let buffer, let connection):
+                if buffer.getInteger(at: buffer.readerIndex, as: UInt8.self).map({ $0 & 0x0F })
+                    == WireMessageType.sealed.rawValue
+                {
+                    tcp.append(connection.rawValue)
+                }
+            case .datagram, .close: continue
+            }
+        }
+        return (udp.sorted(), tcp.sorted(), envelopes)
+    }
+
+    /// The relay messages among `actions`, with where they go.
+    static func messages(_ actions: [RelayAction]) -> [(RelaySource, RelayMessage)] {
+        actions.compactMap { action in
+            switch action {
+            case .datagram(let buffer, let address):
+                (try? RelayMessage(parsing: Array(buffer.readableBytesView))).map { (.udp(address), $0) }
+            case .frame(let buffer, let connection):
+                (try? RelayMessage(parsing: Array(buffer.readableBytesView))).map { (.tcp(connection), $0) }
+            case .forward, .close: nil
+            }
+        }
+    }
+
+    static func closed(_ actions: [RelayAction]) -> [UInt64] {
+        actions.compactMap { if case .close(let connection) = $0 { connection.rawValue } else { nil } }
+    }
+
+    @Test func aJoinIsAnsweredWithTheMediaIDAndTheServerMute() throws {
+        let state = makeState()
+        let replies = Self.messages(try join("alice", from: .udp(Self.address(1)), into: state))
+        #expect(replies.map(\.1) == [.joined(mediaID: Self.mediaID("alice")), .serverMute(false)])
+        #expect(replies.allSatisfy { $0.0 == .udp(Self.address(1)) })
+        #expect(state.participantCount == 1)
+    }
+
+    @Test func anEnvelopeFansOutToEveryoneInItsChannelButTheSenderAndWhoeverMutedIt() throws {
+        let state = makeState()
+        try join("alice", from: .udp(Self.address(1)), into: state)
+        try join("bob", from: .udp(Self.address(2)), into: state)
+        try join("carol", from: .udp(Self.address(3)), muted: ["alice"], into: state)
+        try join("dave", from: .udp(Self.address(4)), channels: [2], into: state)
+        try join("erin", from: .tcp(RelayConnectionID(rawValue: 9)), into: state)
+
+        state.received(Self.envelope(from: "alice", channel: 1), from: .udp(Self.address(1)), now: 1)
+        let channelOne = Self.forwarded(Self.take(state))
+        #expect(channelOne.udp == [2])
+        #expect(channelOne.tcp == [9])
+        #expect(channelOne.envelopes.count == 1, "the UDP copies of one envelope share one number")
+
+        state.received(Self.envelope(from: "alice", channel: 0), from: .udp(Self.address(1)), now: 2)
+        let match = Self.forwarded(Self.take(state))
+        #expect(match.udp == [2, 4], "channel 0 reaches the whole match; carol muted alice's voice")
+        #expect(match.tcp == [9])
+        #expect(match.envelopes.count == 1 && match.envelopes != channelOne.envelopes)
+
+        // Data that is not voice reaches those who muted the sender's voice.
+        state.received(
+            Self.envelope(from: "alice", channel: 1, content: .gameData), from: .udp(Self.address(1)), now: 3)
+        #expect(Self.forwarded(Self.take(state)).udp == [2, 3])
+        #expect(state.counters.packetsForwarded == 2 + 3 + 3)
+    }
+
+    @Test func anEnvelopeForOneMemberGoesToItAloneAndAnUnknownOneIsDropped() throws {
+        let state = makeState()
+        try join("alice", from: .udp(Self.address(1)), into: state)
+        try join("bob", from: .udp(Self.address(2)), into: state)
+        try join("carol", from: .udp(Self.address(3)), into: state)
+
+        state.received(Self.envelope(from: "alice", to: "carol"), from: .udp(Self.address(1)), now: 1)
+        #expect(Self.forwarded(Self.take(state)).udp == [3])
+
+        state.received(Self.envelope(from: "alice", to: "nobody"), from: .udp(Self.address(1)), now: 2)
+        #expect(Self.take(state).isEmpty)
+        #expect(state.counters.drops(.unknownDestination) == 1)
+    }
+
+    @Test func envelopesFromStrangersAndImpostorsAreDropped() throws {
+        let state = makeState()
+        try join("alice", from: .udp(Self.address(1)), into: state)
+        try join("bob", from: .udp(Self.address(2)), into: state)
+
+        state.received(Self.envelope(from: "alice"), from: .udp(Self.address(7)), now: 1)
+        state.received(Self.envelope(from: "bob"), from: .udp(Self.address(1)), now: 1)
+        #expect(Self.take(state).isEmpty)
+        #expect(state.counters.drops(.notJoined) == 1)
+        #expect(state.counters.drops(.spoofedSender) == 1)
+    }
+
+    @Test func whatArrivesOverTCPGoesOverTheRecipientsTCPWhenItHasOne() throws {
+        let state = makeState()
+        let bobTCP = RelayConnectionID(rawValue: 5)
+        try join("alice", from: .tcp(RelayConnectionID(rawValue: 4)), into: state)
+        try join("bob", from: .udp(Self.address(2)), into: state)
+        try join("bob", from: .tcp(bobTCP), into: state)
+
+        state.received(Self.envelope(from: "alice"), from: .tcp(RelayConnectionID(rawValue: 4)), now: 1)
+        let reliable = Self.forwarded(Self.take(state))
+        #expect(reliable.udp.isEmpty && reliable.tcp == [5])
+
+        try join("alice", from: .udp(Self.address(1)), into: state)
+        state.received(Self.envelope(from: "alice"), from: .udp(Self.address(1)), now: 2)
+        let unreliable = Self.forwarded(Self.take(state))
+        #expect(unreliable.udp == [2] && unreliable.tcp.isEmpty)
+    }
+
+    @Test func aCongestedConnectionLosesCopiesUntilItDrains() throws {
+        let state = makeState()
+        let bob = RelayConnectionID(rawValue: 2)
+        try join("alice", from: .udp(Self.address(1)), into: state)
+        try join("bob", from: .tcp(bob), into: state)
+
+        state.connectionWritabilityChanged(bob, isWritable: false)
+        state.received(Self.envelope(from: "alice"), from: .udp(Self.address(1)), now: 1)
+        #expect(Self.forwarded(Self.take(state)).tcp.isEmpty)
+        #expect(state.counters.drops(.recipientCongested) == 1)
+
+        state.connectionWritabilityChanged(bob, isWritable: true)
+        state.received(Self.envelope(from: "alice"), from: .udp(Self.address(1)), now: 2)
+        #expect(Self.forwarded(Self.take(state)).tcp == [2])
+    }
+
+    @Test func aSilentTransportIsDroppedAndItsConnectionClosed() throws {
+        let state = makeState(livenessTimeout: .seconds(5))
+        let bob = RelayConnectionID(rawValue: 2)
+        try join("alice", from: .udp(Self.address(1)), into: state, now: 0)
+        try join("bob", from: .tcp(bob), into: state, now: 0)
+
+        state.received(Self.envelope(from: "alice"), from: .udp(Self.address(1)), now: 4 * second)
+        _ = Self.take(state)
+        state.sweep(now: 6 * second)
+        #expect(Self.closed(Self.take(state)) == [2])
+        #expect(state.participantCount == 1)
+        #expect(state.member(match: Self.match, participant: "bob") == nil)
+
+        state.sweep(now: 10 * second)
+        #expect(state.participantCount == 0)
+        #expect(state.matches.isEmpty)
+    }
+
+    @Test func aKickTellsEveryTransportAndClosesTheConnection() throws {
+        let state = makeState()
+        let bob = RelayConnectionID(rawValue: 2)
+        try join("bob", from: .udp(Self.address(2)), into: state)
+        try join("bob", from: .tcp(bob), into: state)
+
+        #expect(state.kick(match: Self.match, participant: "bob"))
+        let actions = Self.take(state)
+        let kicks = Self.messages(actions).filter { $0.1 == .kicked(.admin) }.map(\.0)
+        #expect(Set(kicks) == [.udp(Self.address(2)), .tcp(bob)])
+        #expect(Self.closed(actions) == [2])
+        #expect(state.participantCount == 0)
+        #expect(!state.kick(match: Self.match, participant: "bob"))
+    }
+
+    @Test func aSecondConnectionOfAMemberReplacesTheFirst() throws {
+        let state = makeState()
+        try join("bob", from: .tcp(RelayConnectionID(rawValue: 1)), into: state)
+        let actions = try join("bob", from: .tcp(RelayConnectionID(rawValue: 2)), into: state)
+        #expect(
+            Self.messages(actions).contains {
+                $0.0 == .tcp(RelayConnectionID(rawValue: 1)) && $0.1 == .kicked(.replaced)
+            })
+        #expect(Self.closed(actions) == [1])
+
+        state.tcpClosed(RelayConnectionID(rawValue: 1))
+        #expect(state.participantCount == 1, "the replaced connection's close leaves the member")
+        state.tcpClosed(RelayConnectionID(rawValue: 2))
+        #expect(state.participantCount == 0)
+    }
+
+    @Test func signalsGoToTheirDestinationsConnectionAndRostersFollowJoinsAndLeaves() throws {
+        let state = makeState()
+        let alice = RelayConnectionID(rawValue: 1)
+        let bob = RelayConnectionID(rawValue: 2)
+        func signalJoin(_ participant: String, _ connection: RelayConnectionID) throws -> [RelayAction] {
+            let token = try RelayToken.sign(
+                match: Self.match, participant: participant, expiry: 2_000_000, secret: secret
+            ).text
+            let message = RelayMessage.signalJoin(token: token, participant: participant)
+            state.received(ByteBuffer(bytes: try message.serialized()), from: .tcp(connection), now: 0)
+            return Self.take(state)
+        }
+        #expect(Self.messages(try signalJoin("alice", alice)).map(\.1) == [.signalJoined(members: [])])
+        let bobJoined = Self.messages(try signalJoin("bob", bob))
+        #expect(bobJoined.contains { $0.0 == .tcp(alice) && $0.1 == .memberJoined("bob") })
+        #expect(bobJoined.contains { $0.0 == .tcp(bob) && $0.1 == .signalJoined(members: ["alice"]) })
+
+        let send = RelayMessage.sendSignal(to: "bob", payload: [1, 2, 3])
+        state.received(ByteBuffer(bytes: try send.serialized()), from: .tcp(alice), now: 1)
+        let delivered = Self.messages(Self.take(state))
+        #expect(delivered.count == 1)
+        #expect(delivered.first?.0 == .tcp(bob) && delivered.first?.1 == .signal(from: "alice", payload: [1, 2, 3]))
+
+        state.tcpClosed(bob)
+        #expect(Self.messages(Self.take(state)).map(\.1) == [.memberLeft("bob")])
+        #expect(state.signallingCount == 1)
+    }
+}
