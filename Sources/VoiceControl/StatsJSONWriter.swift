@@ -29,6 +29,26 @@ public final class StatsJSONWriter: Sendable {
 
     /// Creates (or truncates) the file and writes a line every `intervalMilliseconds`, the first
     /// one an interval from now, until `close()`.
+    /// Refuses a path the stats cannot be written to ("-" is standard output), without creating
+    /// or changing anything: for checking options before a session starts.
+    public static func checkPath(_ path: String) throws(ControlError) {
+        guard path != "-" else { return }
+        guard !path.isEmpty else {
+            throw .statsFile("the stats path is empty; give a file path, or - for standard output")
+        }
+        if let problem = WritableLocation.problem(creating: path) {
+            throw .statsFile("cannot write stats to \(path): \(problem)")
+        }
+        var info = stat()
+        guard stat(path, &info) == 0 else { return }
+        guard (info.st_mode & S_IFMT) != S_IFDIR else {
+            throw .statsFile("cannot write stats to \(path): it is a directory; name a file in it")
+        }
+        guard access(path, W_OK) == 0 else {
+            throw .statsFile("cannot write stats to \(path): the file is not writable")
+        }
+    }
+
     public static func start(
         path: String, control: any VoiceSessionControl, intervalMilliseconds: Int = 1000
     ) throws(ControlError) -> StatsJSONWriter {

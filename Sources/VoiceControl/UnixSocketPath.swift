@@ -20,7 +20,9 @@ enum UnixSocketPath {
         return FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
     }
 
-    /// Refuses a path no socket can be bound at: empty, or too long for `sun_path`.
+    /// Refuses a path no socket can be bound at: empty, too long for `sun_path`, in a directory
+    /// that is missing or not writable, a file that is not a socket, or a socket in use. Changes
+    /// nothing: `prepare` removes a stale socket when the server starts.
     static func check(_ path: String) throws(ControlError) {
         guard !path.isEmpty else { throw .socket("the control socket path is empty; give a file path") }
         guard path.utf8.count <= maximumBytes else {
@@ -28,12 +30,24 @@ enum UnixSocketPath {
                 "the control socket path is \(path.utf8.count) bytes; Unix sockets allow at most \(maximumBytes), "
                     + "so choose a shorter path (e.g. under /tmp)")
         }
+        if let problem = WritableLocation.problem(creating: path) {
+            throw .socket("cannot listen on \(path): \(problem)")
+        }
+        try checkExisting(path)
     }
 
     /// Makes `path` free to bind: nothing there, or a socket file nothing listens on (removed).
     /// Refuses a path that is too long, a file that is not a socket, and a socket in use.
     static func prepare(_ path: String) throws(ControlError) {
         try check(path)
+        // Left behind by a process that ended without removing it (`check` let only that through).
+        guard unlink(path) == 0 || errno == ENOENT else {
+            throw .socket("cannot remove the stale socket \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// Refuses what is at `path` unless it is nothing or a socket nothing listens on.
+    private static func checkExisting(_ path: String) throws(ControlError) {
         var info = stat()
         guard lstat(path, &info) == 0 else { return }
         guard (info.st_mode & S_IFMT) == S_IFSOCK else {
@@ -44,10 +58,7 @@ enum UnixSocketPath {
             throw .socket(
                 "another process is listening on \(path); stop it or choose another control path")
         case ECONNREFUSED:
-            // Left behind by a process that ended without removing it.
-            guard unlink(path) == 0 || errno == ENOENT else {
-                throw .socket("cannot remove the stale socket \(path): \(String(cString: strerror(errno)))")
-            }
+            return
         case let code:
             throw .socket("cannot check whether \(path) is in use: \(String(cString: strerror(code)))")
         }

@@ -15,8 +15,9 @@ struct ObservationOptions: ParsableArguments {
     @Option(
         name: .customLong("control"),
         help: ArgumentHelp(
-            "Listen on this Unix-domain socket for JSON-line commands (mute, set-volume, mute-player, channels, "
-                + "stats, subscribe; send {\"command\":\"help\"} for the list). "
+            "Listen on this Unix-domain socket for JSON-line commands ("
+                + ControlCommand.allCases.map(\.rawValue).joined(separator: ", ")
+                + "; send {\"command\":\"help\"} for what each takes). "
                 + "Example: --control /tmp/voice.sock, then: "
                 + "echo '{\"id\":1,\"command\":\"mute\"}' | nc -U -q1 /tmp/voice.sock",
             valueName: "path"))
@@ -27,9 +28,18 @@ struct ObservationOptions: ParsableArguments {
         help: "Do not show the interactive console even when standard input and output are a terminal.")
     var noConsole = false
 
+    /// Checks the paths now, so that a mistyped one fails at start-up rather than when the
+    /// session starts (for `listen`, when a caller arrives).
     func validate() throws {
         if let statsJSON, statsJSON.isEmpty {
             throw ValidationError("--stats-json needs a file path (or \"-\" for standard output).")
+        }
+        if let statsJSON {
+            do {
+                try StatsJSONWriter.checkPath(statsJSON)
+            } catch {
+                throw ValidationError("--stats-json: \(error).")
+            }
         }
         if let control {
             do {

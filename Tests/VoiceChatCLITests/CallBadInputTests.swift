@@ -46,6 +46,25 @@ import VoiceTestSupport
         expectOneLineFailure(result, containing: "already in use")
     }
 
+    /// `listen` checks where its stats and control socket go before it waits for a caller, not
+    /// when one arrives (the caller then only heard that the listener closed the connection).
+    @Test func listenRefusesUnusableObservationPathsAtStartUp() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cases: [([String], String)] = [
+            (["--stats-json", "/nonexistent-dir/stats.jsonl"], "its directory /nonexistent-dir does not exist"),
+            (["--stats-json", directory.path], "it is a directory"),
+            (["--control", "/nonexistent-dir/voice.sock"], "its directory /nonexistent-dir does not exist"),
+            (["--control", CommandRunner.fixture("tone-1k.wav")], "exists and is not a socket"),
+        ]
+        for (options, text) in cases {
+            // Before the check, listen waited out its duration for a caller and exited 0.
+            let result = try CommandRunner.run(["listen", "--port", "0", "--duration", "5"] + options + files)
+            #expect(result.status == 64, "\(options): \(result.standardError)")
+            #expect(result.standardError.contains(text), "\(result.standardError)")
+        }
+    }
+
     @Test func anUnknownALSADeviceIsNamed() throws {
         let result = try CommandRunner.run([
             "listen", "--port", String(TestPort.unknownALSADevice.port), "--capture", "no_such_pcm_device", "--output",
