@@ -47,6 +47,7 @@ struct CallCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        StatusOutput.keepStandardOutputFor(observation)
         InterruptSignal.install()
         let deadline = call.deadline(from: MediaTime.monotonicNow())
         let target = try CallAddress(parsing: address)

@@ -66,6 +66,7 @@ struct DemoCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        StatusOutput.keepStandardOutputFor(observation)
         InterruptSignal.install()
         guard let maleSpeech = ProjectFiles.fixture("speech-male.wav"),
             let femaleSpeech = ProjectFiles.fixture("speech-female.wav")

@@ -82,6 +82,7 @@ struct JoinCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        StatusOutput.keepStandardOutputFor(observation)
         InterruptSignal.install()
         let deadline = call.deadline(from: MediaTime.monotonicNow())
         let address = try CallAddress(parsing: relay)

@@ -40,6 +40,7 @@ struct ListenCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        StatusOutput.keepStandardOutputFor(observation)
         InterruptSignal.install()
         let deadline = call.deadline(from: MediaTime.monotonicNow())
         let local = try await CallEngine.open(options: call, participant: name, udpPort: port)

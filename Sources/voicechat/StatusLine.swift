@@ -1,13 +1,25 @@
 import Synchronization
+import SystemPackage
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// Where status lines go while the interactive console owns the terminal: above its live block,
-/// which would otherwise be drawn over them.
+/// Where status lines go: above the interactive console's live block while it owns the terminal
+/// (it would otherwise draw over them), to standard error while standard output carries data
+/// (`--stats-json -`), else to standard output.
 enum StatusOutput {
     static let console = Mutex<InteractiveConsole?>(nil)
+    private static let standardOutputCarriesData = Atomic<Bool>(false)
+
+    /// Sends status lines to standard error from now on when `observation` writes its stats to
+    /// standard output, so that a reader of those JSON lines gets nothing else. Commands call it
+    /// before their first status line.
+    static func keepStandardOutputFor(_ observation: ObservationOptions) {
+        standardOutputCarriesData.store(observation.statsJSON == "-", ordering: .relaxed)
+    }
+
+    static var toStandardError: Bool { standardOutputCarriesData.load(ordering: .relaxed) }
 }
 
 /// Prints one line of a running session's status and flushes it at once: a script or a test that
@@ -15,6 +27,10 @@ enum StatusOutput {
 func printStatus(_ line: String) {
     if let console = StatusOutput.console.withLock({ $0 }) {
         console.note(line)
+        return
+    }
+    if StatusOutput.toStandardError {
+        _ = try? FileDescriptor.standardError.writeAll((line + "\n").utf8)
         return
     }
     print(line)

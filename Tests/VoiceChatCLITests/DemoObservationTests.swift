@@ -31,6 +31,26 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: socket))
     }
 
+    /// With the stats on standard output, every line there is JSON; what people read goes to
+    /// standard error.
+    @Test func statsOnStandardOutputAreAloneThere() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let result = try CommandRunner.run([
+            "demo", "--duration", "2.5", "--output-directory", directory.path, "--stats-json", "-",
+        ])
+        #expect(result.status == 0, "\(result.standardError)")
+        let lines = result.standardOutput.split(separator: "\n")
+        #expect(lines.count >= 2)
+        for line in lines {
+            #expect(
+                (try? JSONSerialization.jsonObject(with: Data(line.utf8))) is [String: Any],
+                "not a JSON line on standard output: \(line)")
+        }
+        #expect(result.standardError.contains("relay listening"))
+        #expect(result.standardError.contains("alice says"))
+    }
+
     @Test func badObservationOptionsAreRefusedWithWhatToDo() throws {
         let long = "/tmp/" + String(repeating: "s", count: 110)
         let result = try CommandRunner.run(["demo", "--control", long])
