@@ -58,13 +58,7 @@ struct CallOptions: ParsableArguments, FrameLengthOption {
         guard Self.frameLengths.contains(frameMilliseconds) else {
             throw ValidationError("--frame-ms must be 5, 10 or 20 for a call, not \(frameMilliseconds).")
         }
-        let bitrates = OpusEncoder.Configuration.allowedBitrates
-        guard bitrates.contains(bitrate.bitsPerSecond) else {
-            throw ValidationError(
-                "--bitrate must be between \(Bitrate(bitsPerSecond: bitrates.lowerBound)) and "
-                    + "\(Bitrate(bitsPerSecond: bitrates.upperBound)) bit/s (Opus's range), not \(bitrate.bitsPerSecond)."
-            )
-        }
+        try validateBitrate(bitrate)
         if let duration { try validateSeconds(duration, option: "--duration") }
         guard endpoints.deviceChannels == 1 else {
             throw ValidationError("calls use mono devices: leave --device-channels at 1 (ALSA's plug converts).")

@@ -21,6 +21,7 @@ struct CodecOptions: ParsableArguments, FrameLengthOption {
             throw ValidationError(
                 "--frame-ms must be one of 2.5, 5, 10, 20, 40, 60 (Opus frame lengths), not \(frameMilliseconds).")
         }
+        try validateBitrate(bitrate)
         try validateComplexity(complexity)
     }
 
@@ -61,12 +62,26 @@ struct Bitrate: ExpressibleByArgument, CustomStringConvertible {
     init?(argument: String) {
         let text = argument.lowercased()
         let multiplier = text.hasSuffix("k") ? 1_000 : 1
-        guard let number = Double(text.hasSuffix("k") ? String(text.dropLast()) : text), number > 0 else { return nil }
+        // Finite and far below Int's range, so that nan, inf or 1e300 is refused instead of trapping.
+        guard let number = Double(text.hasSuffix("k") ? String(text.dropLast()) : text), number > 0,
+            number * Double(multiplier) < 1e9
+        else { return nil }
         bitsPerSecond = Int(number * Double(multiplier))
     }
 
     var description: String {
         bitsPerSecond % 1_000 == 0 ? "\(bitsPerSecond / 1_000)k" : "\(bitsPerSecond)"
+    }
+}
+
+/// Refuses a bitrate outside Opus's range, naming the option.
+func validateBitrate(_ bitrate: Bitrate) throws {
+    let bitrates = OpusEncoder.Configuration.allowedBitrates
+    guard bitrates.contains(bitrate.bitsPerSecond) else {
+        throw ValidationError(
+            "--bitrate must be between \(Bitrate(bitsPerSecond: bitrates.lowerBound)) and "
+                + "\(Bitrate(bitsPerSecond: bitrates.upperBound)) bit/s (Opus's range), not \(bitrate.bitsPerSecond)."
+        )
     }
 }
 

@@ -71,6 +71,7 @@ struct SimulateCommand: ParsableCommand {
     var trace: String?
 
     func validate() throws {
+        try validateBitrate(bitrate)
         try validateComplexity(complexity)
         guard (0...1).contains(loss) else { throw ValidationError("--loss is a probability in 0…1, not \(loss).") }
         guard (0...1).contains(duplicate) else {

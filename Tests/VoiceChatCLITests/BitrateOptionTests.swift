@@ -1,0 +1,42 @@
+import ArgumentParser
+import Testing
+
+@testable import voicechat
+
+/// Every command that encodes checks its bitrate at start-up against Opus's range, naming the
+/// option, and a value that is no number of bits (nan, inf, 1e300) is refused, never a crash.
+@Suite struct BitrateOptionTests {
+    private func refusal<Command: ParsableCommand>(_ command: Command.Type, _ arguments: [String]) -> String? {
+        do {
+            _ = try command.parse(arguments)
+            return nil
+        } catch {
+            return command.message(for: error)
+        }
+    }
+
+    private func refusals(_ value: String) -> [String?] {
+        [
+            refusal(CallCommand.self, ["127.0.0.1:7300", "--bitrate", value]),
+            refusal(ListenCommand.self, ["--bitrate", value]),
+            refusal(LoopbackCommand.self, ["--input", "in.wav", "--output", "out.wav", "--bitrate", value]),
+            refusal(SimulateCommand.self, ["--input", "in.wav", "--output", "out.wav", "--bitrate", value]),
+        ]
+    }
+
+    @Test(arguments: ["5", "600k"])
+    func aBitrateOutsideOpusRangeIsRefusedByName(_ value: String) {
+        for message in refusals(value) {
+            #expect(
+                message?.contains("--bitrate must be between 6k and 510k bit/s") == true,
+                "\(value): \(message ?? "accepted")")
+        }
+    }
+
+    @Test(arguments: ["nan", "inf", "1e300", "-32k", "fast"])
+    func aBitrateThatIsNoNumberOfBitsIsRefused(_ value: String) {
+        for message in refusals(value) {
+            #expect(message?.contains("--bitrate") == true, "\(value): \(message ?? "accepted")")
+        }
+    }
+}
