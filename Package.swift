@@ -15,6 +15,8 @@ let package = Package(
         .library(name: "VoiceTransport", targets: ["VoiceTransport"]),
         .library(name: "VoiceEngine", targets: ["VoiceEngine"]),
         .library(name: "VoiceTesting", targets: ["VoiceTesting"]),
+        // For the benchmark package only (it cannot see test targets): no command or library links it.
+        .library(name: "VoiceTestHarness", targets: ["VoiceTestHarness"]),
         .library(name: "VoiceRelayClient", targets: ["VoiceRelayClient"]),
         .library(name: "VoiceRelay", targets: ["VoiceRelay"]),
         .library(name: "VoiceControl", targets: ["VoiceControl"]),
@@ -128,6 +130,9 @@ let package = Package(
             ]
         ),
         .target(name: "VoiceTesting", dependencies: ["VoiceCore", "VoiceCodec", "VoiceWire", "VoiceMedia"]),
+        // What real-time tests and benchmarks run around the product: a JACK server to pace devices,
+        // and a watch that tells a stalled machine from a slow engine.
+        .target(name: "VoiceTestHarness", dependencies: ["VoiceCore"]),
         .executableTarget(
             name: "voicechat",
             dependencies: [
@@ -147,7 +152,7 @@ let package = Package(
         .testTarget(name: "VoiceCoreTests", dependencies: ["VoiceCore", "VoiceTesting"]),
         .testTarget(name: "VoiceCodecTests", dependencies: ["VoiceCodec", "VoiceCore", "VoiceTesting"]),
         .testTarget(
-            name: "VoiceDevicesTests", dependencies: ["VoiceDevices", "VoiceCore", "VoiceTesting"]),
+            name: "VoiceDevicesTests", dependencies: ["VoiceDevices", "VoiceCore", "VoiceTesting", "VoiceTestHarness"]),
         .testTarget(name: "VoiceWireTests", dependencies: ["VoiceWire", "VoiceTesting"]),
         .testTarget(
             name: "VoiceMediaTests",
@@ -167,7 +172,7 @@ let package = Package(
         .testTarget(
             name: "VoiceEngineTests",
             dependencies: [
-                "VoiceTestSupport",
+                "VoiceTestSupport", "VoiceTestHarness",
                 "VoiceEngine", "VoiceTransport", "VoiceWire", "VoiceMedia", "VoiceCore", "VoiceSignalling",
                 "VoiceRelay", "VoiceRelayClient",
                 .product(name: "Logging", package: "swift-log"),
@@ -186,7 +191,8 @@ let package = Package(
         .testTarget(
             name: "VoiceChatCLITests",
             dependencies: [
-                "VoiceTestSupport", "voicechat", "VoiceCore", "VoiceTesting", "VoiceRelay", "VoiceRelayClient",
+                "VoiceTestSupport", "VoiceTestHarness", "voicechat", "VoiceCore", "VoiceTesting", "VoiceRelay",
+                "VoiceRelayClient",
             ]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VoiceTestHarness
 import VoiceTesting
 
 /// A call whose listener captures from and plays to ALSA devices backed by a JACK dummy server, so

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VoiceTestHarness
 import VoiceTesting
 
 /// `relay`, `token` and two `join`s as four processes on this host, WAV in and out: the relay carries

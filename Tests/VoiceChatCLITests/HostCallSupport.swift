@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VoiceTestHarness
 import VoiceTesting
 
 /// A listener and a caller run as two processes, each sending a speech fixture and writing what it

@@ -1,4 +1,5 @@
 import Foundation
+import VoiceTestHarness
 import VoiceTesting
 
 #if canImport(Glibc)

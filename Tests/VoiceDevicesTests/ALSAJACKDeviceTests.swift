@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import VoiceCore
 import VoiceDevices
+import VoiceTestHarness
 import VoiceTesting
 
 /// Real-time pacing: ALSA's `jack` plugin on a JACK server with the `dummy` backend, which

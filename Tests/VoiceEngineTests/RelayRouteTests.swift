@@ -3,6 +3,7 @@ import VoiceCore
 import VoiceEngine
 import VoiceRelay
 import VoiceRelayClient
+import VoiceTestHarness
 import VoiceTestSupport
 import VoiceTesting
 import VoiceTransport

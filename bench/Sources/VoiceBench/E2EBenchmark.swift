@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import VoiceCore
 import VoiceMedia
+import VoiceTestHarness
 import VoiceTesting
 
 /// `bench/run e2e`: the product as a user runs it, scored on what the speaker played.

@@ -1,6 +1,7 @@
 import Foundation
 import VoiceCore
 import VoiceDevices
+import VoiceTestHarness
 import VoiceTesting
 
 /// One end-to-end run: two `voicechat` processes as a user runs them (`join` through a relay, or

@@ -1,5 +1,6 @@
 import Foundation
 import VoiceDevices
+import VoiceTestHarness
 import VoiceTesting
 
 /// Plays a signal into the near end's microphone port of a chain on one JACK server and records,

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import VoiceTestHarness
 import VoiceTesting
 
 /// `bench/run latency`: mouth-to-ear latency of a real call between two processes on loopback,

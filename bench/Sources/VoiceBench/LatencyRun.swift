@@ -1,6 +1,7 @@
 import Foundation
 import VoiceCore
 import VoiceDevices
+import VoiceTestHarness
 import VoiceTesting
 
 /// One measured run of the latency benchmark: the processes under test (two engine peers in a
