@@ -57,10 +57,6 @@ public final class VoiceReceiveStream {
     private var redundants: JitterBufferSlots
     /// One decoded frame (sized for the longest Opus packet, so decode never fails for room).
     private let scratch: UnsafeMutableBufferPointer<Float>
-    /// The frame decoded at the previous pull, whose last `phaseSamples` samples open this one.
-    private let carry: UnsafeMutableBufferPointer<Float>
-    /// How far into each pulled frame this stream's own frame starts (see `choosePhase`).
-    private var phaseSamples = 0
 
     private var sequences = SerialNumberUnwrapper<UInt16>()
     private var timestamps = SerialNumberUnwrapper<UInt32>()
@@ -152,8 +148,6 @@ public final class VoiceReceiveStream {
         redundants = JitterBufferSlots(capacity: max(configuration.slotCount / 4, 8), slotBytes: slotBytes)
         scratch = .allocate(capacity: decoder.maximumFrameSamples)
         scratch.initialize(repeating: 0)
-        carry = .allocate(capacity: frameSamples)
-        carry.initialize(repeating: 0)
         receivedSequences = [Int64](repeating: Int64.min, count: Self.sequenceRingSize)
         estimator = ArrivalDelayEstimator(
             bucketMilliseconds: 1, bucketCount: 1_000, forgettingFactor: configuration.histogramForgettingFactor)
@@ -165,7 +159,6 @@ public final class VoiceReceiveStream {
 
     deinit {
         scratch.deallocate()
-        carry.deallocate()
     }
 
     // MARK: Statistics and reports
@@ -402,16 +395,11 @@ public final class VoiceReceiveStream {
     /// Produces exactly one frame of PCM for playout time `now` into `output` (its first
     /// `frameDuration` worth of samples; any rest is zeroed).
     public func pullFrame(into output: UnsafeMutableBufferPointer<Float>, at now: MediaTime) {
-        choosePhase(at: now)
-        let phase = phaseSamples
-        advance(at: now + Self.duration(ofSamples: phase), render: true)
+        advance(at: now, render: true)
         let count = min(output.count, frameSamples)
-        // The tail of the frame before, then the head of this one.
-        for index in 0..<min(phase, count) { output[index] = carry[frameSamples - phase + index] }
-        for index in min(phase, count)..<count { output[index] = scratch[index - phase] }
+        for index in 0..<count { output[index] = scratch[index] }
         for index in count..<output.count { output[index] = 0 }
-        if phase > 0 { for index in 0..<frameSamples { carry[index] = scratch[index] } }
-        let frame = UnsafeBufferPointer(rebasing: output[0..<count])
+        let frame = UnsafeBufferPointer(rebasing: scratch[0..<frameSamples])
         meter.process(frame)
         // The frame's own level, not the meter's: the meter's slow release would keep a
         // speaker "speaking" for seconds into a pause; the detector's hold does the smoothing.
@@ -422,44 +410,7 @@ public final class VoiceReceiveStream {
     /// the buffer stays bounded and the statistics keep counting. The decoder restarts cleanly
     /// at the next `pullFrame`.
     public func skipFrame(at now: MediaTime) {
-        choosePhase(at: now)
-        advance(at: now + Self.duration(ofSamples: phaseSamples), render: false)
-        if phaseSamples > 0 { carry.update(repeating: 0) }
-    }
-
-    /// Where in the pull at `now` a stream that is about to start plays its first frame: the
-    /// moment that puts its delay at `startingDelay`.
-    ///
-    /// The mixer pulls whole frames on its own grid, and a stream that could start only at a pull
-    /// would start anywhere up to a frame later than it needs to, by chance of phase between the
-    /// sender's capture and this speaker (measured end to end at 20 ms frames on 10 ms device
-    /// periods: 36.4 or 46.4 ms of engine delay from run to run). Starting part-way into a pull
-    /// instead, the stream's frames then straddle the mixer's, each pull playing the tail of one
-    /// decoded frame and the head of the next.
-    private func choosePhase(at now: MediaTime) {
-        guard !playing else { return }
-        var phase = 0
-        if synchronized, let offset = estimator.minimumTransitOffset,
-            let first = primaries.earliestSlot(atOrAfter: Int64.min + 1)
-        {
-            let wait = startingDelay - delay(at: now, offset: offset, timestamp: primaries.timestamp(at: first))
-            if wait > 0 && wait < frameMilliseconds {
-                phase = min(Int((wait * Double(engineSampleRate) / 1_000).rounded(.up)), frameSamples - 1)
-            }
-        }
-        if phase != phaseSamples {
-            phaseSamples = phase
-            carry.update(repeating: 0)
-        }
-    }
-
-    /// The delay a stream starts playing at: half a frame under its target, so half a frame over
-    /// the arrival delays' percentile, and inside the band (`lowerBand`…`upperBand`) that the
-    /// whole-frame steps keep it in afterwards.
-    private var startingDelay: Double { targetDelay - frameMilliseconds / 2 }
-
-    private static func duration(ofSamples samples: Int) -> MediaTime {
-        MediaTime(samples) * MediaTime.nanosecondsPerSecond / MediaTime(engineSampleRate)
+        advance(at: now, render: false)
     }
 
     private enum Outcome {

@@ -15,7 +15,7 @@ struct ReceivePlayoutTests {
     }
 
     /// In order and without loss, the stream plays exactly what a plain decoder makes of the same
-    /// packets, later by its starting delay; also across a sequence-number wrap and a timestamp wrap.
+    /// packets, whole frames later; also across a sequence-number wrap and a timestamp wrap.
     @Test(arguments: [
         (UInt16(100), UInt32(5_000)),
         (UInt16(65_500), UInt32.max - UInt32(960 * 40) + 1),
@@ -30,11 +30,10 @@ struct ReceivePlayoutTests {
         let played = harness.run(packets.map(\.packet), ticks: frames.count + 20)
         let reference = try plainDecode(frames)
 
-        let shift = exactShift(of: reference, in: played, frameSamples: Self.frame, frames: frames.count)
-        // The first packet arrives 10 ms into the first period. With no jitter the target is the
-        // 1 ms percentile bucket and a frame of margin (21 ms), and playout starts half a frame
-        // under it, 11 ms after the arrival: 1 ms into the second pull.
-        #expect(shift == Self.frame + 48, "played audio should be the plain decode a frame and 1 ms later")
+        let shift = exactFrameShift(of: reference, in: played, frameSamples: Self.frame, frames: frames.count)
+        // The first packet arrives 10 ms into the first period; with no jitter the target is one
+        // frame of margin, and playout starts within the band below it, at the next tick.
+        #expect(shift == 1, "played audio should be the plain decode one frame (20 ms) later")
         let statistics = harness.stream.statistics
         #expect(statistics.packetsReceived == frames.count)
         #expect(statistics.packetsLost == 0)
@@ -45,10 +44,10 @@ struct ReceivePlayoutTests {
         #expect(statistics.framesDropped == 0 && statistics.framesInserted == 0)
         #expect(statistics.framesDroppedForCatchUp == 0)
         #expect(statistics.malformedPackets == 0 && statistics.foreignPackets == 0)
-        // Arrivals are exactly periodic: no jitter, and every frame waited the same 11 ms.
+        // Arrivals are exactly periodic: no jitter, and every frame waited the same 10 ms.
         #expect(statistics.jitterMilliseconds < 0.01)
-        #expect(abs(statistics.meanBufferingDelayMilliseconds - 11) < 0.01)
-        #expect(abs(statistics.currentDelayMilliseconds - 11) < 0.01)
+        #expect(abs(statistics.meanBufferingDelayMilliseconds - 10) < 0.01)
+        #expect(abs(statistics.currentDelayMilliseconds - 10) < 0.01)
         #expect(harness.stream.makeReport(reporter: 9).fractionLost == 0)
     }
 
@@ -77,7 +76,7 @@ struct ReceivePlayoutTests {
         #expect(statistics.concealedSamples == 0)
         if statistics.framesDropped == 0 && statistics.framesInserted == 0 {
             #expect(
-                exactShift(of: try plainDecode(frames), in: played, frameSamples: Self.frame, frames: frames.count)
+                exactFrameShift(of: try plainDecode(frames), in: played, frameSamples: Self.frame, frames: frames.count)
                     != nil)
         }
     }

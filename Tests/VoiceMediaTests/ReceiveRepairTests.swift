@@ -216,14 +216,14 @@ struct ReceiveRepairTests {
             let (played, stream) = try Self.run(frames, losing: lost, redundancyDepth: 1, configuration: configuration)
             #expect(stream.statistics.recoveredByRedundancy == lost.count)
             let shift = try #require(
-                exactShift(of: reference, in: played, frameSamples: Self.frame, frames: lost.min()!))
+                exactFrameShift(of: reference, in: played, frameSamples: Self.frame, frames: lost.min()!))
             var signal = 0.0
             var error = 0.0
             for index in lost {
                 let range = (index * Self.frame)..<((index + 3) * Self.frame)
                 for sample in range {
                     let value = Double(reference[sample])
-                    let difference = value - Double(played[sample + shift])
+                    let difference = value - Double(played[sample + shift * Self.frame])
                     signal += value * value
                     error += difference * difference
                 }

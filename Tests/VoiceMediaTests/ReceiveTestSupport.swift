@@ -146,19 +146,15 @@ func plainDecode(_ payloads: [[UInt8]]) throws -> [Float] {
     return output
 }
 
-/// How many samples later than `reference` its first `frames` frames play in `played`, exactly
-/// (a stream starts part-way into a pull, so the shift need not be whole frames); nil if they
-/// never play unchanged within `maximumShiftFrames` frames.
-func exactShift(of reference: [Float], in played: [Float], frameSamples: Int, frames: Int, maximumShiftFrames: Int = 20)
+/// The whole-frame shift at which `played` reproduces `reference` exactly over `frames` frames, if any.
+func exactFrameShift(of reference: [Float], in played: [Float], frameSamples: Int, frames: Int, maximumShift: Int = 20)
     -> Int?
 {
     let length = frames * frameSamples
-    guard length <= reference.count else { return nil }
-    for shift in 0...(maximumShiftFrames * frameSamples) {
-        guard shift + length <= played.count else { return nil }
-        if played[shift] == reference[0], played[shift..<shift + length].elementsEqual(reference[0..<length]) {
-            return shift
-        }
+    for shift in 0...maximumShift {
+        let start = shift * frameSamples
+        guard start + length <= played.count, length <= reference.count else { return nil }
+        if played[start..<start + length].elementsEqual(reference[0..<length]) { return shift }
     }
     return nil
 }
