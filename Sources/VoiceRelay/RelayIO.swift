@@ -23,6 +23,7 @@ final class RelayIO {
     private var connections: [RelayConnectionID: any Channel] = [:]
     private var lastConnection: UInt64 = 0
     private var udpFlushPending = false
+    private var carryingOut = false
 
     init(state: RelayState) {
         self.state = state
@@ -69,10 +70,19 @@ final class RelayIO {
     // MARK: Carrying out
 
     private func carryOut() {
-        guard !state.actions.isEmpty else { return }
+        // Closing a connection can come back here at once (its handler reports it closed, and the
+        // state answers with actions of its own): the loop under way carries those out too.
+        guard !carryingOut else { return }
+        carryingOut = true
+        defer { carryingOut = false }
         // Every copy of one envelope is staged into the batch sender once and shared.
         var staged: (envelope: UInt64, payload: RelayDatagramBatchSender.StagedPayload)?
-        for action in state.actions {
+        // By index, not `for … in`: an iterator would hold the storage, and actions appended
+        // meanwhile would then copy it.
+        var index = 0
+        while index < state.actions.count {
+            let action = state.actions[index]
+            index += 1
             switch action {
             case .forward(let buffer, let envelope, let address, let destination):
                 guard udpContext != nil else { continue }
