@@ -180,7 +180,7 @@ let package = Package(
             ]
         ),
         .testTarget(
-            name: "VoiceTransportTests", dependencies: ["VoiceTransport", "VoiceCore", "VoiceTesting"]),
+            name: "VoiceTransportTests", dependencies: ["VoiceTransport", "VoiceCore", "VoiceTesting", "VoiceWire"]),
         .testTarget(
             name: "VoiceControlTests",
             dependencies: ["VoiceTestSupport", "VoiceControl", "VoiceEngine", "VoiceCore", "voicechat"]

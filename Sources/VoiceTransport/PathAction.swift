@@ -1,3 +1,5 @@
+import VoiceWire
+
 /// What a `PathSelector` asks its owner to do. The owner seals probes and replies (envelope content
 /// `.probe` / `.probeReply`) and sends them on the route given.
 public enum PathAction: Sendable, Hashable {

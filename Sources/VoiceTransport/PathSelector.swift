@@ -1,4 +1,5 @@
 import VoiceCore
+import VoiceWire
 
 /// Chooses the route voice takes to ONE remote participant, and keeps every usable route checked so
 /// that a dead one is replaced within a second.

@@ -1,4 +1,4 @@
-/// Why an address could not be parsed, a socket could not be opened, or a probe could not be read.
+/// Why an address could not be parsed or a socket could not be opened.
 ///
 /// Each failure has its own case so a caller can count them separately; the description says what
 /// was wrong and what to do about it.
@@ -11,14 +11,6 @@ public enum TransportError: Error, Hashable, Sendable, CustomStringConvertible {
     case invalidAddressText(String, reason: String)
     /// The operating system refused to open or bind the socket.
     case bindFailed(host: String, port: Int, reason: String)
-    /// A connectivity probe does not have exactly `ConnectivityProbe.encodedBytes` bytes.
-    case probeWrongSize(bytes: Int, expected: Int)
-    /// A connectivity probe was written by a format version this build does not read.
-    case probeUnsupportedVersion(UInt8)
-    /// A connectivity probe sets flag bits this build does not know.
-    case probeUnknownFlags(UInt8)
-    /// The caller's output buffer cannot hold the probe.
-    case bufferTooSmall(needed: Int, available: Int)
 
     public var description: String {
         switch self {
@@ -33,15 +25,6 @@ public enum TransportError: Error, Hashable, Sendable, CustomStringConvertible {
             "invalid address \"\(text)\": \(reason); write it as 192.0.2.7:5000 or [2001:db8::7]:5000"
         case .bindFailed(let host, let port, let reason):
             "cannot bind a UDP socket to \(host) port \(port): \(reason); pick another port or use 0 for any free one"
-        case .probeWrongSize(let bytes, let expected):
-            "connectivity probe has \(bytes) bytes; it must have exactly \(expected)"
-        case .probeUnsupportedVersion(let version):
-            "connectivity probe has format version \(version); this build reads version "
-                + "\(ConnectivityProbe.formatVersion), so the peer runs an incompatible release"
-        case .probeUnknownFlags(let flags):
-            "connectivity probe sets unknown flag bits 0x\(String(flags, radix: 16)); the peer runs an incompatible release"
-        case .bufferTooSmall(let needed, let available):
-            "output buffer has \(available) bytes but \(needed) are needed"
         }
     }
 }

@@ -35,6 +35,12 @@ public enum WireError: Error, Hashable, Sendable, CustomStringConvertible {
     case unknownSealedContent(UInt8)
     /// A second redundant frame was given without a first one (they are given most recent first).
     case redundantFramesOutOfOrder
+    /// A connectivity probe does not have exactly `ConnectivityProbe.encodedBytes` bytes.
+    case probeWrongSize(bytes: Int, expected: Int)
+    /// A connectivity probe was written by a format version this build does not read.
+    case probeUnsupportedVersion(UInt8)
+    /// A connectivity probe sets flag bits this build does not know.
+    case probeUnknownFlags(UInt8)
 
     public var description: String {
         switch self {
@@ -77,6 +83,13 @@ public enum WireError: Error, Hashable, Sendable, CustomStringConvertible {
                 + SealedContent.allCases.map { "\($0.rawValue) = \($0)" }.joined(separator: ", ") + ")"
         case .redundantFramesOutOfOrder:
             "a second redundant frame was given without a first; give redundant frames most recent first"
+        case .probeWrongSize(let bytes, let expected):
+            "connectivity probe has \(bytes) bytes; it must have exactly \(expected)"
+        case .probeUnsupportedVersion(let version):
+            "connectivity probe has format version \(version); this build reads version "
+                + "\(ConnectivityProbe.formatVersion), so the peer runs an incompatible release"
+        case .probeUnknownFlags(let flags):
+            "connectivity probe sets unknown flag bits 0x\(String(flags, radix: 16)); the peer runs an incompatible release"
         }
     }
 }

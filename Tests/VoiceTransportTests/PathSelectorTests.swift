@@ -1,6 +1,7 @@
 import Testing
 import VoiceCore
 import VoiceTransport
+import VoiceWire
 
 @Suite("PathSelector in virtual time")
 struct PathSelectorTests {

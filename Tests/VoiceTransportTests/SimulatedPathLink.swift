@@ -1,6 +1,7 @@
 import VoiceCore
 import VoiceTesting
 import VoiceTransport
+import VoiceWire
 
 /// Two path selectors wired back to back through simulated links with a fixed one-way latency.
 /// Each direct link is a pair of addresses (one per side); any link, or one direction of it, can be

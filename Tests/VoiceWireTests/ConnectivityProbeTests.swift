@@ -1,7 +1,6 @@
 import Testing
-import VoiceCore
 import VoiceTesting
-import VoiceTransport
+import VoiceWire
 
 @Suite("ConnectivityProbe")
 struct ConnectivityProbeTests {
@@ -19,22 +18,22 @@ struct ConnectivityProbeTests {
 
     @Test func rejectsWrongSizeVersionAndFlags() {
         let good = ConnectivityProbe(transaction: 1, sentAt: 2).bytes
-        #expect(throws: TransportError.probeWrongSize(bytes: 17, expected: 18)) {
+        #expect(throws: WireError.probeWrongSize(bytes: 17, expected: 18)) {
             try ConnectivityProbe(parsing: good.dropLast())
         }
-        #expect(throws: TransportError.probeWrongSize(bytes: 19, expected: 18)) {
+        #expect(throws: WireError.probeWrongSize(bytes: 19, expected: 18)) {
             try ConnectivityProbe(parsing: good + [0])
         }
-        #expect(throws: TransportError.probeWrongSize(bytes: 0, expected: 18)) { try ConnectivityProbe(parsing: []) }
+        #expect(throws: WireError.probeWrongSize(bytes: 0, expected: 18)) { try ConnectivityProbe(parsing: []) }
         var badVersion = good
         badVersion[0] = 2
-        #expect(throws: TransportError.probeUnsupportedVersion(2)) { try ConnectivityProbe(parsing: badVersion) }
+        #expect(throws: WireError.probeUnsupportedVersion(2)) { try ConnectivityProbe(parsing: badVersion) }
         var badFlags = good
         badFlags[1] = 0x81
-        #expect(throws: TransportError.probeUnknownFlags(0x80)) { try ConnectivityProbe(parsing: badFlags) }
-        #expect(TransportError.probeUnknownFlags(0x80).description.contains("0x80"))
+        #expect(throws: WireError.probeUnknownFlags(0x80)) { try ConnectivityProbe(parsing: badFlags) }
+        #expect(WireError.probeUnknownFlags(0x80).description.contains("0x80"))
         var buffer = [UInt8](repeating: 0, count: 4)
-        #expect(throws: TransportError.bufferTooSmall(needed: 18, available: 4)) {
+        #expect(throws: WireError.bufferTooSmall(needed: 18, available: 4)) {
             try buffer.withUnsafeMutableBytes { try ConnectivityProbe(transaction: 1, sentAt: 2).write(into: $0) }
         }
     }

@@ -1,5 +1,3 @@
-import VoiceCore
-
 /// The content of a connectivity probe, and of its reply, which echoes it unchanged.
 ///
 /// It travels sealed (envelope content `.probe` / `.probeReply`), so it carries no integrity check of
@@ -7,7 +5,7 @@ import VoiceCore
 /// transaction, so a reply cannot make a round-trip time up.
 ///
 /// Layout (big-endian): version (1 byte), flags (1 byte), transaction (8 bytes), sent at (8 bytes,
-/// the prober's `MediaTime`, meaningless to the replier).
+/// the prober's clock in nanoseconds, meaningless to the replier).
 public struct ConnectivityProbe: Sendable, Hashable {
     public static let formatVersion: UInt8 = 1
     public static let encodedBytes = 18
@@ -16,19 +14,19 @@ public struct ConnectivityProbe: Sendable, Hashable {
 
     /// Unique per probe sent by one selector, so the reply names the probe it answers.
     public var transaction: UInt64
-    /// The prober's clock when it sent the probe.
-    public var sentAt: MediaTime
+    /// The prober's clock (its `MediaTime`, nanoseconds) when it sent the probe.
+    public var sentAt: Int64
     /// True when the route already answered and the probe only keeps it checked.
     public var isKeepalive: Bool
 
-    public init(transaction: UInt64, sentAt: MediaTime, isKeepalive: Bool = false) {
+    public init(transaction: UInt64, sentAt: Int64, isKeepalive: Bool = false) {
         self.transaction = transaction
         self.sentAt = sentAt
         self.isKeepalive = isKeepalive
     }
 
     /// Parses untrusted bytes: exactly `encodedBytes`, a known version, no unknown flag.
-    public init(parsing bytes: some Collection<UInt8>) throws(TransportError) {
+    public init(parsing bytes: some Collection<UInt8>) throws(WireError) {
         guard bytes.count == Self.encodedBytes else {
             throw .probeWrongSize(bytes: bytes.count, expected: Self.encodedBytes)
         }
@@ -44,7 +42,7 @@ public struct ConnectivityProbe: Sendable, Hashable {
         guard version == Self.formatVersion else { throw .probeUnsupportedVersion(version) }
         guard flags & ~Self.keepaliveFlag == 0 else { throw .probeUnknownFlags(flags & ~Self.keepaliveFlag) }
         self.init(
-            transaction: transaction, sentAt: MediaTime(bitPattern: sentAt),
+            transaction: transaction, sentAt: Int64(bitPattern: sentAt),
             isKeepalive: flags & Self.keepaliveFlag != 0)
     }
 
@@ -57,7 +55,7 @@ public struct ConnectivityProbe: Sendable, Hashable {
     }
 
     /// Writes the probe into the first `encodedBytes` of `buffer` (for callers that seal in place).
-    public func write(into buffer: UnsafeMutableRawBufferPointer) throws(TransportError) {
+    public func write(into buffer: UnsafeMutableRawBufferPointer) throws(WireError) {
         guard buffer.count >= Self.encodedBytes else {
             throw .bufferTooSmall(needed: Self.encodedBytes, available: buffer.count)
         }
