@@ -7,17 +7,32 @@ import Synchronization
 /// Turns Ctrl-C (SIGINT) and SIGTERM into a flag that running loops poll, so that a command
 /// stops cleanly: devices are stopped, files finished, the terminal restored.
 enum InterruptSignal {
-    private static let received = Atomic<Bool>(false)
+    /// The signal that arrived, 0 for none.
+    private static let signalNumber = Atomic<Int32>(0)
+    private static let quitRequested = Atomic<Bool>(false)
 
     /// Installs the handlers. The handler only stores to an atomic, which is async-signal-safe.
     static func install() {
-        let handler: @convention(c) (Int32) -> Void = { _ in InterruptSignal.received.store(true, ordering: .relaxed) }
+        let handler: @convention(c) (Int32) -> Void = { signal in
+            InterruptSignal.signalNumber.store(signal, ordering: .relaxed)
+        }
         signal(SIGINT, handler)
         signal(SIGTERM, handler)
     }
 
-    static var wasReceived: Bool { received.load(ordering: .relaxed) }
+    static var wasReceived: Bool {
+        signalNumber.load(ordering: .relaxed) != 0 || quitRequested.load(ordering: .relaxed)
+    }
 
-    /// Asks the running command to stop as if Ctrl-C had been pressed (the console's quit key).
-    static func request() { received.store(true, ordering: .relaxed) }
+    /// Asks the running command to stop as if Ctrl-C had been pressed (the console's quit key),
+    /// but as a normal end: it exits 0.
+    static func request() { quitRequested.store(true, ordering: .relaxed) }
+
+    /// What a command a signal stopped exits with once it has finished cleanly: 128 plus the
+    /// signal's number (130 for Ctrl-C, 143 for SIGTERM), as shells report it, so that a script
+    /// can tell an interrupted session from one that ran its course. Nil when no signal came.
+    static var exitStatus: Int32? {
+        let signal = signalNumber.load(ordering: .relaxed)
+        return signal == 0 ? nil : 128 + signal
+    }
 }

@@ -21,6 +21,7 @@ struct VoiceChat: AsyncParsableCommand {
 
     /// Runs the command line. `help NAME` for a command that does not exist is a usage error
     /// (exit 64, naming the commands there are): the parser alone prints the overview and exits 0.
+    /// A session Ctrl-C or SIGTERM ended exits 130 or 143 once it has finished cleanly.
     static func main() async {
         let arguments = Array(CommandLine.arguments.dropFirst())
         let names = configuration.subcommands.map { $0._commandName } + ["help"]
@@ -38,6 +39,7 @@ struct VoiceChat: AsyncParsableCommand {
             } else {
                 try command.run()
             }
+            if let status = InterruptSignal.exitStatus { exit(withError: ExitCode(status)) }
         } catch {
             exit(withError: error)
         }

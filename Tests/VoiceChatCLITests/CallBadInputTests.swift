@@ -59,7 +59,8 @@ import VoiceTestSupport
         ]
         for (options, text) in cases {
             // Before the check, listen waited out its duration for a caller and exited 0.
-            let result = try CommandRunner.run(["listen", "--port", "0", "--duration", "5"] + options + files)
+            let result = try CommandRunner.run(
+                ["listen", "--port", String(TestPort.listenPaths.port), "--duration", "5"] + options + files)
             #expect(result.status == 64, "\(options): \(result.standardError)")
             #expect(result.standardError.contains(text), "\(result.standardError)")
         }

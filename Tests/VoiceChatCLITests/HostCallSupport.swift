@@ -111,6 +111,7 @@ struct HostCallRun {
 enum TestPort: Int, CaseIterable {
     case loopbackDirect, loopbackApp, jackCall, relayJoinUDP, relayJoinTCP, nobodyListening, unknownALSADevice
     case busyListener, relayWithForgedToken, silentRelay, relayReport, relayInUse, relayForeignHost
+    case listenPaths, interruptedListener, terminatedListener
 
     private static let perProcess = 16
 
