@@ -14,9 +14,9 @@ enum RelaySource: Hashable {
 
 /// What `RelayState` decided to send or close, for its I/O side to carry out in order.
 enum RelayAction {
-    /// One forwarded copy of a received envelope, over UDP. Every copy of one envelope carries the
-    /// same `envelope` number, so its bytes can be staged once for all of them.
-    case forward(ByteBuffer, envelope: UInt64, to: SocketAddress, destination: RelayDatagramDestination?)
+    /// Copies of one received envelope over UDP, one to each of `RelayState.forwardDestinations[copies]`:
+    /// the envelope once, its destinations as plain addresses, so a copy costs no reference count.
+    case forward(ByteBuffer, copies: Range<Int>)
     /// A relay message over UDP.
     case datagram(ByteBuffer, to: SocketAddress)
     /// A frame over a TCP connection, written and flushed.

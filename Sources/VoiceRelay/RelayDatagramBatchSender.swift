@@ -153,11 +153,7 @@ final class RelayDatagramBatchSender {
     }
 
     private func destination(at slot: Int) -> SocketAddress {
-        let address = addresses[slot]
-        if Int32(address.sin6_family) == AF_INET6 { return SocketAddress(address) }
-        return UnsafeRawPointer(addresses + slot).withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
-            SocketAddress($0.pointee)
-        }
+        RelayDatagramDestination(address: addresses[slot]).socketAddress
     }
 }
 
@@ -182,6 +178,22 @@ struct RelayDatagramDestination {
             length = socklen_t(MemoryLayout<sockaddr_in6>.size)
         case .unixDomainSocket:
             return nil
+        }
+    }
+
+    /// A destination the kernel was handed, as the address it holds (`length` then follows from its family).
+    fileprivate init(address: sockaddr_in6) {
+        self.address = address
+        length = socklen_t(
+            Int32(address.sin6_family) == AF_INET6
+                ? MemoryLayout<sockaddr_in6>.size : MemoryLayout<sockaddr_in>.size)
+    }
+
+    /// The same address as NIO writes to, for copies that go through the channel instead.
+    var socketAddress: SocketAddress {
+        if Int32(address.sin6_family) == AF_INET6 { return SocketAddress(address) }
+        return withUnsafeBytes(of: address) { raw in
+            SocketAddress(raw.loadUnaligned(as: sockaddr_in.self))
         }
     }
 }

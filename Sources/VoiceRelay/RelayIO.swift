@@ -75,8 +75,6 @@ final class RelayIO {
         guard !carryingOut else { return }
         carryingOut = true
         defer { carryingOut = false }
-        // Every copy of one envelope is staged into the batch sender once and shared.
-        var staged: (envelope: UInt64, payload: RelayDatagramBatchSender.StagedPayload)?
         // By index, not `for … in`: an iterator would hold the storage, and actions appended
         // meanwhile would then copy it.
         var index = 0
@@ -84,15 +82,15 @@ final class RelayIO {
             let action = state.actions[index]
             index += 1
             switch action {
-            case .forward(let buffer, let envelope, let address, let destination):
+            case .forward(let buffer, let copies):
                 guard udpContext != nil else { continue }
-                if let batch = udpBatch, let destination,
-                    let payload = staged?.envelope == envelope ? staged?.payload : batch.stage(buffer)
-                {
-                    staged = (envelope, payload)
-                    batch.append(payload, to: destination)
+                // Staged into the batch sender once, and shared by every copy.
+                if let batch = udpBatch, let payload = batch.stage(buffer) {
+                    for copy in copies { batch.append(payload, to: state.forwardDestinations[copy]) }
                 } else {
-                    writeThroughPipeline(buffer, to: address)
+                    for copy in copies {
+                        writeThroughPipeline(buffer, to: state.forwardDestinations[copy].socketAddress)
+                    }
                 }
                 udpFlushPending = true
             case .datagram(let buffer, let address):
@@ -106,6 +104,7 @@ final class RelayIO {
             }
         }
         state.actions.removeAll(keepingCapacity: true)
+        state.forwardDestinations.removeAll(keepingCapacity: true)
     }
 
     /// Queues one forwarded copy on the UDP channel's own write path (no batch sender, or one

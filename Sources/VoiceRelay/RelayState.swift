@@ -21,9 +21,11 @@ enum Admission {
 final class RelayState {
     let configuration: RelayConfiguration
     let logger: Logger
-    /// What to send and close, in order; the caller carries them out and empties it, keeping its
-    /// capacity so the forwarding path does not allocate.
+    /// What to send and close, in order; the caller carries them out and empties it and
+    /// `forwardDestinations`, keeping their capacity so the forwarding path does not allocate.
     var actions: [RelayAction] = []
+    /// Where the copies of `RelayAction.forward` go.
+    var forwardDestinations: [RelayDatagramDestination] = []
     private(set) var matches: [String: RelayMatch] = [:]
     private var udpMembers: [SocketAddress: RelayMember] = [:]
     private var tcpMembers: [RelayConnectionID: RelayMember] = [:]
@@ -38,13 +40,12 @@ final class RelayState {
     /// The same attachments by their connection.
     var signallingConnections: [RelayConnectionID: RelaySignallingMember] = [:]
     var signallingJoins = 0
-    /// Numbers the forwarded envelopes, so their copies can share one staged payload.
-    private var envelopes: UInt64 = 0
 
     init(configuration: RelayConfiguration, logger: Logger) {
         self.configuration = configuration
         self.logger = logger
         actions.reserveCapacity(64)
+        forwardDestinations.reserveCapacity(256)
     }
 
     // MARK: Receiving
@@ -104,7 +105,12 @@ final class RelayState {
             guard !sender.serverMuted else { return drop(.serverMuted, member: sender) }
             sender.lastVoice = now
         }
-        envelopes &+= 1
+        let firstCopy = forwardDestinations.count
+        defer {
+            if forwardDestinations.count > firstCopy {
+                actions.append(.forward(buffer, copies: firstCopy..<forwardDestinations.count))
+            }
+        }
         if header.destination == SealedEnvelopeHeader.everyone {
             for recipient in sender.match.members where recipient !== sender {
                 guard recipient.listens(to: header.channel) else { continue }
@@ -146,8 +152,11 @@ final class RelayState {
     @inline(__always)
     private func deliver(_ buffer: ByteBuffer, to recipient: RelayMember, reliable: Bool, sender: RelayMember) {
         if let address = recipient.udpAddress, !(reliable && recipient.tcpConnection != nil) {
-            actions.append(
-                .forward(buffer, envelope: envelopes, to: address, destination: recipient.udpDestination))
+            if let destination = recipient.udpDestination {
+                forwardDestinations.append(destination)
+            } else {
+                actions.append(.datagram(buffer, to: address))
+            }
         } else if let tcp = recipient.tcpConnection {
             guard !isCongested(tcp) else { return drop(.recipientCongested, member: recipient) }
             actions.append(.frame(buffer, to: tcp))
