@@ -145,6 +145,8 @@ extension EngineCore {
     /// Pulls one frame from every stream that is heard (skipping the rest without decoding) and
     /// mixes them into `output`.
     func mix(into output: UnsafeMutableBufferPointer<Float>, now: MediaTime) {
+        var playing = false
+        defer { isPlayingRemoteVoice = playing }
         for session in sessions.values {
             var speakingChanged = false
             // By index, not `for … in`: an iterator would hold the storage, and the write below
@@ -159,6 +161,7 @@ extension EngineCore {
                     stream.pullFrame(into: frame, at: now)
                 }
                 if !heard { stream.skipFrame(at: now) }
+                playing = playing || stream.isPlaying
                 if stream.isSpeaking != receiving.wasSpeaking {
                     session.streams.values[index].wasSpeaking = stream.isSpeaking
                     speakingChanged = true

@@ -78,6 +78,8 @@ final class EngineCore {
     var inputMeteringEnabled = false
     var outputMeteringEnabled = false
     var inputMeter = LevelMeter()
+    /// Whether the last mix played any remote voice: a stream had started playout.
+    var isPlayingRemoteVoice = false
     /// The delay budget in force: the configuration's until the app changes it.
     var delayBudget: DelayBudget
 

@@ -80,7 +80,8 @@ final class EngineThread: Sendable {
         let speaker = playback?.capacity != nil ? output?.periodCadence : nil
         var clock = EngineTickClock(
             framePeriod: period, frameSamples: samples, speaker: speaker.map { ($0.period, $0.periodEngineFrames) },
-            speakerRingFrames: playback?.capacity, start: MediaTime.monotonicNow())
+            speakerRingFrames: playback?.capacity, capturesPerTick: capture != nil, start: MediaTime.monotonicNow())
+        var remoteVoicePlaying = false
         var filled = 0
         while !thread.shouldStop {
             // Read before the microphone's ring is: a period delivered after this ends the wait.
@@ -123,6 +124,7 @@ final class EngineThread: Sendable {
                     captureFramesLost: backlog?.lostFrames ?? 0,
                     playoutLeadMilliseconds: clock.playoutLead?.milliseconds)
                 core.tick(now: now, captured: captured, output: mix)
+                remoteVoicePlaying = core.isPlayingRemoteVoice
             }
             if let wakeTime {
                 clock.waited()
@@ -135,7 +137,8 @@ final class EngineThread: Sendable {
                 let woke = MediaTime.monotonicNow()
                 if woke >= wakeTime { lateness.record(woke - wakeTime) }
             } else {
-                playback?.write(UnsafeBufferPointer(mix))
+                let count = clock.samplesToWrite(remoteVoicePlaying: remoteVoicePlaying)
+                playback?.write(UnsafeBufferPointer(rebasing: mix[0..<count]))
                 clock.ticked(
                     at: now, writtenAt: MediaTime.monotonicNow(), followingSpeaker: followingSpeaker,
                     starvedFrames: output?.statistics.ringStarvedFrames ?? 0)

@@ -11,6 +11,13 @@ import VoiceCore
 /// thread ticking without a pause. When the speaker stalls, the timer takes over a frame after
 /// the last tick that followed it.
 ///
+/// Until a remote voice plays, a tick that follows the speaker hands it one of its periods, not a
+/// frame (`samplesToWrite`), where periods divide the frame: the mixer pulls whole frames, so the
+/// first frame of a talk spurt could otherwise start only on the grid of frames the engine
+/// happened to begin with, up to a frame later than the listener's buffer needs. Ticking a
+/// period at a time while nothing plays, the first voice starts at the first period it is ready
+/// for, and the frames that follow keep that phase.
+///
 /// Pure: the caller passes the time and what the devices say, so it runs in virtual time.
 struct EngineTickClock {
     enum Decision: Equatable {
@@ -21,6 +28,11 @@ struct EngineTickClock {
     }
 
     let framePeriod: MediaTime
+    let frameSamples: Int
+    /// What a tick hands the speaker while no remote voice plays: one of its periods, or nil
+    /// (a frame) without a speaker to follow, periods that do not divide the frame, or a
+    /// microphone read a frame per tick.
+    let idleSpeakerSamples: Int?
     private var schedule: PlayoutSchedule?
     private let burstLimit: Int
     private var burst = 0
@@ -40,14 +52,30 @@ struct EngineTickClock {
     /// - Parameters:
     ///   - speaker: the speaker's period and its length in engine frames, when it tells its rhythm.
     ///   - speakerRingFrames: what the speaker's ring holds, which bounds the frames in a row.
+    ///   - capturesPerTick: each tick reads a frame from an on-demand microphone, so ticks must
+    ///     stay a frame apart.
     init(
         framePeriod: MediaTime, frameSamples: Int, speaker: (period: MediaTime, engineFrames: Int)?,
-        speakerRingFrames: Int?, start: MediaTime
+        speakerRingFrames: Int?, capturesPerTick: Bool = false, start: MediaTime
     ) {
         self.framePeriod = max(framePeriod, 1)
+        self.frameSamples = frameSamples
+        if let periodSamples = speaker?.engineFrames, !capturesPerTick, periodSamples > 0,
+            periodSamples < frameSamples, frameSamples % periodSamples == 0
+        {
+            idleSpeakerSamples = periodSamples
+        } else {
+            idleSpeakerSamples = nil
+        }
         schedule = speaker.map { PlayoutSchedule(period: $0.period, periodEngineFrames: $0.engineFrames) }
         burstLimit = max(1, (speakerRingFrames ?? frameSamples) / max(frameSamples, 1))
         timerDeadline = start
+    }
+
+    /// How much of the tick's mix to hand the speaker: a frame, or while no remote voice plays,
+    /// one of its periods.
+    func samplesToWrite(remoteVoicePlaying: Bool) -> Int {
+        remoteVoicePlaying ? frameSamples : idleSpeakerSamples ?? frameSamples
     }
 
     /// What to do at `now`, given when the speaker takes its next period (nil without a rhythm

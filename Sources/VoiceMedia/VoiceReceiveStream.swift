@@ -128,6 +128,9 @@ public final class VoiceReceiveStream {
     public private(set) var meter = LevelMeter()
     private var speakingDetector = SpeakingDetector()
 
+    /// Whether playout has started: the first frame played, and the stream has not started over since.
+    public var isPlaying: Bool { playing }
+
     /// Whether the speaker is heard talking, with hysteresis (see `SpeakingDetector`).
     public var isSpeaking: Bool { speakingDetector.isSpeaking }
 

@@ -140,4 +140,62 @@ import VoiceCore
                 == .wait(until: 108 * Self.millisecond))
         #expect(Self.tickAll(&clock, at: 108 * Self.millisecond) == (1, .wait(until: 118 * Self.millisecond)))
     }
+
+    /// A speaker taking a 10 ms period every 10 ms from 10 ms, and an engine of 20 ms frames
+    /// ticking when the clock says, handing it what the clock says; a remote voice can start from
+    /// `voiceReady` on. Returns each tick's time and how much it handed the speaker.
+    static func followSpeaker(voiceReady: MediaTime, until end: MediaTime, capturesPerTick: Bool = false)
+        -> [(at: MediaTime, samples: Int)]
+    {
+        let period = 10 * millisecond
+        var clock = EngineTickClock(
+            framePeriod: 2 * period, frameSamples: 960, speaker: (period, 480), speakerRingFrames: 9_600,
+            capturesPerTick: capturesPerTick, start: 0)
+        var ticks: [(at: MediaTime, samples: Int)] = []
+        var queued = 0
+        var nextTake = period
+        var now: MediaTime = 0
+        var playing = false
+        while now < end {
+            while nextTake <= now {
+                queued = max(queued - 480, 0)
+                nextTake += period
+            }
+            switch clock.decide(at: now, speakerNextPeriod: nextTake, queuedFrames: queued) {
+            case .tick(let following):
+                // The mix of a tick starts the voice when it is ready.
+                playing = playing || now >= voiceReady
+                let samples = clock.samplesToWrite(remoteVoicePlaying: playing)
+                ticks.append((now, samples))
+                queued += samples
+                clock.ticked(at: now, writtenAt: now, followingSpeaker: following, starvedFrames: 0)
+            case .wait(let until):
+                clock.waited()
+                now = until
+            }
+        }
+        return ticks
+    }
+
+    /// Until a remote voice plays, the engine hands the speaker a period at a time, so the first
+    /// voice starts at the first period it is ready for, not at the next frame of an arbitrary grid.
+    @Test func untilAVoicePlaysTheSpeakerIsFedAPeriodAtATime() {
+        let ms = Self.millisecond
+        let ticks = Self.followSpeaker(voiceReady: 31 * ms, until: 100 * ms)
+        #expect(ticks.map(\.at) == [8, 18, 28, 38, 58, 78, 98].map { $0 * ms })
+        #expect(ticks.map(\.samples) == [480, 480, 480, 960, 960, 960, 960])
+
+        // A microphone read a frame per tick keeps ticks a frame apart: the voice waits for 48 ms.
+        let framed = Self.followSpeaker(voiceReady: 31 * ms, until: 100 * ms, capturesPerTick: true)
+        #expect(framed.map(\.at) == [8, 28, 48, 68, 88].map { $0 * ms })
+        #expect(framed.allSatisfy { $0.samples == 960 })
+    }
+
+    @Test func framesThatPeriodsDoNotDivideAndTheTimerWriteWholeFrames() {
+        let uneven = EngineTickClock(
+            framePeriod: Self.frame, frameSamples: 480, speaker: (3 * Self.millisecond, 144),
+            speakerRingFrames: 9_600, start: 0)
+        #expect(uneven.samplesToWrite(remoteVoicePlaying: false) == 480)
+        #expect(Self.timerClock().samplesToWrite(remoteVoicePlaying: false) == 480)
+    }
 }
