@@ -26,12 +26,12 @@ extension RelayState {
     func signallingJoin(token text: String, participant: String, from source: RelaySource, now: UInt64) {
         // Signalling needs ordered, reliable delivery, and a connection of its own.
         guard case .tcp(let connection) = source, member(for: source) == nil else {
-            return refuse(.wrongConnection, to: source)
+            return refuse(.wrongConnection, to: source, participant: participant)
         }
         let token: RelayToken
         switch admittedToken(text, participant: participant) {
         case .admitted(let admitted): token = admitted
-        case .refused(let reason): return refuse(reason, to: source)
+        case .refused(let reason): return refuse(reason, to: source, participant: participant)
         }
         if let previous = signallingConnections[connection],
             previous.participant != participant || previous.match != token.match
@@ -53,9 +53,11 @@ extension RelayState {
             existing.lastHeard = now
             joining = existing
         } else {
-            guard roster.count < maximumSignallingMembers else { return refuse(.matchFull, to: source) }
+            guard roster.count < maximumSignallingMembers else {
+                return refuse(.matchFull, to: source, participant: participant)
+            }
             guard signallingCount < configuration.limits.maximumParticipants else {
-                return refuse(.relayFull, to: source)
+                return refuse(.relayFull, to: source, participant: participant)
             }
             joining = RelaySignallingMember(
                 match: token.match, participant: participant, connection: connection,
@@ -67,6 +69,9 @@ extension RelayState {
         }
         signallingConnections[connection] = joining
         signallingJoins &+= 1
+        logger.info(
+            "joined signalling",
+            metadata: ["match": "\(token.match)", "participant": "\(participant)", "from": "\(describe(source))"])
         send(.signalJoined(members: roster.keys.filter { $0 != participant }.sorted()), to: source)
     }
 
@@ -107,6 +112,7 @@ extension RelayState {
     func removeSignalling(_ member: RelaySignallingMember) {
         if signallingConnections[member.connection] === member { signallingConnections[member.connection] = nil }
         guard var roster = signallingMatches[member.match], roster[member.participant] === member else { return }
+        logger.info("left signalling", metadata: ["match": "\(member.match)", "participant": "\(member.participant)"])
         roster[member.participant] = nil
         signallingMatches[member.match] = roster.isEmpty ? nil : roster
         send(.memberLeft(member.participant), to: roster.values.map { .tcp($0.connection) })

@@ -31,6 +31,8 @@ final class RelayState {
     private var tcpMembers: [RelayConnectionID: RelayMember] = [:]
     /// TCP connections whose outbound queue is past its high water mark.
     private var congestedConnections: Set<RelayConnectionID> = []
+    /// Where each TCP connection comes from, as its log lines name it.
+    private var connectionPeers: [RelayConnectionID: String] = [:]
     private(set) var participantCount = 0
     var counters = RelayCounters()
     var joins = 0
@@ -184,7 +186,9 @@ final class RelayState {
             return drop(.malformed, member: self.member(for: source))
         }
         if case .join(let join) = message {
-            guard signallingMember(for: source) == nil else { return refuse(.wrongConnection, to: source) }
+            guard signallingMember(for: source) == nil else {
+                return refuse(.wrongConnection, to: source, participant: join.participant)
+            }
             return self.join(join, from: source, now: now)
         }
         if case .signalJoin(let token, let participant) = message {
@@ -223,14 +227,17 @@ final class RelayState {
                 member.muted.append(id)
             }
         case .unmute(let id): member.muted.removeAll { $0 == id }
-        case .leave: remove(member)
+        case .leave: remove(member, because: "left")
         case .join, .joined, .refused, .pong, .kicked, .moved, .serverMute, .signalJoin, .signalJoined,
             .memberJoined, .memberLeft, .sendSignal, .signal:
             drop(.malformed, member: member)
         }
     }
 
-    func refuse(_ reason: RelayRefusal, to source: RelaySource) {
+    func refuse(_ reason: RelayRefusal, to source: RelaySource, participant: String? = nil) {
+        logger.notice(
+            "refused join",
+            metadata: ["reason": "\(reason)", "from": "\(describe(source))", "participant": "\(participant ?? "?")"])
         refusals[Int(reason.rawValue)] &+= 1
         drop(.refusedJoin, member: nil)
         send(.refused(reason), to: source)
@@ -257,26 +264,28 @@ final class RelayState {
         let token: RelayToken
         switch admittedToken(join.token, participant: join.participant) {
         case .admitted(let admitted): token = admitted
-        case .refused(let reason): return refuse(reason, to: source)
+        case .refused(let reason): return refuse(reason, to: source, participant: join.participant)
         }
         let mediaID = MediaID(participant: join.participant).rawValue
         // A source that joined as someone else gives that membership up first.
         if let previous = self.member(for: source),
             previous.participant != join.participant || previous.match.id != token.match
         {
-            detach(source, from: previous)
+            detach(source, from: previous, because: "joined again as \(join.participant) in \(token.match)")
         }
         let match = matches[token.match] ?? RelayMatch(id: token.match)
         let joining: RelayMember
         if let existing = match.member(participant: join.participant) {
             joining = existing
         } else {
-            guard match.member(mediaID: mediaID) == nil else { return refuse(.mediaIDCollision, to: source) }
+            guard match.member(mediaID: mediaID) == nil else {
+                return refuse(.mediaIDCollision, to: source, participant: join.participant)
+            }
             guard match.members.count < configuration.limits.maximumMembersPerMatch else {
-                return refuse(.matchFull, to: source)
+                return refuse(.matchFull, to: source, participant: join.participant)
             }
             guard participantCount < configuration.limits.maximumParticipants else {
-                return refuse(.relayFull, to: source)
+                return refuse(.relayFull, to: source, participant: join.participant)
             }
             let created = RelayMember(
                 match: match, participant: join.participant, mediaID: mediaID, limits: configuration.limits, now: now)
@@ -289,6 +298,12 @@ final class RelayState {
         joining.muted = Array(Set(join.muted))
         attach(source, to: joining, now: now)
         joins &+= 1
+        logger.info(
+            "joined",
+            metadata: [
+                "match": "\(token.match)", "participant": "\(join.participant)", "from": "\(describe(source))",
+                "channels": "\(joining.channels)",
+            ])
         send(.joined(mediaID: mediaID), to: source)
         // Every join hears the game server's mute as it stands: a client joining a muted
         // membership (a reconnect, a second transport, a restarted app) must know it, or its
@@ -319,8 +334,8 @@ final class RelayState {
         }
     }
 
-    /// Removes one transport of a member, and the member once it has none.
-    private func detach(_ source: RelaySource, from member: RelayMember) {
+    /// Removes one transport of a member, and the member once it has none (`reason` says why).
+    private func detach(_ source: RelaySource, from member: RelayMember, because reason: String) {
         switch source {
         case .udp(let address):
             if member.udpAddress == address {
@@ -333,10 +348,14 @@ final class RelayState {
                 tcpMembers[connection] = nil
             }
         }
-        if !member.hasTransport { remove(member) }
+        if !member.hasTransport { remove(member, because: reason) }
     }
 
-    func remove(_ member: RelayMember) {
+    /// Takes the member out of its match, logging why.
+    func remove(_ member: RelayMember, because reason: String) {
+        logger.info(
+            "left",
+            metadata: ["match": "\(member.match.id)", "participant": "\(member.participant)", "reason": "\(reason)"])
         if let address = member.udpAddress, udpMembers[address] === member { udpMembers[address] = nil }
         if let connection = member.tcpConnection, tcpMembers[connection] === member {
             tcpMembers[connection] = nil
@@ -350,14 +369,33 @@ final class RelayState {
         if match.members.isEmpty { matches[match.id] = nil }
     }
 
+    /// Notes where a TCP connection that just opened comes from, for the log.
+    func connectionOpened(_ connection: RelayConnectionID, from peer: SocketAddress?) {
+        connectionPeers[connection] = "tcp " + (peer.map(Self.describe) ?? "?")
+    }
+
+    /// A source as log lines name it: "udp 192.0.2.7:5000", "tcp 192.0.2.7:5001".
+    func describe(_ source: RelaySource) -> String {
+        switch source {
+        case .udp(let address): "udp " + Self.describe(address)
+        case .tcp(let connection): connectionPeers[connection] ?? "tcp ?"
+        }
+    }
+
+    private static func describe(_ address: SocketAddress) -> String {
+        guard let host = address.ipAddress, let port = address.port else { return "\(address)" }
+        return address.protocol == .inet6 ? "[\(host)]:\(port)" : "\(host):\(port)"
+    }
+
     /// Forgets a TCP connection that closed, and its member's membership if it was its last transport.
     func tcpClosed(_ connection: RelayConnectionID) {
         congestedConnections.remove(connection)
         if let signalling = signallingConnections[connection] {
             return removeSignalling(signalling)
         }
+        defer { connectionPeers[connection] = nil }
         guard let member = tcpMembers[connection] else { return }
-        detach(.tcp(connection), from: member)
+        detach(.tcp(connection), from: member, because: "its connection closed")
     }
 
     // MARK: Sending control messages
@@ -392,10 +430,11 @@ final class RelayState {
         for match in Array(matches.values) {
             for member in match.members {
                 if let address = member.udpAddress, now &- member.lastHeardUDP > timeout {
-                    detach(.udp(address), from: member)
+                    detach(.udp(address), from: member, because: "nothing heard for \(configuration.livenessTimeout)")
                 }
                 if let connection = member.tcpConnection, now &- member.lastHeardTCP > timeout {
-                    detach(.tcp(connection), from: member)
+                    detach(
+                        .tcp(connection), from: member, because: "nothing heard for \(configuration.livenessTimeout)")
                     actions.append(.close(connection))
                 }
             }
@@ -439,7 +478,7 @@ final class RelayState {
         guard let member = member(match: match, participant: participant) else { return hadSignalling }
         notify(member, .kicked(.admin))
         let connection = member.tcpConnection
-        remove(member)
+        remove(member, because: "kicked by the game server")
         if let connection { actions.append(.close(connection)) }
         return true
     }
@@ -458,6 +497,7 @@ final class RelayState {
         udpMembers = [:]
         tcpMembers = [:]
         congestedConnections = []
+        connectionPeers = [:]
         participantCount = 0
         shutDownSignalling()
     }

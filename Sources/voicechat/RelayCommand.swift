@@ -47,6 +47,13 @@ struct RelayCommand: AsyncParsableCommand {
         help: "Stop after this many seconds (for scripts); default: run until Ctrl-C or SIGTERM.")
     var duration: Double?
 
+    @Option(
+        help: ArgumentHelp(
+            "What the relay logs to standard error: info logs each join, leave and refused join with its "
+                + "reason; notice only refusals; debug adds why a token was refused (e.g. --log-level notice).",
+            valueName: "level"))
+    var logLevel = LogLevelOption(.info)
+
     func validate() throws {
         guard (1...65_535).contains(port) else { throw ValidationError("--port must be 1…65535, not \(port).") }
         if let prometheusPort, !(1...65_535).contains(prometheusPort) {
@@ -63,7 +70,7 @@ struct RelayCommand: AsyncParsableCommand {
         configuration.prometheusPort = prometheusPort
         configuration.livenessTimeout = Duration.milliseconds(Int(livenessTimeout * 1000))
         var logger = Logger(label: "voicechat.relay")
-        logger.logLevel = .warning
+        logger.logLevel = logLevel.level
         let relay = RelayServer(configuration: configuration, logger: logger)
         do {
             try await relay.start()

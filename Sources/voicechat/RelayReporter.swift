@@ -29,8 +29,10 @@ struct RelayReporter: Service {
 
     static func line(_ statistics: RelayStatistics) -> String {
         let counters = statistics.counters
+        func count(_ number: Int, _ one: String, _ many: String) -> String { "\(number) \(number == 1 ? one : many)" }
         var text =
-            "\(statistics.matches) matches, \(statistics.participants) participants, "
+            "\(count(statistics.matches, "match", "matches")), "
+            + "\(count(statistics.participants, "participant", "participants")), "
             + "\(statistics.currentSenders) talking; \(counters.packetsReceived) packets in, "
             + "\(counters.packetsForwarded) forwarded, \(counters.totalDrops) dropped"
         let reasons = RelayDropReason.allCases.filter { counters.drops($0) > 0 }
@@ -38,7 +40,7 @@ struct RelayReporter: Service {
             text += " (" + reasons.map { "\($0): \(counters.drops($0))" }.joined(separator: ", ") + ")"
         }
         let refused = statistics.refusals.values.reduce(0, +)
-        if refused > 0 { text += "; \(refused) joins refused" }
+        if refused > 0 { text += "; \(count(refused, "join", "joins")) refused" }
         return text
     }
 }

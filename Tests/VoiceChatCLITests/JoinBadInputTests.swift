@@ -48,6 +48,12 @@ import Testing
         #expect(result.status != 0)
         #expect(result.standardError.contains("refused to admit this player: bad token signature"))
         #expect(result.standardError.contains("ask the game server for a new token"))
+        // The relay's log says whom it refused, from where and why, on a line of its own.
+        let refusal = relay.standardError.split(separator: "\n").first { $0.contains("refused join") }
+        #expect(refusal?.contains("participant=alice") == true, "\(relay.standardError)")
+        // Over the signalling connection or UDP, whichever the join tried first.
+        #expect(refusal.map { $0.contains("from=tcp 127.0.0.1:") || $0.contains("from=udp 127.0.0.1:") } == true)
+        #expect(refusal?.contains("reason=bad token signature") == true)
     }
 
     @Test func aRelayThatDoesNotAnswerEndsTheRunWithWhatToCheck() throws {

@@ -9,6 +9,13 @@ import VoiceWire
         try CommandRunner.secretFile(contents, in: directory)
     }
 
+    @Test func aLogLevelThatIsNoneIsRefusedNamingTheLevels() throws {
+        let result = try CommandRunner.run(["relay", "--port", "7700", "--secret-file", "s", "--log-level", "loud"])
+        #expect(result.status == 64)
+        #expect(result.standardError.contains("--log-level"))
+        #expect(result.standardError.contains("- notice"), "\(result.standardError)")
+    }
+
     @Test func tokenIsSignedWithTheSecretFileForTheMatchAndParticipant() throws {
         let directory = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import NIOCore
 import Testing
@@ -12,11 +13,13 @@ import VoiceWire
     let secret = RelaySecret.random()
     let second: UInt64 = 1_000_000_000
 
-    func makeState(livenessTimeout: Duration = .seconds(5)) -> RelayState {
+    func makeState(
+        livenessTimeout: Duration = .seconds(5), logger: Logger = Logger(label: "voicechat.relay.state-test")
+    ) -> RelayState {
         var configuration = RelayConfiguration(secret: secret)
         configuration.livenessTimeout = livenessTimeout
         configuration.unixTime = { 1_000_000 }
-        return RelayState(configuration: configuration, logger: Logger(label: "voicechat.relay.state-test"))
+        return RelayState(configuration: configuration, logger: logger)
     }
 
     static func address(_ port: Int) -> SocketAddress {
@@ -251,6 +254,39 @@ import VoiceWire
         #expect(state.participantCount == 0)
     }
 
+    /// One line per join, leave and refused join, naming the player, the match, where it came
+    /// from and why it left or was refused.
+    @Test func joinsLeavesAndRefusalsAreLoggedWithTheirReasons() throws {
+        let log = RecordedLog()
+        let state = makeState(logger: log.logger)
+        let bob = RelayConnectionID(rawValue: 7)
+        state.connectionOpened(bob, from: try SocketAddress(ipAddress: "192.0.2.9", port: 4000))
+        try join("alice", from: .udp(Self.address(1)), into: state)
+        try join("bob", from: .tcp(bob), into: state)
+        let forged = try RelayToken.sign(
+            match: Self.match, participant: "mallory", expiry: 2_000_000, secret: RelaySecret.random()
+        ).text
+        let join = RelayMessage.join(RelayJoin(token: forged, participant: "mallory", channels: [], muted: []))
+        state.received(ByteBuffer(bytes: try join.serialized()), from: .udp(Self.address(9)), now: 0)
+        _ = state.kick(match: Self.match, participant: "alice")
+        state.sweep(now: 6 * second)
+
+        func line(_ message: String, _ participant: String) -> RecordedLog.Line? {
+            log.lines.first { $0.message == message && $0.metadata["participant"] == "\(participant)" }
+        }
+        let joined = try #require(line("joined", "bob"))
+        #expect(joined.level == .info)
+        #expect(joined.metadata["match"] == "\(Self.match)")
+        #expect(joined.metadata["from"] == "tcp 192.0.2.9:4000")
+        #expect(line("joined", "alice")?.metadata["from"] == "udp 10.0.0.1:1")
+        let refused = try #require(line("refused join", "mallory"))
+        #expect(refused.level == .notice)
+        #expect(refused.metadata["from"] == "udp 10.0.0.1:9")
+        #expect(refused.metadata["reason"] == "\(RelayRefusal.badSignature)")
+        #expect(line("left", "alice")?.metadata["reason"] == "kicked by the game server")
+        #expect(line("left", "bob")?.metadata["reason"] == "nothing heard for 5.0 seconds")
+    }
+
     @Test func signalsGoToTheirDestinationsConnectionAndRostersFollowJoinsAndLeaves() throws {
         let state = makeState()
         let alice = RelayConnectionID(rawValue: 1)
@@ -277,5 +313,40 @@ import VoiceWire
         state.tcpClosed(bob)
         #expect(Self.messages(Self.take(state)).map(\.1) == [.memberLeft("bob")])
         #expect(state.signallingCount == 1)
+    }
+}
+
+/// What a logger was asked to log, for tests of log lines.
+final class RecordedLog: @unchecked Sendable {
+    struct Line {
+        var level: Logger.Level
+        var message: String
+        var metadata: Logger.Metadata
+    }
+
+    private let lock = NSLock()
+    private var recorded: [Line] = []
+
+    var lines: [Line] { lock.withLock { recorded } }
+
+    func append(_ line: Line) { lock.withLock { recorded.append(line) } }
+
+    var logger: Logger {
+        Logger(label: "voicechat.relay.recorded") { _ in RecordingLogHandler(log: self) }
+    }
+}
+
+struct RecordingLogHandler: LogHandler {
+    let log: RecordedLog
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        log.append(.init(level: event.level, message: "\(event.message)", metadata: event.metadata ?? [:]))
     }
 }
