@@ -120,8 +120,13 @@ struct SimulateCommand: ParsableCommand {
         if let trace {
             try writeTrace(result.bufferDelayCSV, to: trace)
         }
+        let settings = SimulationSummary.Settings(
+            input: input, loss: loss, burst: burst, delayMilliseconds: delayMilliseconds,
+            jitterMilliseconds: jitterMilliseconds, duplicate: duplicate, driftPPM: driftPPM, seed: seed,
+            frameMilliseconds: frameMilliseconds, bitrate: bitrate.bitsPerSecond, complexity: complexity,
+            receiver: receiver.rawValue)
         let summary = SimulationSummary(
-            receiver: receiver.rawValue, audioSeconds: result.audioSeconds, simulationSeconds: elapsed,
+            settings: settings, audioSeconds: result.audioSeconds, simulationSeconds: elapsed,
             statistics: result.receive, send: result.send, network: result.network)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
@@ -138,13 +143,3 @@ struct SimulateCommand: ParsableCommand {
 }
 
 extension CallSimulation.Receiver: ExpressibleByArgument {}
-
-/// The JSON line `simulate` prints.
-struct SimulationSummary: Encodable {
-    var receiver: String
-    var audioSeconds: Double
-    var simulationSeconds: Double
-    var statistics: ReceiveStatistics
-    var send: SendStatistics
-    var network: NetworkStatistics
-}

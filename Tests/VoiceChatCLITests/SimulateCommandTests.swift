@@ -24,6 +24,26 @@ import VoiceCore
         let network = summary?["network"] as? [String: Any]
         #expect((network?["dropped"] as? Int ?? 0) > 30)
 
+        // The line repeats the settings it ran with, rounds its numbers, and says null for what
+        // this receiver does not measure instead of a 0 that reads as measured.
+        let settings = summary?["settings"] as? [String: Any]
+        #expect(settings?["loss"] as? Double == 0.1)
+        #expect(settings?["jitterMilliseconds"] as? Double == 20)
+        #expect(settings?["seed"] as? Int == 3)
+        #expect(settings?["receiver"] as? String == receiver)
+        #expect(settings?["bitrate"] as? Int == VoiceDefaults.bitrate)
+        #expect(settings?["complexity"] as? Int == VoiceDefaults.complexity)
+        #expect(settings?["frameMilliseconds"] as? Double == VoiceDefaults.frameDuration.milliseconds)
+        #expect(lines[0].firstMatch(of: /\.[0-9]{4,}/) == nil, "a number with more than 3 decimals: \(lines[0])")
+        let target = statistics?["targetDelayMilliseconds"]
+        if receiver == "baseline" {
+            #expect(target is NSNull)
+            #expect(statistics?["recoveredByRedundancy"] is NSNull)
+            #expect(statistics?["packetsLost"] is Int)
+        } else {
+            #expect((target as? Double ?? 0) > 0)
+        }
+
         // 48 kHz mono, as long as the input plus the listener's tail, and the same bytes again
         // for the same seed.
         let heard = try WAVAudio(contentsOfFile: first)
