@@ -40,6 +40,7 @@ struct CallCommand: AsyncParsableCommand {
     @OptionGroup var observation: ObservationOptions
 
     func validate() throws {
+        try observation.validatePushToTalk(call.ptt)
         guard connectTimeout > 0, connectTimeout <= 120 else {
             throw ValidationError("--connect-timeout must be between 0 and 120 seconds, not \(connectTimeout).")
         }

@@ -34,16 +34,25 @@ struct ConsoleKeyHandler: Sendable {
             try control.setMicrophoneMuted(muted)
             return .status(muted ? "microphone muted" : "microphone live")
         case UInt8(ascii: " "), UInt8(ascii: "t"), UInt8(ascii: "T"):
-            // A terminal reports no key releases, so the talk key latches: the first press turns
-            // push-to-talk on with the key down, the next one releases it, and so on.
+            // A terminal reports no key releases, so the talk key latches: one press talks, the
+            // next stops. With an open microphone it changes nothing: pressing it must never be
+            // what silences a player who did not ask for push-to-talk.
             let snapshot = control.snapshot()
-            if !snapshot.pushToTalk {
-                try control.setPushToTalk(true)
-                try control.setTalking(true)
-                return .status("push-to-talk on: talking (press again to stop)")
+            guard snapshot.pushToTalk else {
+                return .status("open microphone: everyone hears you (p turns push-to-talk on)")
             }
             try control.setTalking(!snapshot.talking)
-            return .status(snapshot.talking ? "push-to-talk: not talking" : "push-to-talk: talking")
+            return .status(
+                snapshot.talking ? "push-to-talk: not talking (t to talk)" : "push-to-talk: talking (t to stop)")
+        case UInt8(ascii: "p"), UInt8(ascii: "P"):
+            // Push-to-talk on or off, both ways: the open microphone is always one key away.
+            let pushToTalk = !control.snapshot().pushToTalk
+            try control.setPushToTalk(pushToTalk)
+            if pushToTalk { try control.setTalking(false) }
+            return .status(
+                pushToTalk
+                    ? "push-to-talk on: not talking (t to talk, p for an open microphone)"
+                    : "push-to-talk off: open microphone")
         case UInt8(ascii: "+"), UInt8(ascii: "="):
             return try changeVolume(by: Self.volumeStep)
         case UInt8(ascii: "-"), UInt8(ascii: "_"):

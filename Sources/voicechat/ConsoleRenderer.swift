@@ -8,7 +8,7 @@ enum ConsoleRenderer {
     static let floorDB: Float = -60
 
     static let keyHelp =
-        "keys: m mute  space/t talk  +/- volume  1-9 mute player  tab/c next channel  q quit"
+        "keys: m mute  p push-to-talk  space/t talk  +/- volume  1-9 mute player  tab/c next channel  q quit"
 
     /// The lines to draw, each at most `width` characters, and `status` (the last key's outcome)
     /// at the bottom.

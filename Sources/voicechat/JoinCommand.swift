@@ -65,6 +65,7 @@ struct JoinCommand: AsyncParsableCommand {
     @OptionGroup var observation: ObservationOptions
 
     func validate() throws {
+        try observation.validatePushToTalk(call.ptt)
         guard !channels.isEmpty else {
             throw ValidationError("give at least one --channel to talk and listen in (e.g. --channel team).")
         }

@@ -33,6 +33,7 @@ struct ListenCommand: AsyncParsableCommand {
     @OptionGroup var observation: ObservationOptions
 
     func validate() throws {
+        try observation.validatePushToTalk(call.ptt)
         guard (1...65_535).contains(port) else {
             throw ValidationError("--port must be a number from 1 to 65535, not \(port).")
         }

@@ -28,6 +28,19 @@ struct ObservationOptions: ParsableArguments {
         help: "Do not show the interactive console even when standard input and output are a terminal.")
     var noConsole = false
 
+    /// Whether the session shows the console (a terminal on both ends, not turned off, and
+    /// standard output not carrying the stats).
+    var showsConsole: Bool { InteractiveConsole.isAvailable && !noConsole && statsJSON != "-" }
+
+    /// Refuses push-to-talk when nothing could press the talk key: no console and no control
+    /// socket. The microphone would then send nothing for the whole session, without a word.
+    func validatePushToTalk(_ pushToTalk: Bool) throws {
+        guard pushToTalk, !showsConsole, control == nil else { return }
+        throw ValidationError(
+            "--ptt needs a key to talk with: run on a terminal for the console (t talks), or add --control "
+                + "and send {\"command\":\"talk\",\"down\":true}; without either nothing would be sent.")
+    }
+
     /// Checks the paths now, so that a mistyped one fails at start-up rather than when the
     /// session starts (for `listen`, when a caller arrives).
     func validate() throws {

@@ -42,10 +42,8 @@ final class SessionObservers: Sendable {
             }
         }
         // The console and stats on standard output would draw over each other.
-        let wantsConsole =
-            InteractiveConsole.isAvailable && !options.noConsole && options.statsJSON != "-"
         var console: InteractiveConsole?
-        if wantsConsole {
+        if options.showsConsole {
             let candidate = InteractiveConsole(control: control)
             if candidate.start() {
                 console = candidate

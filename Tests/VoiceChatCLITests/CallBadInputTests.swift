@@ -2,6 +2,8 @@ import Foundation
 import Testing
 import VoiceTestSupport
 
+@testable import voicechat
+
 /// `listen` and `call` refuse bad input with one line that says what to do, and a non-zero exit.
 @Suite struct CallBadInputTests {
     private func expectOneLineFailure(
@@ -63,6 +65,19 @@ import VoiceTestSupport
                 ["listen", "--port", String(TestPort.listenPaths.port), "--duration", "5"] + options + files)
             #expect(result.status == 64, "\(options): \(result.standardError)")
             #expect(result.standardError.contains(text), "\(result.standardError)")
+        }
+    }
+
+    /// Push-to-talk with nothing to press the talk key (no console, no control socket) would send
+    /// nothing for the whole session; it is refused at start-up instead.
+    @Test func pushToTalkWithNoKeyToTalkWithIsRefused() throws {
+        let result = try CommandRunner.run(
+            ["listen", "--port", String(TestPort.listenPaths.port), "--ptt", "--duration", "1"] + files)
+        #expect(result.status == 64)
+        #expect(result.standardError.contains("--ptt needs a key to talk with"), "\(result.standardError)")
+        // A control socket can press it.
+        #expect(throws: Never.self) {
+            _ = try ListenCommand.parse(["--port", "7300", "--ptt", "--control", "/tmp/vc-ptt.sock"] + files)
         }
     }
 

@@ -45,8 +45,16 @@ import VoiceControl
         let keys = ConsoleKeyHandler(control: control)
         #expect(keys.handle(UInt8(ascii: "m")) == .status("microphone muted"))
         #expect(keys.handle(UInt8(ascii: "m")) == .status("microphone live"))
-        #expect(keys.handle(UInt8(ascii: " ")) == .status("push-to-talk on: talking (press again to stop)"))
-        #expect(keys.handle(UInt8(ascii: "t")) == .status("push-to-talk: not talking"))
+        // With an open microphone the talk key changes nothing (it once turned push-to-talk on,
+        // and its next press silenced the player with no key to undo it).
+        #expect(
+            keys.handle(UInt8(ascii: "t")) == .status("open microphone: everyone hears you (p turns push-to-talk on)"))
+        #expect(
+            keys.handle(UInt8(ascii: "p"))
+                == .status("push-to-talk on: not talking (t to talk, p for an open microphone)"))
+        #expect(keys.handle(UInt8(ascii: " ")) == .status("push-to-talk: talking (t to stop)"))
+        #expect(keys.handle(UInt8(ascii: "t")) == .status("push-to-talk: not talking (t to talk)"))
+        #expect(keys.handle(UInt8(ascii: "p")) == .status("push-to-talk off: open microphone"))
         #expect(keys.handle(UInt8(ascii: "+")) == .status("team volume 60%"))
         #expect(keys.handle(UInt8(ascii: "-")) == .status("team volume 50%"))
         #expect(keys.handle(UInt8(ascii: "2")) == .status("carol unmuted"))
@@ -59,7 +67,8 @@ import VoiceControl
         #expect(keys.handle(0x03) == .quit)
         #expect(
             control.calls == [
-                .microphoneMuted(true), .microphoneMuted(false), .pushToTalk(true), .talking(true), .talking(false),
+                .microphoneMuted(true), .microphoneMuted(false), .pushToTalk(true), .talking(false), .talking(true),
+                .talking(false), .pushToTalk(false),
                 .volume(0.6, "team"), .volume(0.5, "team"), .player("carol", muted: false, channel: nil),
                 .player("bob", muted: true, channel: nil), .start("all"), .activate("all"), .activate("team"),
             ])
