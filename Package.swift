@@ -133,6 +133,8 @@ let package = Package(
         // What real-time tests and benchmarks run around the product: a JACK server to pace devices,
         // and a watch that tells a stalled machine from a slow engine.
         .target(name: "VoiceTestHarness", dependencies: ["VoiceCore"]),
+        // Records the commit the command was built from, for `voicechat --version`.
+        .plugin(name: "BuildCommit", capability: .buildTool()),
         .executableTarget(
             name: "voicechat",
             dependencies: [
@@ -142,7 +144,8 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
-            ]
+            ],
+            plugins: ["BuildCommit"]
         ),
         // Test support shared by several test targets (a simulated world for engines, raw sockets);
         // test targets cannot share sources directly.

@@ -12,7 +12,7 @@ struct VoiceChat: AsyncParsableCommand {
             Every command that records or plays takes ALSA device names (--capture, --playback; \
             default "default") or WAV files instead (--input, --output).
             """,
-        version: "0.1.0",
+        version: VersionText.description,
         subcommands: [
             DemoCommand.self, ListenCommand.self, CallCommand.self, RelayCommand.self, TokenCommand.self,
             JoinCommand.self, DevicesCommand.self, LoopbackCommand.self, SimulateCommand.self,

@@ -24,6 +24,20 @@ import Testing
             ])
     }
 
+    /// `--version` names the commit the command was built from and the libraries it runs with,
+    /// as a bug report needs them (it printed only "0.1.0").
+    @Test func versionNamesTheCommitAndTheLibraries() throws {
+        let result = try CommandRunner.run(["--version"])
+        #expect(result.status == 0)
+        let text = result.standardOutput
+        #expect(
+            text.firstMatch(of: /voicechat [0-9]+\.[0-9]+\.[0-9]+ \(commit ([0-9a-f]{12}(-dirty)?|unknown)\)/) != nil,
+            "\(text)")
+        #expect(text.firstMatch(of: /libopus [0-9]+\.[0-9]+/) != nil, "\(text)")
+        #expect(text.firstMatch(of: /alsa-lib [0-9]+\.[0-9]+/) != nil, "\(text)")
+        #expect(text.firstMatch(of: /libsodium [0-9]+\.[0-9]+/) != nil, "\(text)")
+    }
+
     @Test func helpForACommandExplainsIt() throws {
         let result = try CommandRunner.run(["help", "join"])
         #expect(result.status == 0)
