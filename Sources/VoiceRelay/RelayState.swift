@@ -390,10 +390,10 @@ final class RelayState {
     /// Forgets a TCP connection that closed, and its member's membership if it was its last transport.
     func tcpClosed(_ connection: RelayConnectionID) {
         congestedConnections.remove(connection)
+        connectionPeers[connection] = nil
         if let signalling = signallingConnections[connection] {
             return removeSignalling(signalling)
         }
-        defer { connectionPeers[connection] = nil }
         guard let member = tcpMembers[connection] else { return }
         detach(.tcp(connection), from: member, because: "its connection closed")
     }

@@ -285,6 +285,17 @@ import VoiceWire
         #expect(refused.metadata["reason"] == "\(RelayRefusal.badSignature)")
         #expect(line("left", "alice")?.metadata["reason"] == "kicked by the game server")
         #expect(line("left", "bob")?.metadata["reason"] == "nothing heard for 5.0 seconds")
+
+        // A closed connection's address is forgotten, whatever it was attached to.
+        let signalling = RelayConnectionID(rawValue: 8)
+        state.connectionOpened(signalling, from: try SocketAddress(ipAddress: "192.0.2.9", port: 4001))
+        let token = try RelayToken.sign(match: Self.match, participant: "carol", expiry: 2_000_000, secret: secret).text
+        let signalJoin = RelayMessage.signalJoin(token: token, participant: "carol")
+        state.received(ByteBuffer(bytes: try signalJoin.serialized()), from: .tcp(signalling), now: 7 * second)
+        for connection in [bob, signalling] {
+            state.tcpClosed(connection)
+            #expect(state.describe(.tcp(connection)) == "tcp ?")
+        }
     }
 
     @Test func signalsGoToTheirDestinationsConnectionAndRostersFollowJoinsAndLeaves() throws {
