@@ -8,6 +8,8 @@ struct ConsoleKeyHandler: Sendable {
         /// Keep going; show this status line (empty: leave the status as it was).
         case status(String)
         case quit
+        /// Ctrl-C, which a raw terminal hands over as a key: stop as the signal would.
+        case interrupt
     }
 
     /// How much +/- change the volume.
@@ -27,8 +29,10 @@ struct ConsoleKeyHandler: Sendable {
 
     private func perform(_ key: UInt8) throws(ControlError) -> Outcome {
         switch key {
-        case UInt8(ascii: "q"), UInt8(ascii: "Q"), 0x03, 0x04:  // q, Ctrl-C, Ctrl-D
+        case UInt8(ascii: "q"), UInt8(ascii: "Q"), 0x04:  // q, Ctrl-D
             return .quit
+        case 0x03:  // Ctrl-C
+            return .interrupt
         case UInt8(ascii: "m"), UInt8(ascii: "M"):
             let muted = !control.snapshot().microphoneMuted
             try control.setMicrophoneMuted(muted)

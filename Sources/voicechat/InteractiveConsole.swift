@@ -61,6 +61,9 @@ final class InteractiveConsole: Sendable {
                 case .quit:
                     status = "quitting"
                     InterruptSignal.request()
+                case .interrupt:
+                    status = "interrupted"
+                    InterruptSignal.interrupt()
                 case .status(let text) where !text.isEmpty:
                     status = text
                 case .status:

@@ -28,6 +28,10 @@ enum InterruptSignal {
     /// but as a normal end: it exits 0.
     static func request() { quitRequested.store(true, ordering: .relaxed) }
 
+    /// Stops the running command as Ctrl-C's SIGINT does, exit status included: the console's
+    /// raw terminal hands Ctrl-C over as a key instead of a signal.
+    static func interrupt() { signalNumber.store(SIGINT, ordering: .relaxed) }
+
     /// What a command a signal stopped exits with once it has finished cleanly: 128 plus the
     /// signal's number (130 for Ctrl-C, 143 for SIGTERM), as shells report it, so that a script
     /// can tell an interrupted session from one that ran its course. Nil when no signal came.

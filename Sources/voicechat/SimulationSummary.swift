@@ -66,8 +66,9 @@ struct SimulationSummary: Encodable {
                 if let measured, !measured.contains(name) { return (name, .notMeasured) }
                 switch child.value {
                 case let number as Int: return (name, .number(Double(number)))
-                case let number as Double: return (name, .number(Self.rounded(number)))
-                case let number as Float: return (name, .number(Self.rounded(Double(number))))
+                case let number as Double: return (name, number.isFinite ? .number(Self.rounded(number)) : .notMeasured)
+                case let number as Float:
+                    return (name, number.isFinite ? .number(Self.rounded(Double(number))) : .notMeasured)
                 case let flag as Bool: return (name, .flag(flag))
                 default: return nil
                 }

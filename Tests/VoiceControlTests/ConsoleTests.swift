@@ -64,7 +64,9 @@ import VoiceControl
         #expect(keys.handle(UInt8(ascii: "c")) == .status("talking in team"))
         #expect(keys.handle(UInt8(ascii: "x")) == .status(""))
         #expect(keys.handle(UInt8(ascii: "q")) == .quit)
-        #expect(keys.handle(0x03) == .quit)
+        #expect(keys.handle(0x04) == .quit)
+        // Ctrl-C on the raw terminal stops the session as the signal does (exit 130), not as q (0).
+        #expect(keys.handle(0x03) == .interrupt)
         #expect(
             control.calls == [
                 .microphoneMuted(true), .microphoneMuted(false), .pushToTalk(true), .talking(false), .talking(true),
