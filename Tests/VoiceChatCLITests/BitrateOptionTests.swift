@@ -6,21 +6,12 @@ import Testing
 /// Every command that encodes checks its bitrate at start-up against Opus's range, naming the
 /// option, and a value that is no number of bits (nan, inf, 1e300) is refused, never a crash.
 @Suite struct BitrateOptionTests {
-    private func refusal<Command: ParsableCommand>(_ command: Command.Type, _ arguments: [String]) -> String? {
-        do {
-            _ = try command.parse(arguments)
-            return nil
-        } catch {
-            return command.message(for: error)
-        }
-    }
-
     private func refusals(_ value: String) -> [String?] {
         [
-            refusal(CallCommand.self, ["127.0.0.1:7300", "--bitrate", value]),
-            refusal(ListenCommand.self, ["--bitrate", value]),
-            refusal(LoopbackCommand.self, ["--input", "in.wav", "--output", "out.wav", "--bitrate", value]),
-            refusal(SimulateCommand.self, ["--input", "in.wav", "--output", "out.wav", "--bitrate", value]),
+            parseRefusal(CallCommand.self, ["127.0.0.1:7300", "--bitrate", value]),
+            parseRefusal(ListenCommand.self, ["--bitrate", value]),
+            parseRefusal(LoopbackCommand.self, ["--input", "in.wav", "--output", "out.wav", "--bitrate", value]),
+            parseRefusal(SimulateCommand.self, ["--input", "in.wav", "--output", "out.wav", "--bitrate", value]),
         ]
     }
 

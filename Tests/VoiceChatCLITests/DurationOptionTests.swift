@@ -8,29 +8,20 @@ import Testing
 @Suite struct DurationOptionTests {
     static let bad = ["nan", "inf", "1e300", "-1", "0"]
 
-    private func refusal<Command: ParsableCommand>(_ command: Command.Type, _ arguments: [String]) -> String? {
-        do {
-            _ = try command.parse(arguments)
-            return nil
-        } catch {
-            return command.message(for: error)
-        }
-    }
-
     @Test(arguments: bad)
     func everyDurationRefusesWhatIsNotALengthOfTime(_ value: String) {
         let messages = [
-            refusal(CallCommand.self, ["127.0.0.1:7300", "--duration", value]),
-            refusal(ListenCommand.self, ["--duration", value]),
-            refusal(
+            parseRefusal(CallCommand.self, ["127.0.0.1:7300", "--duration", value]),
+            parseRefusal(ListenCommand.self, ["--duration", value]),
+            parseRefusal(
                 JoinCommand.self,
                 [
                     "--relay", "127.0.0.1:7700", "--match", "m", "--name", "a", "--token", "t",
                     "--channel", "all", "--duration", value,
                 ]),
-            refusal(DemoCommand.self, ["--duration", value]),
-            refusal(LoopbackCommand.self, ["--input", "in.wav", "--output", "out.wav", "--duration", value]),
-            refusal(RelayCommand.self, ["--port", "7700", "--secret-file", "relay.secret", "--duration", value]),
+            parseRefusal(DemoCommand.self, ["--duration", value]),
+            parseRefusal(LoopbackCommand.self, ["--input", "in.wav", "--output", "out.wav", "--duration", value]),
+            parseRefusal(RelayCommand.self, ["--port", "7700", "--secret-file", "relay.secret", "--duration", value]),
         ]
         for message in messages {
             #expect(
@@ -41,18 +32,19 @@ import Testing
 
     @Test func theRelaysIntervalsAreCheckedToo() {
         for value in Self.bad where value != "0" {
-            let liveness = refusal(
+            let liveness = parseRefusal(
                 RelayCommand.self, ["--port", "7700", "--secret-file", "s", "--liveness-timeout", value])
             #expect(liveness?.contains("--liveness-timeout must be a number of seconds") == true, "\(value)")
         }
         for value in ["nan", "inf", "1e300"] {
-            let report = refusal(RelayCommand.self, ["--port", "7700", "--secret-file", "s", "--report-every", value])
+            let report = parseRefusal(
+                RelayCommand.self, ["--port", "7700", "--secret-file", "s", "--report-every", value])
             #expect(report?.contains("--report-every must be a number of seconds, 0 or more") == true, "\(value)")
         }
         #expect(
-            refusal(
+            parseRefusal(
                 RelayCommand.self, ["--port", "7700", "--secret-file", "s", "--report-every", "0", "--duration", "30"])
                 == nil)
-        #expect(refusal(CallCommand.self, ["127.0.0.1:7300", "--duration", "30"]) == nil)
+        #expect(parseRefusal(CallCommand.self, ["127.0.0.1:7300", "--duration", "30"]) == nil)
     }
 }
