@@ -11,9 +11,9 @@ struct CallEngine {
     /// Opens the devices first (a wrong device name fails before anything touches the network), then
     /// binds UDP on every interface at `udpPort` (0: any free port), offering the interfaces'
     /// addresses or those of `--advertise`.
-    static func open(options: CallOptions, participant: ParticipantID, udpPort: Int) async throws(CommandFailure)
-        -> CallEngine
-    {
+    static func open(
+        options: CallOptions, participant: ParticipantID, host: String = "0.0.0.0", udpPort: Int
+    ) async throws(CommandFailure) -> CallEngine {
         let candidates: [PeerAddress]?
         do {
             candidates = try options.advertisedCandidates()
@@ -23,7 +23,7 @@ struct CallEngine {
         let (input, output) = try options.openAudio()
         return try await open(
             participant: participant, configuration: options.engineConfiguration(), input: input, output: output,
-            host: "0.0.0.0", udpPort: udpPort, candidates: candidates)
+            host: host, udpPort: udpPort, candidates: candidates)
     }
 
     /// Binds UDP at `host` and `udpPort` (0: any free port) and builds the engine on `input` and
@@ -39,6 +39,13 @@ struct CallEngine {
             if case .bindFailed(_, _, let reason) = error, reason.contains("in use") {
                 throw CommandFailure(
                     "UDP port \(udpPort) is already in use; stop the program using it or pick another --port")
+            }
+            if case .bindFailed(_, _, let reason) = error,
+                reason.contains("Cannot assign requested address") || reason.contains("errno: 99")
+            {
+                throw CommandFailure(
+                    "\(host) is not an address of this machine: use 0.0.0.0 for every interface, or one of its addresses"
+                )
             }
             throw CommandFailure(error.description)
         }

@@ -3,6 +3,7 @@ import Foundation
 import VoiceCore
 import VoiceEngine
 import VoiceSignalling
+import VoiceTransport
 
 struct ListenCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -25,6 +26,12 @@ struct ListenCommand: AsyncParsableCommand {
     @Option(help: "TCP port for signalling and UDP port for voice (e.g. --port 7300).")
     var port = 7300
 
+    @Option(
+        help:
+            "Address to listen on: 0.0.0.0 for every interface, 127.0.0.1 for this host only (e.g. --host 127.0.0.1)."
+    )
+    var host = "0.0.0.0"
+
     @Option(help: "This side's participant name, as the caller sees it (e.g. --name alice).")
     var name = "listener"
 
@@ -37,6 +44,11 @@ struct ListenCommand: AsyncParsableCommand {
         guard (1...65_535).contains(port) else {
             throw ValidationError("--port must be a number from 1 to 65535, not \(port).")
         }
+        do {
+            _ = try PeerAddress(host: host, port: port)
+        } catch {
+            throw ValidationError("--host: \(error).")
+        }
         try call.validateWithoutRelay(command: "listen")
     }
 
@@ -44,15 +56,16 @@ struct ListenCommand: AsyncParsableCommand {
         StatusOutput.keepStandardOutputFor(observation)
         InterruptSignal.install()
         let deadline = call.deadline(from: MediaTime.monotonicNow())
-        let local = try await CallEngine.open(options: call, participant: name, udpPort: port)
+        let local = try await CallEngine.open(options: call, participant: name, host: host, udpPort: port)
         let listener: TCPSignallingListener
         do {
-            listener = try await TCPSignallingListener.bind(host: "0.0.0.0", port: port, participant: name)
+            listener = try await TCPSignallingListener.bind(host: host, port: port, participant: name)
         } catch {
             await local.shutDown()
             throw CommandFailure(error.description)
         }
-        printStatus("listening on port \(port) as \(name) (TCP signalling, UDP voice)")
+        let address = host == "0.0.0.0" ? "port \(port)" : "\(host) port \(port)"
+        printStatus("listening on \(address) as \(name) (TCP signalling, UDP voice)")
         let link = await Self.waitForCaller(listener, until: deadline)
         guard let link else {
             await listener.close()

@@ -81,6 +81,19 @@ import VoiceTestSupport
         }
     }
 
+    /// `listen --host` binds one address; one this machine lacks, or no address at all, is named
+    /// as such (listen had no --host and always took every interface).
+    @Test func listenTakesAHostAndNamesOneItCannotUse() throws {
+        let port = String(TestPort.listenPaths.port)
+        let foreign = try CommandRunner.run(
+            ["listen", "--host", "192.0.2.1", "--port", port, "--duration", "1"] + files)
+        expectOneLineFailure(foreign, containing: "192.0.2.1 is not an address of this machine")
+        let nonsense = try CommandRunner.run(
+            ["listen", "--host", "nonsense", "--port", port, "--duration", "1"] + files)
+        #expect(nonsense.status == 64)
+        #expect(nonsense.standardError.contains("--host: invalid host \"nonsense\""))
+    }
+
     @Test func anUnknownALSADeviceIsNamed() throws {
         let result = try CommandRunner.run([
             "listen", "--port", String(TestPort.unknownALSADevice.port), "--capture", "no_such_pcm_device", "--output",
