@@ -11,7 +11,10 @@ struct TokenCommand: ParsableCommand {
         abstract: "Print a relay join token for one participant of one match.",
         discussion: """
             The token is signed with the relay's shared secret (HMAC-SHA256 over match, participant and \
-            expiry); the relay admits nobody without one.
+            expiry); the relay admits nobody without one. The relay checks it when the player joins and \
+            whenever the player's client joins again (after a network change or a relay restart): a \
+            player who joined stays past the expiry, but rejoining after it needs a new token, so give \
+            tokens a TTL longer than a reconnect could take, or issue a fresh one when a client asks.
 
             Example: voicechat token --secret-file relay.secret --match arena-7 --participant alice --ttl 3600
             """
@@ -26,11 +29,15 @@ struct TokenCommand: ParsableCommand {
     @Option(help: "The participant ID the token is for (the name given to `join --name`).")
     var participant: String
 
-    @Option(help: "Seconds until the token expires.")
+    @Option(help: "Seconds during which the token admits the player, 1…315360000 (ten years).")
     var ttl = 3600
 
+    static let maximumTTL = 315_360_000
+
     func validate() throws {
-        guard ttl > 0 else { throw ValidationError("--ttl must be a positive number of seconds, not \(ttl).") }
+        guard (1...Self.maximumTTL).contains(ttl) else {
+            throw ValidationError("--ttl must be 1…\(Self.maximumTTL) seconds (ten years), not \(ttl).")
+        }
         for (option, value) in [("--match", match), ("--participant", participant)] where value.isEmpty {
             throw ValidationError("\(option) is empty: give the ID the token is for (as `join` will be given it).")
         }

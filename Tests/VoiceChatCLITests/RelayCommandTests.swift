@@ -9,6 +9,19 @@ import VoiceWire
         try CommandRunner.secretFile(contents, in: directory)
     }
 
+    /// A TTL past any use is refused instead of overflowing the expiry, and the help says when the
+    /// relay checks a token (a player who joined stays past its expiry; rejoining needs a new one).
+    @Test func theTokensLifetimeIsBoundedAndExplained() throws {
+        let result = try CommandRunner.run([
+            "token", "--secret-file", "s", "--match", "m", "--participant", "p", "--ttl", "9223372036854775807",
+        ])
+        #expect(result.status == 64)
+        #expect(result.standardError.contains("--ttl must be 1…315360000 seconds"), "\(result.standardError)")
+        let help = try CommandRunner.run(["help", "token"]).standardOutput
+            .split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(help.contains("a player who joined stays past the expiry, but rejoining after it needs a new token"))
+    }
+
     @Test func aLogLevelThatIsNoneIsRefusedNamingTheLevels() throws {
         let result = try CommandRunner.run(["relay", "--port", "7700", "--secret-file", "s", "--log-level", "loud"])
         #expect(result.status == 64)
