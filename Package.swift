@@ -195,8 +195,8 @@ let package = Package(
         .testTarget(
             name: "VoiceChatCLITests",
             dependencies: [
-                "VoiceTestSupport", "VoiceTestHarness", "voicechat", "VoiceCore", "VoiceTesting", "VoiceRelay",
-                "VoiceRelayClient",
+                "VoiceTestSupport", "VoiceTestHarness", "voicechat", "VoiceCore", "VoiceDevices", "VoiceTesting",
+                "VoiceRelay", "VoiceRelayClient",
             ]),
     ],
     swiftLanguageModes: [.v6]

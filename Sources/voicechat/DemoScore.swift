@@ -14,7 +14,8 @@ enum DemoScore {
             else { return nil }
             return SpeechDelay.estimate(said: saidSamples, heard: heardSamples)
         }()
-        let delayText = delay.map { "delay \($0) ms" } ?? "delay not measurable (no speech heard)"
+        let delayText =
+            delay.map { "delay \($0) ms" } ?? "delay not measurable (nothing heard lines up with what was said)"
         return delayText + " (for a PESQ score, set up the scorer: scripts/setup.sh)"
     }
 

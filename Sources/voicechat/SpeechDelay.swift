@@ -15,9 +15,10 @@ enum SpeechDelay {
                 return sum / Float(block)
             }
         }
-        // Ten seconds of speech are plenty to find the lag.
-        let length = min(said.count / block, 10_000)
-        guard length > 500, heard.count / block > length / 2 else { return nil }
+        // Ten seconds of speech are plenty to find the lag. A short run heard only the start of
+        // what was said: compare that start.
+        let length = min(said.count / block, heard.count / block, 10_000)
+        guard length > 500 else { return nil }
         let reference = envelope(said, blocks: length)
         let recording = envelope(heard, blocks: length + maximumMilliseconds)
         let meanReference = reference.reduce(0, +) / Float(length)
