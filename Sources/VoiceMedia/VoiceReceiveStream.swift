@@ -71,17 +71,15 @@ public final class VoiceReceiveStream {
     private var receivedSequences: [Int64]
     private var estimator: ArrivalDelayEstimator
     private var jitter = InterarrivalJitter()
-    private var targetDelay: Double
-    /// What the target would be without the budget's ceiling.
-    private var wantedTarget: Double = 0
+    /// The target delay and the band around it (see `PlayoutTarget`).
+    private var target: PlayoutTarget
+    private var targetDelay: Double { target.milliseconds }
+    private var protectionFrames: Int { target.protectionFrames }
     /// The most the target may be: the delay budget's share for buffering.
     public var targetCeilingMilliseconds: Double {
-        didSet { targetDelay = clampedTarget(quantile: estimator.quantile(configuration.targetPercentile)) }
+        get { target.ceilingMilliseconds }
+        set { target.ceilingMilliseconds = newValue }
     }
-    /// Frames of repair the sender's packets carry (see `noteProtection`), and when last seen.
-    private var protectionFrames = 0
-    private var protectionSeen: MediaTime = 0
-    private static let protectionMemory: MediaTime = 2 * MediaTime.nanosecondsPerSecond
     /// Delay of the playout position behind the fastest-path arrival (what the target steers).
     private var playoutDelay: Double = 0
     /// Arrival-to-playout time of the last frame played from a packet.
@@ -112,17 +110,11 @@ public final class VoiceReceiveStream {
     private var bufferingDelaySum = 0.0
     private var bufferingDelayCount = 0
 
-    private var intervalExpected = 0
-    private var intervalMissing = 0
-    private var intervalBursts = 0
-    /// Packets that came after their frame had been booked as missing, this interval: received,
-    /// only late (see `makeReport`).
-    private var intervalLate = 0
-    private var cumulativeMissing = 0
+    private var loss = ReceiveLossAccounting()
     /// Whether a loss burst longer than the sender's protection reaches (any burst while its
     /// packets carry no copies and no FEC) was booked since the last report: the sender should
     /// hear of it before the next regular report (see `ReportSchedule`).
-    public private(set) var hasUnrepairableLoss = false
+    public var hasUnrepairableLoss: Bool { loss.hasUnrepairableLoss }
 
     /// The level of what this stream played.
     public private(set) var meter = LevelMeter()
@@ -155,9 +147,7 @@ public final class VoiceReceiveStream {
         estimator = ArrivalDelayEstimator(
             bucketMilliseconds: 1, bucketCount: 1_000, forgettingFactor: configuration.histogramForgettingFactor)
         bufferingDelayHistogram = [Int](repeating: 0, count: 1_000)
-        targetCeilingMilliseconds = configuration.targetCeilingMilliseconds
-        targetDelay = 0
-        targetDelay = clampedTarget(quantile: 0)
+        target = PlayoutTarget(configuration: configuration)
     }
 
     deinit {
@@ -173,7 +163,7 @@ public final class VoiceReceiveStream {
         statistics.playoutDelayMilliseconds = playoutDelay
         statistics.targetDelayMilliseconds = targetDelay
         statistics.targetCeilingMilliseconds = targetCeilingMilliseconds
-        statistics.wantedTargetMilliseconds = wantedTarget
+        statistics.wantedTargetMilliseconds = target.wantedMilliseconds
         statistics.repairDelayMilliseconds = Double(protectionFrames) * frameMilliseconds
         if bufferingDelayCount > 0 {
             statistics.meanBufferingDelayMilliseconds = bufferingDelaySum / Double(bufferingDelayCount)
@@ -194,25 +184,13 @@ public final class VoiceReceiveStream {
     /// repair (frames whose own packet was not there at playout, whether or not redundancy or
     /// FEC then rebuilt them): that is what the sender's protection has to cover.
     public func makeReport(reporter: UInt32) -> ReceiverReport {
-        // As in RFC 3550, a packet that came late was received, not lost: lateness is this
-        // buffer's to absorb, and copies from the sender cannot help it (they come later still).
-        // Counting it as lost made a listener whose machine stalled ask for protection that only
-        // raised its delay.
-        let lost = max(intervalMissing - intervalLate, 0)
-        let fraction = intervalExpected > 0 ? Float(lost) / Float(intervalExpected) : 0
-        let burst = intervalBursts > 0 && lost > 0 ? max(Float(lost) / Float(intervalBursts), 1) : 0
-        let report = ReceiverReport(
+        let interval = loss.closeInterval()
+        return ReceiverReport(
             reporter: reporter, source: sender, channel: channel, highestSequence: sequences.newestValue,
-            fractionLost: min(fraction, 1), meanBurstLength: burst,
-            cumulativeLost: UInt32(clamping: cumulativeMissing),
+            fractionLost: interval.fractionLost, meanBurstLength: interval.meanBurstLength,
+            cumulativeLost: interval.cumulativeLost,
             jitterSamples: UInt32(clamping: Int(jitter.jitter.rounded())),
             bufferDelayMilliseconds: UInt16(clamping: Int(max(playoutDelay, 0).rounded())))
-        intervalExpected = 0
-        intervalMissing = 0
-        intervalBursts = 0
-        intervalLate = 0
-        hasUnrepairableLoss = false
-        return report
     }
 
     // MARK: Packets in
@@ -255,15 +233,12 @@ public final class VoiceReceiveStream {
         jitter.record(arrival: arrival, timestamp: timestamp)
         estimator.record(transitOffset: arrival - MediaTime.duration(ofSamples: timestamp), arrival: arrival)
         noteProtection(of: packet, bytes: bytes, arrival: arrival)
-        targetDelay = clampedTarget(quantile: estimator.quantile(configuration.targetPercentile))
+        target.update(quantile: estimator.quantile(configuration.targetPercentile))
 
         if timestamp < playoutTimestamp {
             guard !playing else {
                 counters.packetsLate += 1
-                if sequence <= lastAccountedSequence {
-                    intervalLate += 1
-                    cumulativeMissing = max(cumulativeMissing - 1, 0)
-                }
+                if sequence <= lastAccountedSequence { loss.noteLateArrival() }
                 lateInARow += 1
                 if lateInARow >= Self.lateRunForRestart { restartPlayout() }
                 return
@@ -341,7 +316,7 @@ public final class VoiceReceiveStream {
         pendingUnderflowSamples = 0
         recoveredSinceAccounted = 0
         decoderIsStale = true
-        targetDelay = clampedTarget(quantile: 0)
+        target.update(quantile: 0)
     }
 
     /// The network's delay rose beyond what the buffer holds and stayed there: every packet now
@@ -358,9 +333,7 @@ public final class VoiceReceiveStream {
     /// How many frames later a lost frame can still be rebuilt, from what the sender is putting
     /// in its packets: a frame lost in packet n comes back in packet n + 1 (a redundant copy, or
     /// Opus's in-band FEC) or n + k (a copy k frames back, which a sender facing bursty loss reaches
-    /// as far as the bursts need). The buffer must hold that many frames more
-    /// than the network's jitter needs, or the repair arrives after the frame was concealed, as
-    /// NetEq accounts for FEC. Protection that stops is forgotten after `protectionMemory`.
+    /// as far as the bursts need); the target holds that many frames more (see `PlayoutTarget`).
     private func noteProtection(of packet: VoicePacketView, bytes: UnsafeRawBufferPointer, arrival: MediaTime) {
         func hasFEC(_ range: Range<Int>) -> Bool {
             (try? OpusDecoder.hasInbandFEC(UnsafeBufferPointer(rebasing: bytes.bindMemory(to: UInt8.self)[range])))
@@ -373,24 +346,7 @@ public final class VoiceReceiveStream {
             let back = Int(frame.timestampOffset) / frameSamples
             frames = max(frames, back + (hasFEC(frame.payload) ? 1 : 0))
         }
-        // The target is clamped to the ceiling anyway; this only keeps the count meaningful.
-        frames = min(frames, Int(configuration.maximumDelayMilliseconds / frameMilliseconds))
-        if frames >= protectionFrames {
-            protectionFrames = frames
-            protectionSeen = arrival
-        } else if arrival - protectionSeen > Self.protectionMemory {
-            protectionFrames = frames
-            protectionSeen = arrival
-        }
-    }
-
-    /// The percentile plus the margin and the repair frames, never above the budget's ceiling
-    /// (the sender keeps its copies within the same budget, so the ceiling bites only where the
-    /// network's jitter alone takes most of it).
-    private func clampedTarget(quantile: Double) -> Double {
-        wantedTarget = quantile + (configuration.targetMarginFrames + Double(protectionFrames)) * frameMilliseconds
-        let ceiling = min(targetCeilingMilliseconds, configuration.maximumDelayMilliseconds)
-        return min(max(wantedTarget, configuration.minimumDelayMilliseconds), ceiling)
+        target.noteProtection(frames: frames, at: arrival)
     }
 
     // MARK: Frames out
@@ -429,23 +385,10 @@ public final class VoiceReceiveStream {
         if playing { counters.totalSamplesPlayed += frameSamples }
     }
 
-    /// The playout delay is kept between `target + lowerBand` and `target + upperBand`. Steps
-    /// are whole frames, so the band is a frame wide (plus 2 ms so that wobbles of the target
-    /// do not cause a skip and a repeat in turn); it sits mostly below the target because the
-    /// target already holds a frame of margin over the delay percentile, and every millisecond
-    /// above it is latency.
-    private var lowerBand: Double { -0.75 * frameMilliseconds - 1 }
-    private var upperBand: Double { 0.25 * frameMilliseconds + 1 }
-    /// A frame over the band: more than the target's wobbles or clock drift ever put there. A
-    /// delay this far over its target came from time the listener lost (a device that missed
-    /// cycles or an engine that stalled, while packets kept coming) or from a network that got
-    /// faster; every low-energy frame inside a spurt may then be skipped, not one per
-    /// `stepInsideSpurtInterval`, so that the excess is gone within the next quiet stretch of
-    /// speech instead of lasting until the speaker pauses.
-    private var farAboveBand: Double { upperBand + frameMilliseconds }
-    /// A delay over the top of the band around the budget's ceiling is over the delay budget:
-    /// it is shed inside speech as a delay far over its target is, whatever the target wants.
-    private var isOverBudget: Bool { playoutDelay > targetCeilingMilliseconds + upperBand }
+    private var lowerBand: Double { target.lowerBand }
+    private var upperBand: Double { target.upperBand }
+    private var farAboveBand: Double { target.farAboveBand }
+    private var isOverBudget: Bool { target.isOverBudget(playoutDelay) }
 
     private func delay(at now: MediaTime, offset: MediaTime, timestamp: Int64) -> Double {
         Double(now - offset) / 1e6 - Double(timestamp) * 1_000 / Double(engineSampleRate)
@@ -790,22 +733,15 @@ public final class VoiceReceiveStream {
         guard sequence > lastAccountedSequence else { return }
         let gap = Int(sequence - lastAccountedSequence - 1)
         // Packets of the gap that did come, after their frames were played, were received late,
-        // not lost (see `makeReport`). A sender that stalled sends them all at once, so they come
+        // not lost (see `ReceiveLossAccounting`). A sender that stalled sends them all at once, so they come
         // before any later packet shows the gap; those coming after are counted as they arrive.
         var arrivedLate = 0
         for skipped in (sequence - Int64(min(gap, Self.sequenceRingSize - 1)))..<sequence where hasReceived(skipped) {
             arrivedLate += 1
         }
-        let missing = gap - arrivedLate
-        if missing > 0 {
-            intervalMissing += missing
-            cumulativeMissing += missing
-            intervalBursts += 1
-            if missing > protectionFrames { hasUnrepairableLoss = true }
-            counters.packetsLost += max(0, missing - recoveredSinceAccounted)
-        }
+        let missing = loss.book(gap: gap, arrivedLate: arrivedLate, protectionFrames: protectionFrames)
+        if missing > 0 { counters.packetsLost += max(0, missing - recoveredSinceAccounted) }
         recoveredSinceAccounted = 0
-        intervalExpected += gap + 1
         lastAccountedSequence = sequence
     }
 

@@ -1,0 +1,48 @@
+import Testing
+import VoiceCore
+
+@testable import VoiceMedia
+
+/// The target rule alone: percentile, margin, repair reach, floor and ceiling, and the band.
+@Suite struct PlayoutTargetTests {
+    static let second = MediaTime.nanosecondsPerSecond
+
+    @Test func theTargetIsThePercentilePlusAFrameOfMarginPlusTheRepairReachWithinTheCeiling() {
+        var target = PlayoutTarget(configuration: JitterBufferConfiguration(frameDuration: .ms20))
+        target.ceilingMilliseconds = 150
+        #expect(target.milliseconds == 20, "no arrivals yet: a frame of margin")
+        target.update(quantile: 7)
+        #expect(target.milliseconds == 27)
+
+        // Copies two frames back: the buffer waits two frames more for them.
+        target.noteProtection(frames: 2, at: 0)
+        target.update(quantile: 7)
+        #expect(target.milliseconds == 67)
+
+        // The budget's share caps it; what it would be stays visible.
+        target.ceilingMilliseconds = 50
+        #expect(target.milliseconds == 50)
+        #expect(target.wantedMilliseconds == 67)
+        #expect(target.isOverBudget(50 + target.upperBand + 0.5))
+        #expect(!target.isOverBudget(50 + target.upperBand))
+    }
+
+    /// More protection counts at once; less only after the larger went unseen for two seconds,
+    /// so one packet without copies does not drop the wait its neighbours' copies need.
+    @Test func protectionFallsOnlyAfterItWentUnseenForAWhile() {
+        var target = PlayoutTarget(configuration: JitterBufferConfiguration(frameDuration: .ms20))
+        target.noteProtection(frames: 3, at: 0)
+        target.noteProtection(frames: 0, at: Self.second)
+        #expect(target.protectionFrames == 3)
+        target.noteProtection(frames: 1, at: 2 * Self.second + 1)
+        #expect(target.protectionFrames == 1)
+    }
+
+    @Test func theBandSitsMostlyUnderTheTargetAndIsAFrameAndTwoMillisecondsWide() {
+        let target = PlayoutTarget(configuration: JitterBufferConfiguration(frameDuration: .ms20))
+        #expect(target.lowerBand == -16)
+        #expect(target.upperBand == 6)
+        #expect(target.upperBand - target.lowerBand == 22)
+        #expect(target.farAboveBand == 26)
+    }
+}
