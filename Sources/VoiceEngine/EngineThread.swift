@@ -82,6 +82,7 @@ final class EngineThread: Sendable {
             framePeriod: period, frameSamples: samples, speaker: speaker.map { ($0.period, $0.periodEngineFrames) },
             speakerRingFrames: playback?.capacity, capturesPerTick: capture != nil, start: MediaTime.monotonicNow())
         var remoteVoicePlaying = false
+        var microphoneEnded = false
         var filled = 0
         while !thread.shouldStop {
             // Read before the microphone's ring is: a period delivered after this ends the wait.
@@ -106,6 +107,14 @@ final class EngineThread: Sendable {
             }
             // One turn of the lock: what the microphone delivered, then the frame, if it is due.
             engine.withCoreOnEngineThread(lockWaits: lockWaits) { core in
+                // A source that has ended (a file) delivers nothing more, and the input meter would
+                // hold the level of its last frame for the rest of the session.
+                defer {
+                    if !microphoneEnded, input?.isExhausted == true {
+                        microphoneEnded = true
+                        core.inputMeter.reset()
+                    }
+                }
                 if let input, let backlog {
                     // Every frame the microphone has delivered goes out now, several after it
                     // caught up from a stall: one at a time would leave the stall standing behind it.

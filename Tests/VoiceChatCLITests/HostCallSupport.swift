@@ -111,9 +111,10 @@ struct HostCallRun {
 enum TestPort: Int, CaseIterable {
     case loopbackDirect, loopbackApp, jackCall, relayJoinUDP, relayJoinTCP, nobodyListening, unknownALSADevice
     case busyListener, relayWithForgedToken, silentRelay, relayReport, relayInUse, relayForeignHost
-    case listenPaths, interruptedListener, terminatedListener
+    case listenPaths, interruptedListener, terminatedListener, endedInputListener
 
-    private static let perProcess = 16
+    /// Ports each test process may use: 20000 + 2499 × 18 + 17 stays under 65535.
+    private static let perProcess = 18
 
     var port: Int {
         precondition(Self.allCases.count <= Self.perProcess, "more test ports than a process's range holds")
