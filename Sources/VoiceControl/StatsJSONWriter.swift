@@ -27,8 +27,6 @@ public final class StatsJSONWriter: Sendable {
         file = Mutex((descriptor, nil))
     }
 
-    /// Creates (or truncates) the file and writes a line every `intervalMilliseconds`, the first
-    /// one an interval from now, until `close()`.
     /// Refuses a path the stats cannot be written to ("-" is standard output), without creating
     /// or changing anything: for checking options before a session starts.
     public static func checkPath(_ path: String) throws(ControlError) {
@@ -49,6 +47,8 @@ public final class StatsJSONWriter: Sendable {
         }
     }
 
+    /// Creates (or truncates) the file and writes a line every `intervalMilliseconds`, the first
+    /// one an interval from now, until `close()`.
     public static func start(
         path: String, control: any VoiceSessionControl, intervalMilliseconds: Int = 1000
     ) throws(ControlError) -> StatsJSONWriter {

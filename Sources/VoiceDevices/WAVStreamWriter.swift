@@ -107,5 +107,4 @@ final class WAVStreamWriter: @unchecked Sendable {
             failure = .fileSystem(path, doing: "write the file", errno: (error as? Errno)?.rawValue ?? EIO)
         }
     }
-
 }

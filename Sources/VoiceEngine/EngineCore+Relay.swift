@@ -1,7 +1,6 @@
 import VoiceCore
 import VoiceRelayClient
 import VoiceTransport
-import VoiceWire
 
 /// A match's relay as the engine core sees it.
 struct SessionRelay {

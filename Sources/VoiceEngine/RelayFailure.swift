@@ -1,4 +1,3 @@
-import VoiceRelayClient
 import VoiceWire
 
 /// Why one of a match's relay transports stopped carrying voice (or never started to).

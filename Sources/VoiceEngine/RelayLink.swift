@@ -2,7 +2,6 @@ import NIOPosix
 import Synchronization
 import VoiceRelayClient
 import VoiceTransport
-import VoiceWire
 
 /// The relay connections of one match: a `RelayClient` over UDP and one over TCP (each only if
 /// allowed), both joined with the match's token, so the TCP one stands by, joined, while UDP works.

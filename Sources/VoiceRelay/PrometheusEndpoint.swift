@@ -2,8 +2,6 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import Prometheus
-import VoiceRelayClient
-import VoiceWire
 
 /// Answers `GET /metrics` with the registry's Prometheus text exposition; everything else gets 404.
 final class PrometheusEndpointHandler: ChannelInboundHandler {

@@ -1,5 +1,4 @@
 import NIOCore
-import VoiceRelayClient
 import VoiceWire
 
 /// Why an admin operation failed.

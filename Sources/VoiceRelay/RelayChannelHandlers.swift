@@ -1,6 +1,4 @@
 import NIOCore
-import VoiceRelayClient
-import VoiceWire
 
 /// Feeds the relay's UDP socket into `RelayIO`; flushes the forwarded copies once per read batch.
 final class RelayUDPHandler: ChannelInboundHandler {

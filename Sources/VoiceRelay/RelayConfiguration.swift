@@ -1,4 +1,3 @@
-import VoiceRelayClient
 import VoiceWire
 
 import struct Foundation.Date

@@ -1,7 +1,5 @@
 import CVoiceSocket
 import NIOCore
-import VoiceRelayClient
-import VoiceWire
 
 #if canImport(Glibc)
     import Glibc

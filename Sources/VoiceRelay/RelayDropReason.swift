@@ -1,5 +1,3 @@
-import VoiceRelayClient
-import VoiceWire
 
 /// Why the relay did not forward something it received. Each is counted globally and per member.
 public enum RelayDropReason: Int, Sendable, Hashable, CaseIterable, CustomStringConvertible {

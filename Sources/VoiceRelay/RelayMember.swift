@@ -1,6 +1,4 @@
 import NIOCore
-import VoiceRelayClient
-import VoiceWire
 
 /// One participant of one match, as the relay sees it.
 ///

@@ -1,6 +1,4 @@
 import CoreMetrics
-import VoiceRelayClient
-import VoiceWire
 
 /// The relay's global figures in swift-metrics. The forwarding path only bumps plain integers on
 /// the event loop; `publish` turns their growth into metric increments a few times a second, so the

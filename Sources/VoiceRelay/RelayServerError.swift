@@ -1,5 +1,3 @@
-import VoiceRelayClient
-import VoiceWire
 
 /// Why a relay could not start.
 public enum RelayServerError: Error, Hashable, Sendable, CustomStringConvertible {

@@ -1,4 +1,3 @@
-import VoiceRelayClient
 import VoiceWire
 
 /// Match signalling through the relay, for clients with no other channel to the other players.

@@ -1,5 +1,3 @@
-import VoiceRelayClient
-import VoiceWire
 
 /// A token bucket on a monotonic nanosecond clock: `rate` tokens per second, at most `burst` saved.
 struct TokenBucket {

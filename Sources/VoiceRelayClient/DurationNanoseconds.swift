@@ -1,4 +1,3 @@
-import VoiceWire
 
 /// A duration in nanoseconds, for comparing with `NIODeadline.uptimeNanoseconds` readings (the
 /// relay's and its clients' clocks).

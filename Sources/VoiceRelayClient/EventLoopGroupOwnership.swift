@@ -1,6 +1,5 @@
 import NIOCore
 import NIOPosix
-import VoiceWire
 
 /// The event loop group a relay client or server runs on: the caller's, or a one-thread group made
 /// for it and shut down with it.

@@ -1,6 +1,5 @@
 import NIOCore
 import NIOPosix
-import VoiceWire
 
 /// Opens a length-framed TCP connection to the relay, as both of its clients (media and signalling)
 /// talk to it: no Nagle delay, relay frames decoded and encoded, and what arrives handed to the client.

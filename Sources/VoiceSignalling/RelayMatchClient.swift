@@ -1,7 +1,6 @@
 import Synchronization
 import VoiceEngine
 import VoiceRelayClient
-import VoiceWire
 
 /// A match's `VoiceChatClient` whose signalling goes through the relay: what the engine sends
 /// becomes a relay signal, signals become `Match.received`, and the relay's roster becomes the

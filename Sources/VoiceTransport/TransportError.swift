@@ -24,7 +24,15 @@ public enum TransportError: Error, Hashable, Sendable, CustomStringConvertible {
         case .invalidAddressText(let text, let reason):
             "invalid address \"\(text)\": \(reason); write it as 192.0.2.7:5000 or [2001:db8::7]:5000"
         case .bindFailed(let host, let port, let reason):
-            "cannot bind a UDP socket to \(host) port \(port): \(reason); pick another port or use 0 for any free one"
+            "cannot bind a UDP socket to \(host) port \(port): \(reason); \(Self.bindAdvice(reason: reason, host: host))"
         }
+    }
+
+    /// What to do about a failed bind, from the system's reason (NIO's description carries the errno).
+    private static func bindAdvice(reason: String, host: String) -> String {
+        if reason.contains("Cannot assign requested address") || reason.contains("errno: 99") {
+            return "\(host) is not an address of this machine: use 0.0.0.0 for every interface, or one of its addresses"
+        }
+        return "pick another port or use 0 for any free one"
     }
 }

@@ -40,13 +40,6 @@ struct CallEngine {
                 throw CommandFailure(
                     "UDP port \(udpPort) is already in use; stop the program using it or pick another --port")
             }
-            if case .bindFailed(_, _, let reason) = error,
-                reason.contains("Cannot assign requested address") || reason.contains("errno: 99")
-            {
-                throw CommandFailure(
-                    "\(host) is not an address of this machine: use 0.0.0.0 for every interface, or one of its addresses"
-                )
-            }
             throw CommandFailure(error.description)
         }
         let engine: VoiceEngine

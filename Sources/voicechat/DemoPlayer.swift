@@ -4,7 +4,6 @@ import VoiceCore
 import VoiceDevices
 import VoiceEngine
 import VoiceRelay
-import VoiceRelayClient
 import VoiceSignalling
 import VoiceWire
 

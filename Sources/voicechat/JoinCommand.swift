@@ -3,7 +3,6 @@ import VoiceControl
 import VoiceCore
 import VoiceEngine
 import VoiceRelay
-import VoiceRelayClient
 import VoiceSignalling
 import VoiceWire
 

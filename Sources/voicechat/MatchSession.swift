@@ -6,7 +6,6 @@ import VoiceEngine
 import VoiceRelay
 import VoiceRelayClient
 import VoiceSignalling
-import VoiceWire
 
 /// What `join` does once its engine is open: reach the relay, join the match, start the channels,
 /// run until the end, report, clean up.

@@ -3,8 +3,6 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import VoiceRelay
-import VoiceRelayClient
-import VoiceWire
 
 /// Runs the relay standalone: UDP and TCP on one port, until Ctrl-C, SIGTERM or `--duration`.
 struct RelayCommand: AsyncParsableCommand {

@@ -1,7 +1,5 @@
 import ServiceLifecycle
 import VoiceRelay
-import VoiceRelayClient
-import VoiceWire
 
 /// Prints the relay's statistics every `interval` (if any) and once more when the service group
 /// shuts down. It runs after the relay in the group, so it is shut down first and its last line

@@ -1,6 +1,5 @@
 import Foundation
 import VoiceRelay
-import VoiceRelayClient
 import VoiceWire
 
 /// The relay's shared secret as the game server and the relay both read it: a file whose bytes

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import VoiceRelay
-import VoiceRelayClient
 import VoiceWire
 
 /// Prints a relay join token, as a game server would issue one to a player.
