@@ -65,6 +65,8 @@ extension EngineCore {
         guard var peer = session.peers[name] else { return }
         if to != nil { peer.wasConnected = true }
         session.peers[name] = peer
+        // A listener that just became reachable learns the path from a run of full packets.
+        if from == nil, to != nil { session.sendPipeline?.warmUpPath() }
         if session.isCall {
             if case .connecting = session.phase, let to {
                 session.phase = .active

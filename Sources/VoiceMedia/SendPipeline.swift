@@ -12,9 +12,13 @@ import VoiceWire
 /// nothing is sent except one keep-alive packet every `keepAliveMilliseconds` of captured audio
 /// (400 ms, Opus DTX's own cadence): the current frame, coded normally and not flagged as speech,
 /// which keeps NAT bindings and the listener's stream alive and lets its decoder hear the room's
-/// real background. The encoder still codes every frame while the microphone is live, so its
-/// state is continuous and the first frame of a talk spurt is coded as well as any other (an
-/// encoder that skipped the silence would predict the onset from stale history).
+/// real background. The first `warmUpFrames` frames of the pipeline, and as many again after
+/// `warmUpPath()` (a listener whose path just came up), are sent whatever the gate says, so that a
+/// new listener has measured the path's arrival delays, and set its buffer by them in silence,
+/// before the first word instead of learning them by concealing inside it. The encoder still
+/// codes every frame while the microphone is live, so its state is continuous and the first frame
+/// of a talk spurt is coded as well as any other (an encoder that skipped the silence would
+/// predict the onset from stale history).
 ///
 /// **Timeline.** The timestamp advances by one frame for every captured frame, sent or not, so
 /// a silent stretch shows up at the listener as a timestamp jump; the sequence number advances by
@@ -83,6 +87,11 @@ public final class VoiceSendPipeline {
     /// up to the farthest reach).
     private var speechRun = 0
     private var samplesSinceLastPacket = 0
+    /// Frames sent whatever the gate says when a path comes up: a second at 20 ms frames, what a
+    /// listener's arrival-delay percentile needs to stand for the path.
+    public static let warmUpFrames = 50
+    /// Frames still to be sent whatever the gate says (see `warmUpPath`).
+    private var warmUpFramesLeft = VoiceSendPipeline.warmUpFrames
 
     /// The largest encoded frame: a third of what a packet holds besides its header, so that a
     /// frame and two copies always fit (392 bytes: 156 kbit/s at 20 ms, far above voice rates).
@@ -188,7 +197,7 @@ public final class VoiceSendPipeline {
         let primaryLength = try primaryEncoder.encode(source, into: copySlot(number))
         copyLengths[number % historyFrames] = primaryLength
 
-        guard speech || samplesSinceLastPacket >= keepAliveSamples else {
+        guard speech || samplesSinceLastPacket >= keepAliveSamples || warmUpFramesLeft > 0 else {
             isSpeaking = false
             speechRun = 0
             statistics.framesSuppressed += 1
@@ -226,6 +235,7 @@ public final class VoiceSendPipeline {
 
         sequence &+= 1
         samplesSinceLastPacket = 0
+        warmUpFramesLeft = max(warmUpFramesLeft - 1, 0)
         isSpeaking = speech
         speechRun = speech ? min(speechRun + 1, lossAdaptation.maximumReach) : 0
 
@@ -242,6 +252,12 @@ public final class VoiceSendPipeline {
             statistics.keepAlivePackets += 1
         }
         return written
+    }
+
+    /// A listener's path just came up: send the next `warmUpFrames` frames whatever
+    /// the gate says, so that its receive stream learns the path's delays before anyone speaks.
+    public func warmUpPath() {
+        warmUpFramesLeft = Self.warmUpFrames
     }
 
     /// The microphone lost `frames` frames of time (its device missed cycles and will never

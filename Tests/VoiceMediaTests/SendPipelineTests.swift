@@ -143,6 +143,37 @@ enum SendSignals {
         #expect(statistics.redundancyBytes == 0)
     }
 
+    /// A listener whose path just came up gets full packets through silence, so that it measures
+    /// the path's delays before anyone speaks; then silence goes back to keep-alives. A muted
+    /// microphone sends nothing, warm-up or not.
+    @Test(arguments: [FrameDuration.ms20, .ms10])
+    func aNewPathIsWarmedUpWithFullPacketsThroughSilence(frameDuration: FrameDuration) throws {
+        let configuration = SendConfiguration(sender: 1, channel: 1, frameDuration: frameDuration)
+        var driver = try SendDriver(configuration)
+        let warmUp = VoiceSendPipeline.warmUpFrames
+        let keepAliveFrames = Int((configuration.keepAliveMilliseconds / frameDuration.milliseconds).rounded())
+        let tail = 3 * keepAliveFrames
+
+        func sentFrames(_ count: Int) throws -> [Int] {
+            let packets = try driver.send(frames: count, SendSignals.silence)
+            #expect(packets.allSatisfy { !$0.view.flags.contains(.speaking) })
+            return packets.map(\.frame)
+        }
+        let keepAlivesAfter = { (last: Int) in [1, 2, 3].map { last + $0 * keepAliveFrames } }
+
+        // From the pipeline's start.
+        #expect(try sentFrames(warmUp + tail) == Array(0..<warmUp) + keepAlivesAfter(warmUp - 1))
+
+        // Again when a path comes up, from the next frame on.
+        driver.pipeline.warmUpPath()
+        let start = driver.frameNumber
+        #expect(try sentFrames(warmUp + tail) == Array(start..<(start + warmUp)) + keepAlivesAfter(start + warmUp - 1))
+
+        driver.pipeline.isMicrophoneMuted = true
+        driver.pipeline.warmUpPath()
+        #expect(try sentFrames(warmUp).isEmpty)
+    }
+
     /// How many samples later a step in loudness comes out of the pipeline's packets than it went
     /// in: the encoder's look-ahead.
     private func codingDelay(frameDuration: FrameDuration) throws -> Int {

@@ -251,7 +251,10 @@ struct E2EBenchmark: ParsableCommand {
         let held = alice["delayHeldFor"] as? String ?? "?"
         let loss = (alice["lossFraction"] as? Double).map { fixed($0 * 100, 2) } ?? "?"
         let recovered = alice["packetsRecovered"] as? Int ?? 0
-        return "target \(target) ms (\(held)), unrepaired loss \(loss) %, recovered \(recovered)"
+        let buffered = (alice["bufferDelayMilliseconds"] as? Double).map { fixed($0) } ?? "?"
+        let concealed = (alice["concealedSamples"] as? Int).map { fixed(Double($0) * 1_000 / 48_000) } ?? "?"
+        return "target \(target) ms (\(held)), buffered \(buffered) ms, unrepaired loss \(loss) %, recovered "
+            + "\(recovered), concealed \(concealed) ms"
     }
 
     private func writeResults(
