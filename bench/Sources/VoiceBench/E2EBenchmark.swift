@@ -59,7 +59,7 @@ struct E2EBenchmark: ParsableCommand {
         var delay: Double
         var windowDelays: [Double]
         var listener: [String: Any]
-        var proxy: (sent: Int, dropped: Int, delivered: Int)
+        var proxy: ImpairmentProxy.Counts
         var machine: MachineStallReport
         /// Whether alice's voice crossed the proxy: at least one datagram for every other frame of
         /// speech. An engine that found bob's own address (his packets to her show it) may leave
@@ -173,7 +173,8 @@ struct E2EBenchmark: ParsableCommand {
                     print(
                         "  \(topology.rawValue) \(condition.name): PESQ-WB \(fixed(row.pesq, 3)), delay "
                             + "\(fixed(row.delay)) ms (engine \(fixed(row.delay - floor.delay))), per-second p95 "
-                            + "\(fixed(row.percentile(0.95))) ms, proxy dropped \(row.proxy.dropped) of \(row.proxy.sent)  "
+                            + "\(fixed(row.percentile(0.95))) ms, proxy dropped \(row.proxy.dropped) of \(row.proxy.sent), "
+                            + "held up \(row.proxy.late) times (latest \(fixed(Double(row.proxy.maximumLateness) / 1e6)) ms)  "
                             + "\(Self.listenerSummary(row.listener))  (\(recording.machine))")
                 }
             }
@@ -277,6 +278,8 @@ struct E2EBenchmark: ParsableCommand {
             object["opusenc_pesq_wb"] = ceiling
             object["proxy_sent"] = row.proxy.sent
             object["proxy_dropped"] = row.proxy.dropped
+            object["proxy_late"] = row.proxy.late
+            object["proxy_max_late_ms"] = Double(row.proxy.maximumLateness) / 1e6
             object["steal"] = row.machine.stealShare
             object["stalls"] = row.machine.stalls
             object["listener"] = Self.listenerSummary(row.listener)

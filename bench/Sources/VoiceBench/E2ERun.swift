@@ -19,7 +19,7 @@ struct E2ERun {
         var heard: [Float]
         /// Bob's last statistics line (`--stats-json`), as JSON.
         var listenerStatistics: [String: Any]
-        var proxy: (sent: Int, dropped: Int, delivered: Int)
+        var proxy: ImpairmentProxy.Counts
         var machine: MachineStallReport
     }
 
@@ -106,7 +106,7 @@ struct E2ERun {
         return Recording(
             reference: stride(from: 0, to: recording.count - 1, by: 2).map { recording[$0] },
             heard: stride(from: 1, to: recording.count, by: 2).map { recording[$0] }, listenerStatistics: listener,
-            proxy: proxy?.counts.withLock { $0 } ?? (0, 0, 0), machine: watch.finish())
+            proxy: proxy?.counts.withLock { $0 } ?? ImpairmentProxy.Counts(), machine: watch.finish())
     }
 
     /// The settings both players run with besides the CLI's defaults: their devices, the frame

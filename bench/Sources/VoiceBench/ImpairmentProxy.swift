@@ -20,8 +20,21 @@ final class ImpairmentProxy: Sendable {
     private let stopping = Atomic<Bool>(false)
     /// Threads started and not yet finished.
     private let running = Atomic<Int>(0)
-    /// Datagrams sent toward the target, lost, and delivered.
-    let counts = Mutex<(sent: Int, dropped: Int, delivered: Int)>((0, 0, 0))
+    /// What crossed the proxy, and how late the proxy itself delivered it.
+    struct Counts: Sendable {
+        /// Datagrams sent toward the target, lost, and delivered.
+        var sent = 0
+        var dropped = 0
+        var delivered = 0
+        /// Deliveries more than `lateThreshold` after their due time: the proxy's own thread was
+        /// held up (the machine), which the listener sees as jitter no condition asked for.
+        var late = 0
+        var maximumLateness: MediaTime = 0
+
+        static let lateThreshold = MediaTime.milliseconds(5)
+    }
+
+    let counts = Mutex<Counts>(Counts())
 
     /// Binds UDP and TCP on 127.0.0.1 at a free port both share, forwarding to `targetPort`.
     init(targetPort: Int, conditions: NetworkConditions, seed: UInt64) throws {
@@ -69,12 +82,17 @@ final class ImpairmentProxy: Sendable {
         defer { for client in clients { close(client.upstream) } }
         while !stopping.load(ordering: .acquiring) {
             let now = MediaTime.monotonicNow()
-            network.deliver(until: now) { datagram, _ in
+            network.deliver(until: now) { datagram, due in
                 // The first two bytes name the client whose upstream socket carries it.
                 let index = Int(datagram[0]) << 8 | Int(datagram[1])
                 let payload = UnsafeRawBufferPointer(rebasing: datagram[2...])
                 _ = send(clients[index].upstream, payload.baseAddress, payload.count, 0)
-                counts.withLock { $0.delivered += 1 }
+                let lateness = MediaTime.monotonicNow() - due
+                counts.withLock {
+                    $0.delivered += 1
+                    if lateness > Counts.lateThreshold { $0.late += 1 }
+                    $0.maximumLateness = max($0.maximumLateness, lateness)
+                }
             }
             let wait = network.nextDeliveryTime.map { max(0, min(Int(($0 - now) / 1_000_000) + 1, 50)) } ?? 50
             var polls = [pollfd(fd: udpSocket, events: Int16(POLLIN), revents: 0)]
@@ -91,6 +109,8 @@ final class ImpairmentProxy: Sendable {
                     }
                 }
                 if count > 0 {
+                    // Impaired from when it came in, not from before the wait that it ended.
+                    let arrival = MediaTime.monotonicNow()
                     var index = clients.firstIndex {
                         $0.address.sin_port == from.sin_port && $0.address.sin_addr.s_addr == from.sin_addr.s_addr
                     }
@@ -103,7 +123,7 @@ final class ImpairmentProxy: Sendable {
                         buffer[1] = UInt8(index & 0xff)
                         let dropped = network.statistics.dropped
                         buffer.withUnsafeBytes {
-                            network.send(UnsafeRawBufferPointer(rebasing: $0[0..<(count + 2)]), at: now)
+                            network.send(UnsafeRawBufferPointer(rebasing: $0[0..<(count + 2)]), at: arrival)
                         }
                         let lost = network.statistics.dropped > dropped
                         counts.withLock {

@@ -30,6 +30,8 @@ struct ImpairmentProxyCommand: ParsableCommand {
         while readLine() != nil {}
         proxy.stop()
         let counts = proxy.counts.withLock { $0 }
-        print("sent \(counts.sent), dropped \(counts.dropped), delivered \(counts.delivered)")
+        print(
+            "sent \(counts.sent), dropped \(counts.dropped), delivered \(counts.delivered), late over 5 ms "
+                + "\(counts.late), latest \(Double(counts.maximumLateness) / 1e6) ms")
     }
 }
