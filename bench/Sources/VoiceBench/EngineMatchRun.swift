@@ -29,6 +29,9 @@ struct EngineMatchRun {
     let warmupSeconds: Double
     let seconds: Double
 
+    /// Frames measured after the warm-up.
+    var frames: Int { Int(seconds * 1_000 / VoiceDefaults.frameDuration.milliseconds) }
+
     func run(countingAllocations: Bool) throws -> Result {
         let world = try InProcessMatch(players: speakers + 1, configuration: EngineConfiguration())
         let listener = world.players[0].engine
@@ -75,7 +78,6 @@ struct EngineMatchRun {
         for index in 0..<warmupFrames { step(index, measuring: false) }
         let speakersHeard =
             listener.statistics().filter { ($0.streams.values.first?.receive.packetsReceived ?? 0) > 0 }.count
-        let frames = Int(seconds * 1_000 / frame.milliseconds)
         if countingAllocations { AllocationCounter.start(threads: [pthread_self()]) }
         let start = monotonicNanoseconds()
         for index in warmupFrames..<(warmupFrames + frames) { step(index, measuring: true) }

@@ -60,8 +60,7 @@ struct PipelineBenchmark: ParsableCommand {
         }
         let engineSpeed = median(speeds[.engine] ?? [0])
         let baselineSpeed = median(speeds[.baseline] ?? [0])
-        report.add(
-            "two-engine call speed", engineSpeed, unit: "× real time", baseline: baselineSpeed, target: .atLeast(100))
+        report.add("two-engine call speed", engineSpeed, unit: "× real time", baseline: baselineSpeed)
         // What no call with these codec settings can beat: libopus alone encoding and decoding
         // the same speech, frame by frame, with nothing else around it.
         let complexity = configuration(.engine).complexity
@@ -72,6 +71,10 @@ struct PipelineBenchmark: ParsableCommand {
         report.add(
             "libopus alone, encode + decode (complexity \(complexity))", codecSpeed, unit: "× real time",
             baseline: engineSpeed)
+        // A call makes the same encode and decode plus everything around them; on a shared machine
+        // only the ratio to libopus in the same run says what the engine adds.
+        report.add(
+            "two-engine call speed over libopus alone", engineSpeed / codecSpeed, unit: "ratio", target: .atLeast(0.85))
 
         let counting = AllocationCounter.isActive()
         report.require(counting, "allocation counting is inactive: run through bench/run")
@@ -100,13 +103,17 @@ struct PipelineBenchmark: ParsableCommand {
     private func measureEngineMatch(speech: [Float], report: inout BenchmarkReport) throws {
         let speakers = 8
         let match = EngineMatchRun(speech: speech, speakers: speakers, warmupSeconds: 3, seconds: seconds / 2)
-        let runs = try (0..<repetitions).map { _ in try match.run(countingAllocations: false) }
+        // Each match runs next to its own libopus-alone run, so that both see the same share of a
+        // shared machine; the ratio is the median of the pairs'.
+        var runs: [EngineMatchRun.Result] = []
+        var codecSpeeds: [Double] = []
+        for _ in 0..<repetitions {
+            runs.append(try match.run(countingAllocations: false))
+            codecSpeeds.append(try Self.listenersCodecWorkAloneSpeed(speech, speakers: speakers, frames: match.frames))
+        }
         let listenerSpeed = median(runs.map(\.listenerSpeed))
-        let codecSpeed = median(
-            try (0..<repetitions).map { _ in
-                try Self.codecAloneSpeed(
-                    speech, complexity: VoiceDefaults.complexity, bitrate: VoiceDefaults.bitrate, decodes: speakers)
-            })
+        let codecSpeed = median(codecSpeeds)
+        let ratios = zip(runs, codecSpeeds).map { run, codec in codec / run.listenerSpeed }
         report.require(
             runs.allSatisfy { $0.speakersHeard == speakers },
             "the listener heard \(runs.map(\.speakersHeard)) of \(speakers) speakers after the warm-up")
@@ -114,8 +121,9 @@ struct PipelineBenchmark: ParsableCommand {
             "real engine: listener of \(speakers) speakers, speed", listenerSpeed, unit: "× real time",
             baseline: codecSpeed)
         report.add(
-            "real engine: listener's CPU over libopus alone (1 encode + \(speakers) decodes)",
-            codecSpeed / listenerSpeed, unit: "ratio", target: .atMost(1.15))
+            "real engine: listener's CPU over libopus alone (its encode of silence + \(speakers) speakers' decodes), median of "
+                + "\(repetitions) pairs (\(ratios.map { String(format: "%.2f", $0) }.joined(separator: ", ")))",
+            median(ratios), unit: "ratio", target: .atMost(1.15))
         report.add(
             "real engine: match of \(speakers + 1) engines, speed", median(runs.map(\.matchSpeed)), unit: "× real time")
         let counted = try match.run(countingAllocations: true)
@@ -127,10 +135,61 @@ struct PipelineBenchmark: ParsableCommand {
             unit: "allocs/frame")
     }
 
-    /// Encodes `samples` in frames and decodes each packet `decodes` times; returns seconds of
-    /// audio per second of the thread's CPU time. (One decoder stands in for several: decoders are not copyable, and
-    /// a decode costs the same whichever decoder makes it.)
-    static func codecAloneSpeed(_ samples: [Float], complexity: Int, bitrate: Int, decodes: Int = 1) throws -> Double {
+    /// The listener's codec work in `EngineMatchRun`, by libopus alone: each frame, one encode of
+    /// silence (the listener's microphone) and one decode of each speaker's packet, every speaker
+    /// with a decoder of its own and speech from its own offset, as in the match. The speakers'
+    /// packets are encoded before the clock starts. Returns seconds of audio per second of CPU.
+    static func listenersCodecWorkAloneSpeed(_ speech: [Float], speakers: Int, frames: Int) throws -> Double {
+        func encoder() throws -> OpusEncoder {
+            try OpusEncoder(
+                OpusEncoder.Configuration(
+                    frameDuration: VoiceDefaults.frameDuration, bitrate: VoiceDefaults.bitrate,
+                    complexity: VoiceDefaults.complexity, inbandFEC: false, packetLossPercent: 0))
+        }
+        final class Decoder {
+            var decoder = try! OpusDecoder()
+        }
+        let samples = VoiceDefaults.frameDuration.engineFrames
+        var packets: [[[UInt8]]] = []
+        for number in 1...speakers {
+            var speakerEncoder = try encoder()
+            var packet = [UInt8](repeating: 0, count: OpusEncoder.maximumPacketBytes)
+            packets.append(
+                try (0..<frames).map { index in
+                    let offset = (number * 83 * samples + index * samples) % (speech.count - samples)
+                    let length = try speech[offset..<(offset + samples)].withUnsafeBufferPointer { pcm in
+                        try packet.withUnsafeMutableBufferPointer { try speakerEncoder.encode(pcm, into: $0) }
+                    }
+                    return Array(packet[..<length])
+                })
+        }
+        var listenerEncoder = try encoder()
+        let decoders = (0..<speakers).map { _ in Decoder() }
+        let silence = [Float](repeating: 0, count: samples)
+        var packet = [UInt8](repeating: 0, count: OpusEncoder.maximumPacketBytes)
+        var decoded = [Float](repeating: 0, count: decoders[0].decoder.maximumFrameSamples)
+        let start = threadCPUNanoseconds()
+        try silence.withUnsafeBufferPointer { silence in
+            try packet.withUnsafeMutableBufferPointer { packet in
+                try decoded.withUnsafeMutableBufferPointer { decoded in
+                    for index in 0..<frames {
+                        _ = try listenerEncoder.encode(silence, into: packet)
+                        for (speaker, decoder) in decoders.enumerated() {
+                            _ = try packets[speaker][index].withUnsafeBufferPointer {
+                                try decoder.decoder.decode($0, into: decoded)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let seconds = Double(threadCPUNanoseconds() - start) / 1e9
+        return Double(frames * samples) / 48_000 / seconds
+    }
+
+    /// Encodes `samples` in frames and decodes each packet; returns seconds of audio per second of
+    /// the thread's CPU time.
+    static func codecAloneSpeed(_ samples: [Float], complexity: Int, bitrate: Int) throws -> Double {
         var encoder = try OpusEncoder(
             OpusEncoder.Configuration(
                 frameDuration: VoiceDefaults.frameDuration, bitrate: bitrate, complexity: complexity, inbandFEC: false,
@@ -146,9 +205,7 @@ struct PipelineBenchmark: ParsableCommand {
                     for offset in stride(from: 0, through: pcm.count - frame, by: frame) {
                         let input = UnsafeBufferPointer(rebasing: pcm[offset..<(offset + frame)])
                         let length = try encoder.encode(input, into: packet)
-                        for _ in 0..<decodes {
-                            _ = try decoder.decode(UnsafeBufferPointer(rebasing: packet[..<length]), into: decoded)
-                        }
+                        _ = try decoder.decode(UnsafeBufferPointer(rebasing: packet[..<length]), into: decoded)
                     }
                 }
             }
