@@ -22,6 +22,8 @@ struct EngineMatchRun {
         var matchAllocationsPerFrame: Double
         /// Speakers the listener heard with packets, after the warm-up.
         var speakersHeard: Int
+        /// Seconds of audio per second of CPU the work run alongside took, when there was some.
+        var alongsideSpeed: Double?
     }
 
     let speech: [Float]
@@ -31,8 +33,13 @@ struct EngineMatchRun {
 
     /// Frames measured after the warm-up.
     var frames: Int { Int(seconds * 1_000 / VoiceDefaults.frameDuration.milliseconds) }
+    var warmupFrames: Int { Int(warmupSeconds * 1_000 / VoiceDefaults.frameDuration.milliseconds) }
+    /// Frames between two speakers' starting points in the speech.
+    static let offsetFrames = 83
 
-    func run(countingAllocations: Bool) throws -> Result {
+    /// Runs the match; `alongside` runs once per measured frame (given the frame's number), in the
+    /// same loop as the engines, and is timed apart.
+    func run(countingAllocations: Bool, alongside: ListenerCodecWork? = nil) throws -> Result {
         let world = try InProcessMatch(players: speakers + 1, configuration: EngineConfiguration())
         let listener = world.players[0].engine
         // As an app whose own audio thread ticks the engine runs it: the courier's thread sends and
@@ -44,10 +51,16 @@ struct EngineMatchRun {
         var output = [Float](repeating: 0, count: samples)
         var listenerNanoseconds: UInt64 = 0
         var listenerAllocations = 0
+        var alongsideNanoseconds: UInt64 = 0
         // Each speaker reads the speech from its own offset, so that the mix is of distinct talkers.
-        let offsets = (0..<world.players.count).map { $0 * 83 * samples }
-        func step(_ index: Int, measuring: Bool) {
+        let offsets = (0..<world.players.count).map { $0 * Self.offsetFrames * samples }
+        func step(_ index: Int, measuring: Bool) throws {
             world.clock.advance(by: frame.nanoseconds)
+            if measuring, let alongside {
+                let start = threadCPUNanoseconds()
+                try alongside.run(frame: index)
+                alongsideNanoseconds += threadCPUNanoseconds() - start
+            }
             world.deliver { engine, handOver in
                 guard measuring, engine === listener else { return handOver() }
                 let (start, allocated) = (threadCPUNanoseconds(), AllocationCounter.counted)
@@ -74,19 +87,19 @@ struct EngineMatchRun {
                 }
             }
         }
-        let warmupFrames = Int(warmupSeconds * 1_000 / frame.milliseconds)
-        for index in 0..<warmupFrames { step(index, measuring: false) }
+        for index in 0..<warmupFrames { try step(index, measuring: false) }
         let speakersHeard =
             listener.statistics().filter { ($0.streams.values.first?.receive.packetsReceived ?? 0) > 0 }.count
         if countingAllocations { AllocationCounter.start(threads: [pthread_self()]) }
         let start = monotonicNanoseconds()
-        for index in warmupFrames..<(warmupFrames + frames) { step(index, measuring: true) }
+        for index in warmupFrames..<(warmupFrames + frames) { try step(index, measuring: true) }
         let wall = Double(monotonicNanoseconds() - start) / 1e9
         let allocations = countingAllocations ? AllocationCounter.stop() : 0
         for player in world.players { player.engine.shutDown() }
         return Result(
             listenerSpeed: seconds / (Double(listenerNanoseconds) / 1e9), matchSpeed: seconds / wall,
             listenerAllocationsPerFrame: Double(listenerAllocations) / Double(frames),
-            matchAllocationsPerFrame: Double(allocations) / Double(frames), speakersHeard: speakersHeard)
+            matchAllocationsPerFrame: Double(allocations) / Double(frames), speakersHeard: speakersHeard,
+            alongsideSpeed: alongside.map { _ in seconds / (Double(alongsideNanoseconds) / 1e9) })
     }
 }
