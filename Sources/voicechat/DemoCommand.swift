@@ -22,10 +22,15 @@ struct DemoCommand: AsyncParsableCommand {
             writes what each side heard to WAV, and ends with the path, delay, loss and, when the scorer \
             is set up (scripts/setup.sh), a wideband PESQ score per direction.
 
+            The clips come from --fixtures, else from the project's Fixtures folder, found through \
+            $VOICECHAT_ROOT, the current folder or the folders above the voicechat binary, so the demo \
+            runs from any folder as long as the binary stays in the project's build.
+
             Examples:
               voicechat demo
               voicechat demo --path relay-tcp --output-directory /tmp/demo
               voicechat demo --path auto --stats-json demo-stats.jsonl
+              voicechat demo --fixtures ~/voicechat/Fixtures
             """
     )
 
@@ -40,6 +45,14 @@ struct DemoCommand: AsyncParsableCommand {
 
     @Option(parsing: .unconditional, help: "Seconds of speech (default: the whole clips, about 13 s).")
     var duration: Double?
+
+    @Option(
+        help: ArgumentHelp(
+            "A folder holding the clips the players say, speech-male.wav and speech-female.wav (default: the "
+                + "project's Fixtures folder).", valueName: "directory"))
+    var fixtures: String?
+
+    static let clips = ["speech-male.wav", "speech-female.wav"]
 
     @OptionGroup var tuning: EngineTuningOptions
 
@@ -62,18 +75,36 @@ struct DemoCommand: AsyncParsableCommand {
 
     func validate() throws {
         if let duration { try validateSeconds(duration, option: "--duration") }
+        if let fixtures {
+            let missing = Self.clips.filter {
+                !FileManager.default.fileExists(atPath: URL(fileURLWithPath: fixtures).appendingPathComponent($0).path)
+            }
+            guard missing.isEmpty else {
+                throw ValidationError(
+                    "--fixtures \(fixtures) holds no \(missing.joined(separator: " or ")); give the folder that holds "
+                        + Self.clips.joined(separator: " and ") + " (the project's Fixtures folder).")
+            }
+        }
+    }
+
+    /// The two clips: from --fixtures, else the project's.
+    private func clips() throws(CommandFailure) -> (male: URL, female: URL) {
+        if let fixtures {
+            let folder = URL(fileURLWithPath: fixtures)
+            return (folder.appendingPathComponent(Self.clips[0]), folder.appendingPathComponent(Self.clips[1]))
+        }
+        guard let male = ProjectFiles.fixture(Self.clips[0]), let female = ProjectFiles.fixture(Self.clips[1]) else {
+            throw CommandFailure(
+                "cannot find the demo's clips (\(Self.clips.joined(separator: " and "))): looked in "
+                    + "\(ProjectFiles.searchedPlaces); pass --fixtures with the folder that holds them")
+        }
+        return (male, female)
     }
 
     func run() async throws {
         StatusOutput.keepStandardOutputFor(observation)
         InterruptSignal.install()
-        guard let maleSpeech = ProjectFiles.fixture("speech-male.wav"),
-            let femaleSpeech = ProjectFiles.fixture("speech-female.wav")
-        else {
-            throw CommandFailure(
-                "cannot find Fixtures/speech-male.wav and speech-female.wav; run from the project's folder "
-                    + "or set VOICECHAT_ROOT to it")
-        }
+        let (maleSpeech, femaleSpeech) = try clips()
         let directory = URL(fileURLWithPath: outputDirectory)
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -130,7 +161,14 @@ struct DemoCommand: AsyncParsableCommand {
                     + "; " + DemoScore.describe(said: speaker.says, heard: heard))
         }
         if InterruptSignal.wasReceived { printStatus("(stopped early with Ctrl-C)") }
+        printStatus(Self.nextSteps)
     }
+
+    /// What to try after the demo: the same engine between two hosts.
+    static let nextSteps =
+        "next: a call between two hosts, `voicechat listen --name alice` on one and `voicechat call HOST:7300 "
+        + "--name bob` on the other; a match through a relay, `voicechat relay` and `voicechat join` "
+        + "(`voicechat help join`); the sound devices here, `voicechat devices`"
 
     private func waitUntilConnected(_ players: [DemoPlayer]) async throws(CommandFailure) {
         let deadline = MediaTime.monotonicNow() + MediaTime.milliseconds(15_000)

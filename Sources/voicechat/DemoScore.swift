@@ -16,7 +16,7 @@ enum DemoScore {
         }()
         let delayText =
             delay.map { "delay \($0) ms" } ?? "delay not measurable (nothing heard lines up with what was said)"
-        return delayText + " (for a PESQ score, set up the scorer: scripts/setup.sh)"
+        return delayText + " (for a PESQ score, set up the scorer: \(ProjectFiles.setupCommand))"
     }
 
     /// Runs bench/scoring/score.py; nil when it is not set up or fails.

@@ -18,6 +18,14 @@ enum ProjectFiles {
         return candidates.first { FileManager.default.fileExists(atPath: $0.appendingPathComponent("Fixtures").path) }
     }()
 
+    /// Where `root` looks, in order, for a sentence that tells a user what was searched.
+    static let searchedPlaces = "$VOICECHAT_ROOT/Fixtures, ./Fixtures and a Fixtures folder above the voicechat binary"
+
+    /// How to run the project's setup script from wherever the user is.
+    static var setupCommand: String {
+        root.map { $0.appendingPathComponent("scripts/setup.sh").path } ?? "scripts/setup.sh in the project's folder"
+    }
+
     static func fixture(_ name: String) -> URL? {
         guard let url = root?.appendingPathComponent("Fixtures").appendingPathComponent(name),
             FileManager.default.fileExists(atPath: url.path)

@@ -30,11 +30,19 @@ enum CommandRunner {
         packageRoot.appendingPathComponent("Fixtures").appendingPathComponent(name).path
     }
 
-    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> CommandResult {
+    /// Runs `executable` (the built one unless given) with `arguments`; `environment` adds to this
+    /// process's, `removing` takes names out of it, and `directory` is where it runs.
+    static func run(
+        _ arguments: [String], environment: [String: String] = [:], removing: [String] = [],
+        executable: URL = executable, in directory: URL? = nil
+    ) throws -> CommandResult {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        var merged = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        for name in removing { merged[name] = nil }
+        process.environment = merged
+        if let directory { process.currentDirectoryURL = directory }
         let output = Pipe()
         let error = Pipe()
         process.standardOutput = output

@@ -66,3 +66,48 @@ import Testing
         #expect(missing.standardError.contains("--stats-json: cannot write stats to /nonexistent-dir/stats.jsonl"))
     }
 }
+
+/// `demo` from a folder outside the project, with the binary copied out of the build as a user
+/// might install it.
+@Suite struct DemoOutsideTheProjectTests {
+    /// A copy of the built binary in a folder of its own, run from that folder.
+    private static func installedCopy(in directory: URL) throws -> URL {
+        let copy = directory.appendingPathComponent("voicechat")
+        try FileManager.default.copyItem(at: CommandRunner.executable, to: copy)
+        return copy
+    }
+
+    @Test func withoutItsClipsItSaysWhereItLookedAndWhatToPass() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let copy = try Self.installedCopy(in: directory)
+        let result = try CommandRunner.run(
+            ["demo", "--duration", "1"], removing: ["VOICECHAT_ROOT"], executable: copy, in: directory)
+        #expect(result.status == 1)
+        #expect(result.standardError.contains("looked in $VOICECHAT_ROOT/Fixtures, ./Fixtures"))
+        #expect(result.standardError.contains("pass --fixtures"))
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("demo-output").path))
+
+        let wrong = try CommandRunner.run(["demo", "--fixtures", directory.path], executable: copy, in: directory)
+        #expect(wrong.status == 64)
+        #expect(wrong.standardError.contains("--fixtures \(directory.path) holds no speech-male.wav"))
+    }
+
+    @Test func givenItsClipsItRunsAndSaysWhatToTryNext() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let copy = try Self.installedCopy(in: directory)
+        let fixtures = CommandRunner.packageRoot.appendingPathComponent("Fixtures").path
+        let result = try CommandRunner.run(
+            ["demo", "--duration", "2", "--fixtures", fixtures], removing: ["VOICECHAT_ROOT"], executable: copy,
+            in: directory)
+        #expect(result.status == 0, "\(result.standardError)")
+        let output = directory.appendingPathComponent("demo-output")
+        #expect(FileManager.default.fileExists(atPath: output.appendingPathComponent("alice-heard.wav").path))
+        #expect(FileManager.default.fileExists(atPath: output.appendingPathComponent("bob-heard.wav").path))
+        // Without the project around it, the scorer's setup is pointed at by name, not by a path
+        // that does not exist here.
+        #expect(result.standardOutput.contains("scripts/setup.sh in the project's folder"))
+        #expect(result.standardOutput.split(separator: "\n").last?.hasPrefix("next: a call between two hosts") == true)
+    }
+}
