@@ -233,11 +233,9 @@ extension EngineCore {
         if peer.isGone { return .disconnected }
         guard peer.activeRoute != nil else { return .connecting }
         let previous = session.reportedStates[PlayerStateKey(channel: channel.number, player: peer.participant)]
-        guard peer.startedChannels.contains(channel.number) else {
-            // A player who was in the channel and left it is disconnected from it; one who
-            // never started it is still on the way.
-            return previous == nil || previous == .connecting ? .connecting : .disconnected
-        }
+        // The path comes up from the player's hello, which lists the channels it has started: a
+        // reachable player whose list lacks this one is not in it, whether it left or never came.
+        guard peer.startedChannels.contains(channel.number) else { return .disconnected }
         if session.streams[StreamKey(sender: peer.mediaID, channel: channel.number)]?.stream.isSpeaking == true {
             return .speaking
         }

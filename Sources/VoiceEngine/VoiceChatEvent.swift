@@ -21,11 +21,12 @@ public enum VoiceChatEvent: Sendable, Hashable {
 
 /// A player's state in one voice channel (GameKit's `GKVoiceChat.PlayerState`).
 public enum PlayerState: String, Sendable, Hashable, Codable {
-    /// Known to the match, no real-time path yet, or has not started this channel.
+    /// Known to the match, no real-time path yet.
     case connecting
     /// Reachable, and has started this channel.
     case connected
-    /// Gone: left the match, stopped the channel, or unreachable past the timeout.
+    /// Not in this channel: reachable but has not started it (or stopped it), left the match, or
+    /// unreachable past the timeout.
     case disconnected
     /// Speech is arriving from the player in this channel.
     case speaking
