@@ -5,6 +5,8 @@ import Synchronization
 final class DatagramErrorCounters: Sendable {
     let sendErrors = Atomic<Int>(0)
     let receiveErrors = Atomic<Int>(0)
+    /// Times the endpoint bound its socket again after an error closed it.
+    let reopens = Atomic<Int>(0)
 }
 
 /// Copies each received datagram out of NIO's buffer and hands it to the endpoint's callback.

@@ -39,6 +39,46 @@ import Testing
         ])
     }
 
+    /// The caller's link goes down for 2 s mid-call: its sends fail with "network unreachable",
+    /// which closes a NIO datagram socket. Voice moves to the signalling connection meanwhile, and
+    /// back to direct UDP once the link returns (the socket is bound again on its port).
+    @Test(
+        .enabled(
+            if: NetworkNamespaces.available,
+            "needs root and iproute2 to create network namespaces (run as root, apt-get install iproute2)"))
+    func aCallGoesBackToDirectUDPWhenTheLinkReturns() throws {
+        let namespaces = try NetworkNamespaces(label: "o")
+        defer { namespaces.remove() }
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let outageOver = DispatchSemaphore(value: 0)
+        DispatchQueue.global().asyncAfter(deadline: .now() + 6) {
+            namespaces.setSecondLink(up: false)
+            Thread.sleep(forTimeInterval: 2)
+            namespaces.setSecondLink(up: true)
+            outageOver.signal()
+        }
+        let run = try HostCallRun.run(
+            directory: directory,
+            listenArguments: [
+                "--port", "7300", "--name", "alice", "--input", CommandRunner.fixture("speech-female.wav"),
+                "--output", "/dev/null", "--duration", "24",
+            ],
+            callArguments: [
+                "\(namespaces.firstAddress):7300", "--name", "bob", "--input", CommandRunner.fixture("speech-male.wav"),
+                "--output", "/dev/null", "--duration", "15",
+            ],
+            listenerPrefix: namespaces.prefix(namespaces.first), callerPrefix: namespaces.prefix(namespaces.second),
+            seconds: 25)
+        outageOver.wait()
+        let transcript = run.transcript
+        #expect(run.callerStatus == 0, "\(transcript)")
+        let changes = run.caller.standardOutput.split(separator: "\n").filter { $0.hasPrefix("path to alice changed") }
+        #expect(!changes.isEmpty, "the outage did not move the call off direct UDP: \(transcript)")
+        #expect(changes.last == "path to alice changed: direct", "\(transcript)")
+        #expect(run.caller.standardOutput.contains("summary: path direct"), "\(transcript)")
+    }
+
     @Test(
         .enabled(
             if: NetworkNamespaces.available,

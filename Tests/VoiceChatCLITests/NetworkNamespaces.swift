@@ -12,6 +12,8 @@ import VoiceTesting
 struct NetworkNamespaces {
     let first: String
     let second: String
+    /// The second namespace's end of the veth pair.
+    let secondLink: String
     let firstAddress = "10.213.0.1"
     let secondAddress = "10.213.0.2"
 
@@ -32,6 +34,7 @@ struct NetworkNamespaces {
         second = "vcB\(suffix)"
         let firstLink = "va\(suffix)"
         let secondLink = "vb\(suffix)"
+        self.secondLink = secondLink
         let steps: [[String]] = [
             ["netns", "add", first],
             ["netns", "add", second],
@@ -51,6 +54,11 @@ struct NetworkNamespaces {
                 throw JACKServerError("`ip \(step.joined(separator: " "))` failed")
             }
         }
+    }
+
+    /// Takes the second host's link down (its sends fail with "network unreachable") or up again.
+    func setSecondLink(up: Bool) {
+        _ = Self.run(Self.ip, ["-n", second, "link", "set", secondLink, up ? "up" : "down"])
     }
 
     /// `ip netns exec NAME`: runs a command inside the namespace.

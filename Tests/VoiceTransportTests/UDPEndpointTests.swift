@@ -1,6 +1,7 @@
 import Synchronization
 import Testing
-import VoiceTransport
+
+@testable import VoiceTransport
 
 @Suite("UDPEndpoint and CandidateGathering on loopback")
 struct UDPEndpointTests {
@@ -43,6 +44,35 @@ struct UDPEndpointTests {
         await a.close()
         await b.close()
         await a.close()
+    }
+
+    /// NIO closes a datagram socket whose send fails with an error it does not recover from
+    /// (ENETUNREACH while the network is down); the endpoint binds it again on the same port, so
+    /// peers that know the address reach it again, and it sends again.
+    @Test func aSocketAnErrorClosedIsBoundAgainOnItsPort() async throws {
+        let inboxA = Inbox()
+        let inboxB = Inbox()
+        let a = try await UDPEndpoint.bind(host: "127.0.0.1") { inboxA.append($0, from: $1) }
+        let b = try await UDPEndpoint.bind(host: "127.0.0.1") { inboxB.append($0, from: $1) }
+        let addressA = try PeerAddress(host: "127.0.0.1", port: a.localPort)
+        let addressB = try PeerAddress(host: "127.0.0.1", port: b.localPort)
+
+        await a.closeAsAnErrorWould()
+        let deadline = ContinuousClock.now + .seconds(5)
+        while a.reopenCount == 0 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(a.reopenCount == 1)
+        b.send([7], to: addressA)
+        #expect(try await inboxA.wait(for: 1).map(\.0) == [[7]])
+        a.send([8], to: addressB)
+        #expect(try await inboxB.wait(for: 1).map(\.0) == [[8]])
+
+        // Closed on purpose, it stays closed: the port is free for another socket at once.
+        await a.close()
+        let successor = try await UDPEndpoint.bind(host: "127.0.0.1", port: a.localPort) { _, _ in }
+        #expect(successor.localPort == a.localPort)
+        #expect(a.reopenCount == 1)
+        await successor.close()
+        await b.close()
     }
 
     @Test func sendingAfterCloseIsCountedNotFatal() async throws {
