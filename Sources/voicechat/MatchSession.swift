@@ -148,14 +148,14 @@ enum MatchSession {
         }
     }
 
-    private static func describe(_ event: MatchEvent) -> String? {
+    static func describe(_ event: MatchEvent) -> String? {
         switch event {
         case .playerConnection(let player, let connected):
             connected ? "\(player) connected" : "\(player) disconnected"
         case .pathChanged(let player, let path):
             "path to \(player): \(path?.rawValue ?? "none (looking for one)")"
         case .relayFailed(let path, let failure):
-            "relay \(path.rawValue): \(failure)"
+            "over \(path == .relayTCP ? "TCP" : "UDP"): \(failure)"
         case .signallingRejected(let from, let error):
             "warning: refused signalling from \(from): \(error)"
         case .serverMuted(let muted):
