@@ -51,7 +51,8 @@ struct DevicesCommand: ParsableCommand {
                 ?? ALSADeviceInfo(name: "default", description: "ALSA's default device", direction: .both), at: 0)
 
         var unusable: [(name: String, why: String)] = []
-        var soundCard = false
+        // A card shows as hw: PCMs in the hints whether or not another program holds it now.
+        let soundCard = devices.contains { $0.name.hasPrefix("hw:") || $0.name.hasPrefix("plughw:") }
         for device in devices {
             let firstLine = device.description.split(separator: "\n").first.map(String.init) ?? ""
             if Self.soundServers.contains(device.name) {
@@ -80,7 +81,6 @@ struct DevicesCommand: ParsableCommand {
                 if !failures.isEmpty { unusable.append((device.name, failures.joined(separator: "; "))) }
                 continue
             }
-            if device.name.hasPrefix("hw:") || device.name.hasPrefix("plughw:") { soundCard = true }
             print(device.name + (firstLine.isEmpty ? "" : "  \(firstLine)"))
             for line in lines { print(line) }
             for failure in failures { print("    \(failure)") }
