@@ -23,6 +23,14 @@ public struct LevelMeter: Sendable {
 
     private var smoothedPower: Float = 0
     private var peakLinear: Float = 0
+    /// The mean power of the last block processed (linear, not smoothed).
+    public private(set) var lastBlockPower: Float = 0
+    /// The smoothing and fall factors for the last block length: blocks are a frame long, so
+    /// they are worked out once instead of with `exp` and `pow` on every block.
+    private var coefficientsBlockSeconds = -1.0
+    private var attackKeep: Float = 0
+    private var releaseKeep: Float = 0
+    private var peakFall: Float = 0
 
     public init(attackSeconds: Double = 0.010, releaseSeconds: Double = 0.300, peakFallDBPerSecond: Double = 20) {
         self.attackSeconds = attackSeconds
@@ -35,17 +43,22 @@ public struct LevelMeter: Sendable {
         guard !samples.isEmpty else { return }
         let (sumOfSquares, blockPeak) = Self.sumOfSquaresAndPeak(samples)
         let blockPower = sumOfSquares / Float(samples.count)
+        lastBlockPower = blockPower
         let blockSeconds = Double(samples.count) / Double(sampleRate)
+        if blockSeconds != coefficientsBlockSeconds {
+            coefficientsBlockSeconds = blockSeconds
+            attackKeep = Float(exp(-blockSeconds / attackSeconds))
+            releaseKeep = Float(exp(-blockSeconds / releaseSeconds))
+            peakFall = Float(pow(10, -peakFallDBPerSecond * blockSeconds / 20))
+        }
 
-        let timeConstant = blockPower > smoothedPower ? attackSeconds : releaseSeconds
-        let keep = Float(exp(-blockSeconds / timeConstant))
+        let keep = blockPower > smoothedPower ? attackKeep : releaseKeep
         smoothedPower = keep * smoothedPower + (1 - keep) * blockPower
 
         if blockPeak >= peakLinear {
             peakLinear = blockPeak
         } else {
-            let fall = Float(pow(10, -peakFallDBPerSecond * blockSeconds / 20))
-            peakLinear = max(blockPeak, peakLinear * fall)
+            peakLinear = max(blockPeak, peakLinear * peakFall)
         }
     }
 
@@ -59,6 +72,7 @@ public struct LevelMeter: Sendable {
     public mutating func reset() {
         smoothedPower = 0
         peakLinear = 0
+        lastBlockPower = 0
     }
 
     /// 10·log10(power), floored at `floorDBFS`.

@@ -54,13 +54,13 @@ extension EngineCore {
                 continue
             }
             guard count > 0 else { continue }
-            let listeners = session.listeners(of: channel)
-            guard !listeners.isEmpty else { continue }
+            session.listeners(of: channel, into: &listenerPositions)
+            guard !listenerPositions.isEmpty else { continue }
             let voice = UnsafeRawBufferPointer(rebasing: packet[0..<count])
             // While a departure's new key is not in use yet, a player who left still holds the
             // one sealing now and may still be a member of the channel at the relay: an envelope
             // for everyone would be copied to him, so each listener gets one addressed to it.
-            if !session.isChangingKeys, let kind = sharedRelayRoute(of: listeners) {
+            if !session.isChangingKeys, let kind = sharedRelayRoute(of: listenerPositions, in: session) {
                 let envelope = seal(
                     .voice, channel: channel, destination: SealedEnvelopeHeader.everyone, plaintext: voice,
                     in: session)
@@ -71,14 +71,14 @@ extension EngineCore {
             // Direct and app-carried peers share one envelope; the relay forwards by the clear
             // header, so each peer behind it gets one addressed to it.
             var everyone: UnsafeRawBufferPointer?
-            for peer in listeners {
-                guard let route = peer.activeRoute else { continue }
+            for position in listenerPositions {
+                guard let route = session.peers.values[position].activeRoute else { continue }
                 let envelope: UnsafeRawBufferPointer?
                 switch route.kind {
                 case .relayUDP, .relayTCP:
                     envelope = seal(
-                        .voice, channel: channel, destination: peer.mediaID.rawValue, plaintext: voice, in: session,
-                        into: addressedEnvelope)
+                        .voice, channel: channel, destination: session.peers.values[position].mediaID.rawValue,
+                        plaintext: voice, in: session, into: addressedEnvelope)
                 case .direct, .appCarried:
                     everyone =
                         everyone
@@ -87,7 +87,7 @@ extension EngineCore {
                             in: session)
                     envelope = everyone
                 }
-                if let envelope { send(envelope, to: peer, route: route, session: session) }
+                if let envelope { send(envelope, to: session.peers.values[position], route: route, session: session) }
             }
         }
     }

@@ -24,7 +24,11 @@ extension EngineCore {
         // from tick to tick.
         peerNames.removeAll(keepingCapacity: true)
         peerNames.append(contentsOf: session.peers.keys)
-        for name in peerNames where session.peers[name]?.isGone == false {
+        for name in peerNames {
+            // Through the index: `peers[name]?.isGone` would copy the whole peer to read one flag.
+            guard let position = session.peers.index(forKey: name), !session.peers.values[position].isGone else {
+                continue
+            }
             tickActions.removeAll(keepingCapacity: true)
             session.peers.modifyValue(forKey: name) { $0.paths?.tick(now: now, into: &tickActions) }
             perform(tickActions, peer: name, in: session, now: now)

@@ -100,15 +100,23 @@ final class Session {
         }
     }
 
-    /// Peers that hear `channel` now: reachable, present, and (in a match) started it. Filtered as
-    /// it is read, since it is asked for every captured frame.
-    func listeners(of channel: UInt16) -> some Collection<RemotePeer> {
-        let isCall = self.isCall
-        return peers.values.lazy.filter { peer in
-            guard peer.activeRoute != nil else { return false }
-            return isCall || peer.startedChannels.contains(channel)
+    /// The positions in `peers` of those who hear `channel` now: reachable, present, and (in a
+    /// match) started it. By position, since it is asked for every captured frame: iterating the
+    /// values would copy each peer, retaining everything it holds.
+    func listeners(of channel: UInt16, into positions: inout [PeerPosition]) {
+        positions.removeAll(keepingCapacity: true)
+        var position = peers.startIndex
+        while position != peers.endIndex {
+            if peers.values[position].activeRoute != nil
+                && (isCall || peers.values[position].startedChannels.contains(channel))
+            {
+                positions.append(position)
+            }
+            peers.formIndex(after: &position)
         }
     }
+
+    typealias PeerPosition = Dictionary<ParticipantID, RemotePeer>.Index
 
     /// Whether voice in `channel` is sent and received now: a call's once it is active, a match's
     /// channel while it is started. (A call's one channel is started from the moment it exists.)

@@ -362,7 +362,8 @@ public final class VoiceReceiveStream {
         meter.process(frame)
         // The frame's own level, not the meter's: the meter's slow release would keep a
         // speaker "speaking" for seconds into a pause; the detector's hold does the smoothing.
-        _ = speakingDetector.update(levelDBFS: LevelMeter.rmsDBFS(of: frame), elapsedSeconds: frameMilliseconds / 1_000)
+        _ = speakingDetector.update(
+            levelDBFS: LevelMeter.decibels(power: meter.lastBlockPower), elapsedSeconds: frameMilliseconds / 1_000)
     }
 
     /// Advances playout by one frame period without decoding, for a player nobody listens to:
