@@ -4,10 +4,7 @@ import Testing
 /// Two hosts: `listen` in one network namespace, `call` in another, joined by a veth pair. Real time:
 /// paced suite.
 @Suite struct HostCallNamespaceTests {
-    @Test(
-        .enabled(
-            if: NetworkNamespaces.available,
-            "needs root and iproute2 to create network namespaces (run as root, apt-get install iproute2)"))
+    @Test(.needsNetworkNamespaces)
     func aCallBetweenTwoNetworkNamespacesCarriesSpeech() throws {
         let namespaces = try NetworkNamespaces(label: "c")
         defer { namespaces.remove() }
@@ -42,10 +39,7 @@ import Testing
     /// The caller's link goes down for 2 s mid-call: its sends fail with "network unreachable",
     /// which closes a NIO datagram socket. Voice moves to the signalling connection meanwhile, and
     /// back to direct UDP once the link returns (the socket is bound again on its port).
-    @Test(
-        .enabled(
-            if: NetworkNamespaces.available,
-            "needs root and iproute2 to create network namespaces (run as root, apt-get install iproute2)"))
+    @Test(.needsNetworkNamespaces)
     func aCallGoesBackToDirectUDPWhenTheLinkReturns() throws {
         let namespaces = try NetworkNamespaces(label: "o")
         defer { namespaces.remove() }
@@ -79,10 +73,7 @@ import Testing
         #expect(run.caller.standardOutput.contains("summary: path direct"), "\(transcript)")
     }
 
-    @Test(
-        .enabled(
-            if: NetworkNamespaces.available,
-            "needs root and iproute2 to create network namespaces (run as root, apt-get install iproute2)"))
+    @Test(.needsNetworkNamespaces)
     func callingAnAddressWhereNothingListensFailsWithOneLine() throws {
         let namespaces = try NetworkNamespaces(label: "r")
         defer { namespaces.remove() }

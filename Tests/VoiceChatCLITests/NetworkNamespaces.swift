@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 import VoiceTestHarness
 import VoiceTesting
 
@@ -85,5 +86,14 @@ struct NetworkNamespaces {
         guard (try? process.run()) != nil else { return -1 }
         process.waitUntilExit()
         return process.terminationStatus
+    }
+}
+
+extension Trait where Self == ConditionTrait {
+    /// Runs a test only where this process may create network namespaces.
+    static var needsNetworkNamespaces: Self {
+        .enabled(
+            if: NetworkNamespaces.available,
+            "needs root and iproute2 to create network namespaces (run as root, apt-get install iproute2)")
     }
 }
