@@ -48,6 +48,9 @@ public struct RelayConfiguration: Sendable {
     public var limits = RelayLimits()
     /// A member transport with nothing heard for this long is dropped (clients send keepalives every ~250 ms).
     public var livenessTimeout: Duration = .seconds(5)
+    /// A TCP connection that has not joined (for media or for signalling) this long after it
+    /// opened is closed: left open, every idle connection would hold a descriptor for good.
+    public var helloDeadline: Duration = .seconds(5)
     /// How often statistics are published to swift-metrics and the liveness sweep runs.
     public var housekeepingInterval: Duration = .milliseconds(500)
     /// Serve Prometheus text exposition on `http://prometheusHost:prometheusPort/metrics` (nil: no endpoint;

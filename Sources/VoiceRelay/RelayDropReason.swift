@@ -1,4 +1,3 @@
-
 /// Why the relay did not forward something it received. Each is counted globally and per member.
 public enum RelayDropReason: Int, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// Not a relay message or sealed envelope of this wire version, or one that does not parse.
@@ -19,6 +18,8 @@ public enum RelayDropReason: Int, Sendable, Hashable, CaseIterable, CustomString
     case recipientCongested
     /// A join that was refused (bad token, full, …).
     case refusedJoin
+    /// A TCP connection closed because it had not joined within `RelayConfiguration.helloDeadline`.
+    case helloTimeout
 
     public var description: String {
         switch self {
@@ -31,6 +32,7 @@ public enum RelayDropReason: Int, Sendable, Hashable, CaseIterable, CustomString
         case .unknownDestination: "unknown_destination"
         case .recipientCongested: "recipient_congested"
         case .refusedJoin: "refused_join"
+        case .helloTimeout: "hello_timeout"
         }
     }
 }

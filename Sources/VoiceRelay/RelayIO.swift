@@ -47,7 +47,7 @@ final class RelayIO {
         lastConnection &+= 1
         let connection = RelayConnectionID(rawValue: lastConnection)
         connections[connection] = channel
-        state.connectionOpened(connection, from: channel.remoteAddress)
+        state.connectionOpened(connection, from: channel.remoteAddress, now: NIODeadline.now().uptimeNanoseconds)
         return connection
     }
 

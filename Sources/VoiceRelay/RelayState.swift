@@ -33,6 +33,8 @@ final class RelayState {
     private var congestedConnections: Set<RelayConnectionID> = []
     /// Where each TCP connection comes from, as its log lines name it.
     private var connectionPeers: [RelayConnectionID: String] = [:]
+    /// TCP connections that have not joined yet, and when each opened.
+    private var unjoinedConnections: [RelayConnectionID: UInt64] = [:]
     private(set) var participantCount = 0
     var counters = RelayCounters()
     var joins = 0
@@ -369,9 +371,11 @@ final class RelayState {
         if match.members.isEmpty { matches[match.id] = nil }
     }
 
-    /// Notes where a TCP connection that just opened comes from, for the log.
-    func connectionOpened(_ connection: RelayConnectionID, from peer: SocketAddress?) {
+    /// Notes where a TCP connection that just opened comes from (for the log) and when (it must
+    /// join within the hello deadline).
+    func connectionOpened(_ connection: RelayConnectionID, from peer: SocketAddress?, now: UInt64) {
         connectionPeers[connection] = "tcp " + (peer.map(Self.describe) ?? "?")
+        unjoinedConnections[connection] = now
     }
 
     /// A source as log lines name it: "udp 192.0.2.7:5000", "tcp 192.0.2.7:5001".
@@ -391,6 +395,7 @@ final class RelayState {
     func tcpClosed(_ connection: RelayConnectionID) {
         congestedConnections.remove(connection)
         connectionPeers[connection] = nil
+        unjoinedConnections[connection] = nil
         if let signalling = signallingConnections[connection] {
             return removeSignalling(signalling)
         }
@@ -440,6 +445,26 @@ final class RelayState {
             }
         }
         sweepSignalling(now: now, timeout: timeout)
+        closeConnectionsPastTheHelloDeadline(now: now)
+    }
+
+    private func closeConnectionsPastTheHelloDeadline(now: UInt64) {
+        let deadline = nanoseconds(configuration.helloDeadline)
+        for (connection, opened) in unjoinedConnections {
+            if tcpMembers[connection] != nil || signallingConnections[connection] != nil {
+                unjoinedConnections[connection] = nil
+            } else if now &- opened > deadline {
+                logger.notice(
+                    "closed a connection that did not join",
+                    metadata: [
+                        "from": "\(describe(.tcp(connection)))",
+                        "reason": "no join within \(configuration.helloDeadline)",
+                    ])
+                drop(.helloTimeout, member: nil)
+                unjoinedConnections[connection] = nil
+                actions.append(.close(connection))
+            }
+        }
     }
 
     /// Members that sent voice within the last second.

@@ -254,13 +254,40 @@ import VoiceWire
         #expect(state.participantCount == 0)
     }
 
+    /// A TCP connection that has not joined within the hello deadline is closed, counted and
+    /// logged; one that joined in time stays (a long liveness timeout keeps the joined one's own
+    /// sweep out of the way).
+    @Test func aConnectionThatDoesNotJoinWithinTheHelloDeadlineIsClosed() throws {
+        let log = RecordedLog()
+        let state = makeState(livenessTimeout: .seconds(60), logger: log.logger)
+        let idle = RelayConnectionID(rawValue: 21)
+        let joined = RelayConnectionID(rawValue: 22)
+        state.connectionOpened(idle, from: try SocketAddress(ipAddress: "192.0.2.9", port: 4002), now: 0)
+        state.connectionOpened(joined, from: nil, now: 0)
+        _ = try join("bob", from: .tcp(joined), into: state, now: 1 * second)
+        func closed() -> [RelayConnectionID] {
+            Self.take(state).actions.compactMap { if case .close(let connection) = $0 { connection } else { nil } }
+        }
+
+        state.sweep(now: 5 * second)
+        #expect(closed().isEmpty)
+        state.sweep(now: 5 * second + 1)
+        #expect(closed() == [idle])
+        #expect(state.counters.drops(.helloTimeout) == 1)
+        let line = try #require(log.lines.first { $0.message == "closed a connection that did not join" })
+        #expect(line.metadata["from"] == "tcp 192.0.2.9:4002")
+        state.sweep(now: 30 * second)
+        #expect(closed().isEmpty)
+        #expect(state.participantCount == 1)
+    }
+
     /// One line per join, leave and refused join, naming the player, the match, where it came
     /// from and why it left or was refused.
     @Test func joinsLeavesAndRefusalsAreLoggedWithTheirReasons() throws {
         let log = RecordedLog()
         let state = makeState(logger: log.logger)
         let bob = RelayConnectionID(rawValue: 7)
-        state.connectionOpened(bob, from: try SocketAddress(ipAddress: "192.0.2.9", port: 4000))
+        state.connectionOpened(bob, from: try SocketAddress(ipAddress: "192.0.2.9", port: 4000), now: 0)
         try join("alice", from: .udp(Self.address(1)), into: state)
         try join("bob", from: .tcp(bob), into: state)
         let forged = try RelayToken.sign(
@@ -288,7 +315,7 @@ import VoiceWire
 
         // A closed connection's address is forgotten, whatever it was attached to.
         let signalling = RelayConnectionID(rawValue: 8)
-        state.connectionOpened(signalling, from: try SocketAddress(ipAddress: "192.0.2.9", port: 4001))
+        state.connectionOpened(signalling, from: try SocketAddress(ipAddress: "192.0.2.9", port: 4001), now: 7 * second)
         let token = try RelayToken.sign(match: Self.match, participant: "carol", expiry: 2_000_000, secret: secret).text
         let signalJoin = RelayMessage.signalJoin(token: token, participant: "carol")
         state.received(ByteBuffer(bytes: try signalJoin.serialized()), from: .tcp(signalling), now: 7 * second)
