@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Why an address could not be parsed or a socket could not be opened.
 ///
 /// Each failure has its own case so a caller can count them separately; the description says what
@@ -9,8 +13,9 @@ public enum TransportError: Error, Hashable, Sendable, CustomStringConvertible {
     case invalidPort(Int)
     /// A "host:port" text does not have that shape.
     case invalidAddressText(String, reason: String)
-    /// The operating system refused to open or bind the socket.
-    case bindFailed(host: String, port: Int, reason: String)
+    /// The operating system refused to open or bind the socket; `errno` is its error number, when
+    /// it gave one.
+    case bindFailed(host: String, port: Int, reason: String, errno: Int32? = nil)
 
     public var description: String {
         switch self {
@@ -23,16 +28,12 @@ public enum TransportError: Error, Hashable, Sendable, CustomStringConvertible {
             "invalid port \(port): a port is a whole number from 1 to 65535"
         case .invalidAddressText(let text, let reason):
             "invalid address \"\(text)\": \(reason); write it as 192.0.2.7:5000 or [2001:db8::7]:5000"
-        case .bindFailed(let host, let port, let reason):
-            "cannot bind a UDP socket to \(host) port \(port): \(reason); \(Self.bindAdvice(reason: reason, host: host))"
+        case .bindFailed(let host, let port, let reason, let errno):
+            "cannot bind a UDP socket to \(host) port \(port): \(reason); "
+                + (errno == EADDRNOTAVAIL
+                    ? "\(host) is not an address of this machine: use 0.0.0.0 for every interface, or one of its "
+                        + "addresses"
+                    : "pick another port or use 0 for any free one")
         }
-    }
-
-    /// What to do about a failed bind, from the system's reason (NIO's description carries the errno).
-    private static func bindAdvice(reason: String, host: String) -> String {
-        if reason.contains("Cannot assign requested address") || reason.contains("errno: 99") {
-            return "\(host) is not an address of this machine: use 0.0.0.0 for every interface, or one of its addresses"
-        }
-        return "pick another port or use 0 for any free one"
     }
 }

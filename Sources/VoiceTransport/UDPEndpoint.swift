@@ -54,7 +54,7 @@ public final class UDPEndpoint: Sendable {
             channel = try await openChannel(host: local.host, port: port, counters: counters, onDatagram: onDatagram)
                 .get()
         } catch {
-            throw .bindFailed(host: local.host, port: port, reason: "\(error)")
+            throw .bindFailed(host: local.host, port: port, reason: "\(error)", errno: (error as? IOError)?.errnoCode)
         }
         guard let boundPort = channel.localAddress?.port else {
             try? await channel.close()

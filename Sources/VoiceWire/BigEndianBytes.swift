@@ -14,6 +14,11 @@ extension UnsafeRawBufferPointer {
         return UInt32(self[offset]) << 24 | UInt32(self[offset + 1]) << 16 | UInt32(self[offset + 2]) << 8
             | UInt32(self[offset + 3])
     }
+
+    @inline(__always)
+    func bigEndianUInt64(at offset: Int) -> UInt64 {
+        UInt64(bigEndianUInt32(at: offset)) << 32 | UInt64(bigEndianUInt32(at: offset + 4))
+    }
 }
 
 extension UnsafeMutableRawBufferPointer {
@@ -31,6 +36,12 @@ extension UnsafeMutableRawBufferPointer {
         self[offset + 1] = UInt8(truncatingIfNeeded: value >> 16)
         self[offset + 2] = UInt8(truncatingIfNeeded: value >> 8)
         self[offset + 3] = UInt8(truncatingIfNeeded: value)
+    }
+
+    @inline(__always)
+    func storeBigEndian(_ value: UInt64, at offset: Int) {
+        storeBigEndian(UInt32(truncatingIfNeeded: value >> 32), at: offset)
+        storeBigEndian(UInt32(truncatingIfNeeded: value), at: offset + 4)
     }
 
     /// Copies `source` to `offset` (the caller has checked that it fits).

@@ -34,10 +34,8 @@ public struct ConnectivityProbe: Sendable, Hashable {
         var storage: (UInt64, UInt64, UInt64) = (0, 0, 0)
         let (version, flags, transaction, sentAt) = withUnsafeMutableBytes(of: &storage) { raw in
             raw.copyBytes(from: bytes)
-            func word(at offset: Int) -> UInt64 {
-                (offset..<offset + 8).reduce(0) { $0 << 8 | UInt64(raw[$1]) }
-            }
-            return (raw[0], raw[1], word(at: 2), word(at: 10))
+            let read = UnsafeRawBufferPointer(raw)
+            return (read[0], read[1], read.bigEndianUInt64(at: 2), read.bigEndianUInt64(at: 10))
         }
         guard version == Self.formatVersion else { throw .probeUnsupportedVersion(version) }
         guard flags & ~Self.keepaliveFlag == 0 else { throw .probeUnknownFlags(flags & ~Self.keepaliveFlag) }
@@ -66,10 +64,7 @@ public struct ConnectivityProbe: Sendable, Hashable {
     private static func encode(_ probe: ConnectivityProbe, into buffer: UnsafeMutableRawBufferPointer) {
         buffer[0] = formatVersion
         buffer[1] = probe.isKeepalive ? keepaliveFlag : 0
-        func put(_ value: UInt64, at offset: Int) {
-            for index in 0..<8 { buffer[offset + index] = UInt8(truncatingIfNeeded: value >> (56 - 8 * index)) }
-        }
-        put(probe.transaction, at: 2)
-        put(UInt64(bitPattern: probe.sentAt), at: 10)
+        buffer.storeBigEndian(probe.transaction, at: 2)
+        buffer.storeBigEndian(UInt64(bitPattern: probe.sentAt), at: 10)
     }
 }

@@ -2,6 +2,10 @@ import VoiceCore
 import VoiceEngine
 import VoiceTransport
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The local side of a call before it is placed or answered: audio opened, a UDP socket bound, the
 /// engine built (but not started, so no audio is consumed before the call is set up).
 struct CallEngine {
@@ -36,7 +40,7 @@ struct CallEngine {
         do {
             udp = try await UDPNetwork.bind(host: host, port: udpPort, candidates: candidates)
         } catch {
-            if case .bindFailed(_, _, let reason) = error, reason.contains("in use") {
+            if case .bindFailed(_, _, _, let errno) = error, errno == EADDRINUSE {
                 throw CommandFailure(
                     "UDP port \(udpPort) is already in use; stop the program using it or pick another --port")
             }
