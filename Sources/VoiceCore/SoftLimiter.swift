@@ -112,6 +112,9 @@ public struct SoftLimiter: Sendable {
         // far smaller than a Float's resolution around 1 and the gain would stall just below it;
         // near 0 the reduction keeps full precision and decays all the way.
         var reduction = self.reduction
+        // The usual block: no gain reduction under way and every sample finite and below the
+        // threshold, which the loop below would leave as it is, sample by sample.
+        if reduction == 0, Self.isFiniteAndWithin(frame, limit: threshold) { return }
         var limited = 0
         for index in frame.indices {
             var sample = frame[index]
@@ -138,6 +141,20 @@ public struct SoftLimiter: Sendable {
         }
         self.reduction = reduction
         limitedSamples += limited
+    }
+
+    /// Whether every sample of `frame` lies in −`limit`…`limit` (NaN does not), eight at a time.
+    private static func isFiniteAndWithin(_ frame: UnsafeMutableBufferPointer<Float>, limit: Float) -> Bool {
+        guard let base = frame.baseAddress else { return true }
+        let lanes = frame.count / 8
+        var within = SIMDMask<SIMD8<Int32>>(repeating: true)
+        for lane in 0..<lanes {
+            let samples = UnsafeRawPointer(base + lane * 8).loadUnaligned(as: SIMD8<Float>.self)
+            within .&= (samples .<= limit) .& (samples .>= -limit)
+        }
+        guard all(within) else { return false }
+        for index in (lanes * 8)..<frame.count where !(abs(frame[index]) <= limit) { return false }
+        return true
     }
 
     /// Back to unity gain.

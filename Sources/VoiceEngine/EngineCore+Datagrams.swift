@@ -40,11 +40,11 @@ extension EngineCore {
         _ content: UnsafeRawBufferPointer, header: SealedEnvelopeHeader, from name: ParticipantID, route: PathRoute,
         in session: Session, now: MediaTime
     ) {
-        guard let peer = session.peers.index(forKey: name), !session.peers.values[peer].isGone else { return }
+        guard let peer = session.peers[name], !peer.isGone else { return }
         // With the relay as the primary path this participant's address stays hidden: nothing
         // answers on a direct route, not even a probe from a peer that learnt it elsewhere.
         if case .direct = route, session.relay?.isPrimary == true { return }
-        session.peers.values[peer].paths?.receivedTraffic(on: route, now: now)
+        peer.paths?.receivedTraffic(on: route, now: now)
         switch header.content {
         case .voice:
             receiveVoice(content, header: header, from: name, in: session, now: now)
@@ -57,12 +57,10 @@ extension EngineCore {
             }
             if header.content == .probe {
                 probeActions.removeAll(keepingCapacity: true)
-                session.peers.modifyValue(forKey: name) {
-                    $0.paths?.receivedProbe(probe, on: route, now: now, into: &probeActions)
-                }
+                peer.paths?.receivedProbe(probe, on: route, now: now, into: &probeActions)
                 perform(probeActions, peer: name, in: session, now: now)
             } else {
-                session.peers.modifyValue(forKey: name) { $0.paths?.receivedProbeReply(probe, on: route, now: now) }
+                peer.paths?.receivedProbeReply(probe, on: route, now: now)
             }
         case .gameData:
             emit(.data(Array(content), from: name, mode: .unreliable), in: session)

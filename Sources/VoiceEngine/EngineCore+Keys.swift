@@ -31,7 +31,7 @@ extension EngineCore {
     func agreePairwiseKey(with name: ParticipantID, publicKey: [UInt8], in session: Session)
         throws(SignallingError)
     {
-        guard var peer = session.peers[name] else { throw .notAParticipant(name) }
+        guard let peer = session.peers[name] else { throw .notAParticipant(name) }
         do {
             peer.pairwiseKey = try session.keyAgreement.pairwiseKey(
                 peerPublicKey: publicKey, session: session.salt, local: mediaID, remote: peer.mediaID)
@@ -39,7 +39,6 @@ extension EngineCore {
             throw .badKey("the public key of \"\(name)\" is unusable: \(error)")
         }
         peer.publicKey = publicKey
-        session.peers[name] = peer
     }
 
     /// Installs a peer's wrapped keys; returns the epochs installed.

@@ -98,10 +98,9 @@ extension EngineCore {
 
     func setChannel(_ number: UInt16, started: Bool, match: String) throws(VoiceChatError) {
         let session = try matchSession(match)
-        guard var channel = session.channels[number] else { throw .outOfRange("unknown channel") }
+        guard let channel = session.channels[number] else { throw .outOfRange("unknown channel") }
         guard channel.isStarted != started else { return }
         channel.isStarted = started
-        session.channels[number] = channel
         do {
             if started {
                 try mixer.start(channel: channel.mixerChannel)

@@ -125,7 +125,7 @@ extension EngineCore {
                 return
             }
             session.streams[key] = ReceivingStream(
-                stream: stream, participant: name,
+                stream: stream, participant: name, mixerChannel: channel.mixerChannel,
                 reports: ReportSchedule(
                     interval: MediaTime.milliseconds(configuration.reportIntervalMilliseconds), start: now))
         }
@@ -149,21 +149,15 @@ extension EngineCore {
         defer { isPlayingRemoteVoice = playing }
         for session in sessions.values {
             var speakingChanged = false
-            // By index, not `for … in`: an iterator would hold the storage, and the write below
-            // would then copy the whole dictionary.
-            var index = session.streams.startIndex
-            while index != session.streams.endIndex {
-                defer { session.streams.formIndex(after: &index) }
-                let (key, receiving) = session.streams[index]
-                guard let channel = session.channels[key.channel] else { continue }
+            for (key, receiving) in session.streams {
                 let stream = receiving.stream
-                let heard = mixer.fill(sender: key.sender.rawValue, channel: channel.mixerChannel) { frame in
+                let heard = mixer.fill(sender: key.sender.rawValue, channel: receiving.mixerChannel) { frame in
                     stream.pullFrame(into: frame, at: now)
                 }
                 if !heard { stream.skipFrame(at: now) }
                 playing = playing || stream.isPlaying
                 if stream.isSpeaking != receiving.wasSpeaking {
-                    session.streams.values[index].wasSpeaking = stream.isSpeaking
+                    receiving.wasSpeaking = stream.isSpeaking
                     speakingChanged = true
                 }
             }
@@ -180,14 +174,10 @@ extension EngineCore {
     /// repair, what this participant measured of its stream.
     func sendReports(now: MediaTime) {
         for session in sessions.values {
-            // By index, for the reason `mix` gives.
-            var index = session.streams.startIndex
-            while index != session.streams.endIndex {
-                defer { session.streams.formIndex(after: &index) }
-                let (key, receiving) = session.streams[index]
+            for (key, receiving) in session.streams {
                 guard receiving.reports.isDue(at: now, unrepairableLoss: receiving.stream.hasUnrepairableLoss)
                 else { continue }
-                session.streams.values[index].reports.reported(at: now)
+                receiving.reports.reported(at: now)
                 guard let peer = session.peers[receiving.participant], let route = peer.activeRoute else { continue }
                 let report = receiving.stream.makeReport(reporter: mediaID.rawValue)
                 guard let count = try? report.write(into: plaintext) else { continue }

@@ -19,18 +19,14 @@ extension EngineCore {
     }
 
     func tickPaths(_ session: Session, now: MediaTime) {
-        // Ticking a peer's paths changes `session.peers` in place; iterating the dictionary itself
-        // would make it copy all of its storage each tick instead. Its names go into a buffer kept
-        // from tick to tick.
+        // What a tick's actions do may add or remove peers, so the names go into a buffer kept
+        // from tick to tick rather than the dictionary being iterated.
         peerNames.removeAll(keepingCapacity: true)
         peerNames.append(contentsOf: session.peers.keys)
         for name in peerNames {
-            // Through the index: `peers[name]?.isGone` would copy the whole peer to read one flag.
-            guard let position = session.peers.index(forKey: name), !session.peers.values[position].isGone else {
-                continue
-            }
+            guard let peer = session.peers[name], !peer.isGone else { continue }
             tickActions.removeAll(keepingCapacity: true)
-            session.peers.modifyValue(forKey: name) { $0.paths?.tick(now: now, into: &tickActions) }
+            peer.paths?.tick(now: now, into: &tickActions)
             perform(tickActions, peer: name, in: session, now: now)
         }
     }
@@ -66,9 +62,8 @@ extension EngineCore {
     private func routeChanged(
         from: PathRoute?, to: PathRoute?, peer name: ParticipantID, in session: Session, now: MediaTime
     ) {
-        guard var peer = session.peers[name] else { return }
+        guard let peer = session.peers[name] else { return }
         if to != nil { peer.wasConnected = true }
-        session.peers[name] = peer
         // A listener that just became reachable learns the path from a run of full packets.
         if from == nil, to != nil { session.sendPipeline?.warmUpPath() }
         if session.isCall {
@@ -109,10 +104,9 @@ extension EngineCore {
     /// was not there.
     @discardableResult
     func markGone(_ name: ParticipantID, in session: Session) -> Bool {
-        guard var peer = session.peers[name], !peer.isGone else { return false }
+        guard let peer = session.peers[name], !peer.isGone else { return false }
         peer.isGone = true
         peer.startedChannels = []
-        session.peers[name] = peer
         forgetMedia(of: peer, in: session)
         if peer.wasConnected { emit(.playerConnection(player: name, connected: false), in: session) }
         return true

@@ -108,7 +108,7 @@ extension EngineCore {
         guard sender != participant else { throw .notAParticipant(sender) }
         let busy = callSession(with: sender) != nil
         let session = Session(reference: .call(call), client: client, events: events)
-        var peer = RemotePeer(participant: sender)
+        let peer = RemotePeer(participant: sender)
         peer.publicKey = offer.publicKey
         session.peers[sender] = peer
         if busy {

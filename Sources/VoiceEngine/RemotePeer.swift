@@ -3,7 +3,10 @@ import VoiceTransport
 import VoiceWire
 
 /// Everything a session knows about one other participant.
-struct RemotePeer {
+///
+/// A class: the engine reads a flag or a route of each peer several times a frame, and a value
+/// this size would be copied whole (retaining its key, paths and channel set) at every read.
+final class RemotePeer {
     let participant: ParticipantID
     let mediaID: MediaID
     /// The peer's X25519 public key for this session, once its offer arrived.
@@ -26,15 +29,23 @@ struct RemotePeer {
     var activeRoute: PathRoute? { isGone ? nil : paths?.activeRoute }
 }
 
-/// One of this participant's voice channels in a session.
-struct LocalChannel {
+/// One of this participant's voice channels in a session. A class for the reason `RemotePeer` is:
+/// every packet received looks its channel up.
+final class LocalChannel {
     let number: UInt16
     let name: String
     /// The mixer's ID for it (unique across sessions).
     let mixerChannel: UInt16
-    var isStarted = false
+    var isStarted: Bool
     /// Players this participant muted in this channel.
     var mutedPlayers: Set<MediaID> = []
+
+    init(number: UInt16, name: String, mixerChannel: UInt16, isStarted: Bool = false) {
+        self.number = number
+        self.name = name
+        self.mixerChannel = mixerChannel
+        self.isStarted = isStarted
+    }
 }
 
 /// The sender-key state of one of this participant's channels.

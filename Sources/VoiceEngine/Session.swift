@@ -15,12 +15,22 @@ struct PlayerStateKey: Hashable {
     var player: ParticipantID
 }
 
-/// What a listener keeps per remote stream besides the stream itself.
-struct ReceivingStream {
+/// What a listener keeps per remote stream besides the stream itself. A class: every frame reads
+/// each one, and a copy would retain all it holds.
+final class ReceivingStream {
     let stream: VoiceReceiveStream
     let participant: ParticipantID
+    /// The mixer's ID of the stream's channel.
+    let mixerChannel: UInt16
     var wasSpeaking = false
     var reports: ReportSchedule
+
+    init(stream: VoiceReceiveStream, participant: ParticipantID, mixerChannel: UInt16, reports: ReportSchedule) {
+        self.stream = stream
+        self.participant = participant
+        self.mixerChannel = mixerChannel
+        self.reports = reports
+    }
 }
 
 /// A 1:1 call or a match: the scope of one key agreement, one set of peers and their paths,
@@ -101,8 +111,8 @@ final class Session {
     }
 
     /// The positions in `peers` of those who hear `channel` now: reachable, present, and (in a
-    /// match) started it. By position, since it is asked for every captured frame: iterating the
-    /// values would copy each peer, retaining everything it holds.
+    /// match) started it. Into a list kept from frame to frame, since it is asked for every
+    /// captured frame.
     func listeners(of channel: UInt16, into positions: inout [PeerPosition]) {
         positions.removeAll(keepingCapacity: true)
         var position = peers.startIndex

@@ -356,8 +356,8 @@ public final class VoiceReceiveStream {
     public func pullFrame(into output: UnsafeMutableBufferPointer<Float>, at now: MediaTime) {
         advance(at: now, render: true)
         let count = min(output.count, frameSamples)
-        for index in 0..<count { output[index] = scratch[index] }
-        for index in count..<output.count { output[index] = 0 }
+        output.baseAddress?.update(from: scratch.baseAddress!, count: count)
+        UnsafeMutableBufferPointer(rebasing: output[count...]).update(repeating: 0)
         let frame = UnsafeBufferPointer(rebasing: scratch[0..<frameSamples])
         meter.process(frame)
         // The frame's own level, not the meter's: the meter's slow release would keep a
@@ -381,7 +381,7 @@ public final class VoiceReceiveStream {
     private func advance(at now: MediaTime, render: Bool) {
         let silent = produce(at: now, render: render) == .silence
         if silent || !render {
-            for index in 0..<frameSamples { scratch[index] = 0 }
+            UnsafeMutableBufferPointer(rebasing: scratch[0..<frameSamples]).update(repeating: 0)
         }
         if playing { counters.totalSamplesPlayed += frameSamples }
     }

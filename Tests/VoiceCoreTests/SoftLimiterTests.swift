@@ -91,6 +91,27 @@ import VoiceCore
         #expect(cleaned)
     }
 
+    /// A quiet frame is passed through whole, eight samples at a time; one sample in it that is not
+    /// finite or is over the threshold, wherever it lies, must still be seen.
+    @Test func oneSampleInAQuietFrameIsSeenWhereverItLies() throws {
+        let quiet = (0..<960).map { Float(sin(Double($0) * 0.05)) * 0.5 }
+        for position in [0, 7, 8, 500, 951, 959] {
+            for odd: Float in [.nan, .infinity, 0.99, -0.99] {
+                var limiter = try SoftLimiter()
+                var frame = quiet
+                frame[position] = odd
+                let output = Self.limit(frame, &limiter)
+                if odd.isFinite {
+                    #expect(abs(output[position]) < 0.99, "\(odd) at \(position)")
+                    #expect(limiter.limitedSamples > 0, "\(odd) at \(position)")
+                } else {
+                    #expect(output[position] == 0, "\(odd) at \(position)")
+                }
+                #expect(output[..<position] == quiet[..<position], "\(odd) at \(position)")
+            }
+        }
+    }
+
     @Test func rejectsACeilingAtFullScale() {
         #expect(throws: DSPSettingError.self) { try SoftLimiter(SoftLimiter.Configuration(ceiling: 1)) }
         #expect(throws: DSPSettingError.self) { try SoftLimiter(SoftLimiter.Configuration(kneeDBFS: -6)) }

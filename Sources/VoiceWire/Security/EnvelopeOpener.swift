@@ -38,6 +38,22 @@ public struct EnvelopeOpener: Sendable {
     private struct Keys: Sendable {
         var current: Slot
         var previous: Slot?
+
+        /// Opens with the slot of the envelope's epoch, in place, so that its window moves.
+        mutating func open(
+            _ datagram: UnsafeRawBufferPointer, header: SealedEnvelopeHeader,
+            into plaintext: UnsafeMutableRawBufferPointer
+        ) throws(SecurityError) -> Int {
+            if current.key.epoch == header.epoch {
+                return try current.open(datagram, header: header, into: plaintext)
+            }
+            if previous?.key.epoch == header.epoch,
+                let plaintextBytes = try previous?.open(datagram, header: header, into: plaintext)
+            {
+                return plaintextBytes
+            }
+            throw .unknownEpoch(header.epoch)
+        }
     }
 
     private struct Stream: Hashable, Sendable {
@@ -147,15 +163,7 @@ public struct EnvelopeOpener: Sendable {
             if senders[header.sender] == nil { throw .unknownSender(header.sender) }
             throw .unknownChannel(sender: header.sender, channel: header.channel)
         }
-        // The slot is opened where it lies, so that its replay window moves in place.
-        if streams.values[index].current.key.epoch == header.epoch {
-            return try streams.values[index].current.open(datagram, header: header, into: plaintext)
-        }
-        if streams.values[index].previous?.key.epoch == header.epoch,
-            let plaintextBytes = try streams.values[index].previous?.open(datagram, header: header, into: plaintext)
-        {
-            return plaintextBytes
-        }
-        throw .unknownEpoch(header.epoch)
+        // One mutating access: reading the keys first would copy them, key material and all.
+        return try streams.values[index].open(datagram, header: header, into: plaintext)
     }
 }
