@@ -35,6 +35,9 @@ final class ALSAPlaybackLoop: @unchecked Sendable {
     /// Device-rate floats waiting to be written; a period plus one resampled chunk.
     private let staged: UnsafeMutableBufferPointer<Float>
     private var stagedFrames = 0
+    /// Frames written since the PCM was last prepared: a stream has started once they reach its
+    /// start threshold (a full buffer), whether or not the plugin reports RUNNING.
+    private var writtenSincePrepare = 0
     /// 48 kHz frames taken from the ring per resampler call; empty without resampling.
     private let engineChunk: UnsafeMutableBufferPointer<Float>
     private let engineChunkFrames: Int
@@ -91,6 +94,7 @@ final class ALSAPlaybackLoop: @unchecked Sendable {
             throw AudioDeviceError.alsaCall(status, device: pcm.name, operation: "snd_pcm_prepare")
         }
         stagedFrames = 0
+        writtenSincePrepare = 0
         resampler?.reset()
         cadence.restart()
         drainRequested.store(false, ordering: .relaxed)
@@ -105,7 +109,10 @@ final class ALSAPlaybackLoop: @unchecked Sendable {
         while !thread.shouldStop {
             let ready = snd_pcm_wait(handle, Self.waitTimeoutMilliseconds)
             if ready < 0 {
-                if pcm.recover(from: ready, counters: counters, cadence: cadence) { continue }
+                if pcm.recover(from: ready, counters: counters, cadence: cadence) {
+                    writtenSincePrepare = 0
+                    continue
+                }
                 fail(ready)
                 break
             }
@@ -116,7 +123,11 @@ final class ALSAPlaybackLoop: @unchecked Sendable {
             // device's periods keep its rhythm; the first fill is written all at once.
             let draining = drainRequested.load(ordering: .acquiring)
             let needsPeriod = stagedFrames < granted.periodFrames
-            stage(padWithSilence: !draining)
+            // Silence that fills the buffer before the stream starts is its start-up delay, not
+            // something the ring failed to supply: only a running stream's padding is starvation.
+            stage(
+                padWithSilence: !draining,
+                countingStarvation: running || writtenSincePrepare >= granted.bufferFrames)
             if running && needsPeriod { cadence.markPeriod(at: MediaTime.monotonicNow()) }
             if stagedFrames == 0 {
                 if draining {
@@ -131,11 +142,15 @@ final class ALSAPlaybackLoop: @unchecked Sendable {
             if written < 0 {
                 // The staged frames stay staged and are offered again after recovery.
                 let status = Int32(written)
-                if pcm.recover(from: status, counters: counters, cadence: cadence) { continue }
+                if pcm.recover(from: status, counters: counters, cadence: cadence) {
+                    writtenSincePrepare = 0
+                    continue
+                }
                 fail(status)
                 break
             }
             counters.deviceFrames.add(written, ordering: .relaxed)
+            writtenSincePrepare += written
             unstage(frames: written)
         }
         snd_pcm_drop(handle)
@@ -143,7 +158,7 @@ final class ALSAPlaybackLoop: @unchecked Sendable {
 
     /// Brings `staged` up to one device period from the ring. Without `padWithSilence` it
     /// stops at what the ring holds (a drain plays the tail and nothing more).
-    private func stage(padWithSilence: Bool) {
+    private func stage(padWithSilence: Bool, countingStarvation: Bool) {
         let periodFrames = granted.periodFrames
         guard stagedFrames < periodFrames else { return }
         guard resampler != nil else {
@@ -152,7 +167,7 @@ final class ALSAPlaybackLoop: @unchecked Sendable {
             let read = ring.read(into: target)
             stagedFrames += read
             if padWithSilence && stagedFrames < periodFrames {
-                padSilence(in: staged, from: stagedFrames, to: periodFrames)
+                padSilence(in: staged, from: stagedFrames, to: periodFrames, counted: countingStarvation)
                 stagedFrames = periodFrames
             }
             return
@@ -160,7 +175,7 @@ final class ALSAPlaybackLoop: @unchecked Sendable {
         while stagedFrames < periodFrames {
             var read = ring.read(into: engineChunk)
             if read < engineChunkFrames && padWithSilence {
-                padSilence(in: engineChunk, from: read, to: engineChunkFrames)
+                padSilence(in: engineChunk, from: read, to: engineChunkFrames, counted: countingStarvation)
                 read = engineChunkFrames
             }
             guard read > 0 else { return }
@@ -172,9 +187,9 @@ final class ALSAPlaybackLoop: @unchecked Sendable {
         }
     }
 
-    private func padSilence(in buffer: UnsafeMutableBufferPointer<Float>, from start: Int, to end: Int) {
+    private func padSilence(in buffer: UnsafeMutableBufferPointer<Float>, from start: Int, to end: Int, counted: Bool) {
         (buffer.baseAddress! + start * channels).update(repeating: 0, count: (end - start) * channels)
-        counters.ringStarvedFrames.add(end - start, ordering: .relaxed)
+        if counted { counters.ringStarvedFrames.add(end - start, ordering: .relaxed) }
     }
 
     private func unstage(frames: Int) {

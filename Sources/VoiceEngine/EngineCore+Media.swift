@@ -124,6 +124,7 @@ extension EngineCore {
             } catch {
                 return
             }
+            session.endedStreams[key] = nil
             session.streams[key] = ReceivingStream(
                 stream: stream, participant: name, mixerChannel: channel.mixerChannel,
                 reports: ReportSchedule(
@@ -138,6 +139,7 @@ extension EngineCore {
             if let channel = session.channels[key.channel] {
                 mixer.removeStream(sender: key.sender.rawValue, channel: channel.mixerChannel)
             }
+            session.endedStreams[key] = session.streams[key]?.stream.statistics
             session.streams[key] = nil
         }
     }

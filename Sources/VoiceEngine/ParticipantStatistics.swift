@@ -21,6 +21,9 @@ public struct StreamStatistics: Sendable, Hashable, Codable {
     public var levelDBFS: Float
     public var isSpeaking: Bool
     public var receive: ReceiveStatistics
+    /// True once the stream ended (the channel stopped on either side, or the player left):
+    /// `receive` is then what it had received, and the level is the meter's floor.
+    public var hasEnded: Bool
 }
 
 extension EngineCore {
@@ -29,11 +32,14 @@ extension EngineCore {
         for session in sessions.values.sorted(by: { $0.identifier < $1.identifier }) {
             for peer in session.peers.values.sorted(by: { $0.participant < $1.participant }) {
                 var streams: [String: StreamStatistics] = [:]
+                for (key, receive) in session.endedStreams where key.sender == peer.mediaID {
+                    streams[session.channelName(key.channel)] = StreamStatistics(
+                        levelDBFS: LevelMeter.floorDBFS, isSpeaking: false, receive: receive, hasEnded: true)
+                }
                 for (key, receiving) in session.streams where key.sender == peer.mediaID {
-                    let name = session.channels[key.channel]?.name ?? String(key.channel)
-                    streams[name] = StreamStatistics(
+                    streams[session.channelName(key.channel)] = StreamStatistics(
                         levelDBFS: receiving.stream.meter.rmsDBFS, isSpeaking: receiving.stream.isSpeaking,
-                        receive: receiving.stream.statistics)
+                        receive: receiving.stream.statistics, hasEnded: false)
                 }
                 result.append(
                     ParticipantStatistics(
@@ -43,6 +49,10 @@ extension EngineCore {
         }
         return result
     }
+}
+
+extension Session {
+    fileprivate func channelName(_ number: UInt16) -> String { channels[number]?.name ?? String(number) }
 }
 
 extension VoiceEngine {

@@ -70,6 +70,9 @@ final class Session {
     /// Encodes the microphone for `activeChannel`; rebuilt when it changes.
     var sendPipeline: VoiceSendPipeline?
     var streams: [StreamKey: ReceivingStream] = [:]
+    /// What the streams that ended (a channel stopped, a player left) had received, until a new
+    /// stream takes their place: the statistics keep reporting what was heard.
+    var endedStreams: [StreamKey: ReceiveStatistics] = [:]
     /// Last player state reported per (channel, player), so only changes become events.
     var reportedStates: [PlayerStateKey: PlayerState] = [:]
     /// Calls only.

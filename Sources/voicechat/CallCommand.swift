@@ -17,9 +17,12 @@ struct CallCommand: AsyncParsableCommand {
 
             Examples:
               voicechat call 192.0.2.7:7300 --name bob
-              voicechat call 192.0.2.7:7300 --name bob --input Fixtures/speech-female.wav --output heard.wav --duration 10
-              voicechat call [2001:db8::7]:7300 --name bob --capture default --playback default --record heard.wav
-              voicechat call alice.local:7300 --name bob --path direct --frame-ms 10 --bitrate 24k --ptt
+              voicechat call 192.0.2.7:7300 --name bob \\
+                  --input Fixtures/speech-female.wav --output heard.wav --duration 10
+              voicechat call [2001:db8::7]:7300 --name bob \\
+                  --capture default --playback default --record heard.wav
+              voicechat call alice.local:7300 --name bob \\
+                  --path direct --frame-ms 10 --bitrate 24k --ptt
             """
     )
 

@@ -20,11 +20,13 @@ struct JoinCommand: AsyncParsableCommand {
             buffer delay).
 
             Examples:
-              voicechat join --relay 192.0.2.9:7700 --match arena-7 --name alice --token "$TOKEN" --channel team
-              voicechat join --relay 127.0.0.1:7700 --match arena-7 --name bob --token "$TOKEN" \\
-                  --channel team --channel all --active all --input Fixtures/speech-male.wav --output heard.wav \\
-                  --duration 20
-              voicechat join --relay 127.0.0.1:7700 --match m --name carol --token "$TOKEN" --channel all \\
+              voicechat join --relay 192.0.2.9:7700 --match arena-7 --name alice \\
+                  --token "$TOKEN" --channel team
+              voicechat join --relay 127.0.0.1:7700 --match arena-7 --name bob \\
+                  --token "$TOKEN" --channel team --channel all --active all \\
+                  --input Fixtures/speech-male.wav --output heard.wav --duration 20
+              voicechat join --relay 127.0.0.1:7700 --match m --name carol \\
+                  --token "$TOKEN" --channel all \\
                   --path relay-tcp --control /tmp/carol.sock
             """
     )

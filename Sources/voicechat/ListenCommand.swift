@@ -17,9 +17,12 @@ struct ListenCommand: AsyncParsableCommand {
 
             Examples:
               voicechat listen --port 7300 --name alice
-              voicechat listen --port 7300 --name alice --input Fixtures/speech-male.wav --output heard.wav --duration 20
-              voicechat listen --port 7300 --name alice --capture default --playback default --record heard.wav
-              voicechat listen --port 7300 --name alice --path app --frame-ms 10 --bitrate 24k --ptt
+              voicechat listen --port 7300 --name alice \\
+                  --input Fixtures/speech-male.wav --output heard.wav --duration 20
+              voicechat listen --port 7300 --name alice \\
+                  --capture default --playback default --record heard.wav
+              voicechat listen --port 7300 --name alice \\
+                  --path app --frame-ms 10 --bitrate 24k --ptt
             """
     )
 

@@ -17,9 +17,12 @@ struct SimulateCommand: ParsableCommand {
             same seed gives the same output, byte for byte.
 
             Examples:
-              voicechat simulate --input Fixtures/speech-male.wav --output heard.wav --loss 0.1
-              voicechat simulate --input Fixtures/speech-female.wav --output heard.wav --loss 0.1 --burst 3 --jitter-ms 40
-              voicechat simulate --input Fixtures/speech-male.wav --output base.wav --loss 0.1 --receiver baseline
+              voicechat simulate --input Fixtures/speech-male.wav --output heard.wav \\
+                  --loss 0.1
+              voicechat simulate --input Fixtures/speech-female.wav --output heard.wav \\
+                  --loss 0.1 --burst 3 --jitter-ms 40
+              voicechat simulate --input Fixtures/speech-male.wav --output base.wav \\
+                  --loss 0.1 --receiver baseline
             """
     )
 

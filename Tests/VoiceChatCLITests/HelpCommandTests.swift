@@ -38,6 +38,27 @@ import Testing
         #expect(text.firstMatch(of: /libsodium [0-9]+\.[0-9]+/) != nil, "\(text)")
     }
 
+    /// Every example in every command's help survives an 80-column terminal whole, each line of it
+    /// a command or a continuation of one: a line wrapped in the middle of a command would run
+    /// something else when pasted (they did, in listen, call, join and simulate).
+    @Test func examplesAreNotWrappedInTheMiddleOfACommand() throws {
+        for command in ["demo", "listen", "call", "relay", "token", "join", "devices", "loopback", "simulate"] {
+            let result = try CommandRunner.run(["help", command], environment: ["COLUMNS": "80"])
+            let lines = result.standardOutput.split(separator: "\n", omittingEmptySubsequences: false)
+            guard let start = lines.firstIndex(of: "Examples:") else { continue }
+            let examples = lines[(start + 1)...].prefix { !$0.isEmpty }
+            #expect(!examples.isEmpty, "\(command)")
+            var continues = false
+            for line in examples {
+                let expected = continues ? "      --" : "  voicechat \(command)"
+                #expect(line.hasPrefix(expected), "\(command): \"\(line)\" should start with \"\(expected)\"")
+                #expect(line.count < 80, "\(command): \"\(line)\"")
+                continues = line.hasSuffix(" \\")
+            }
+            #expect(!continues, "\(command): the last example ends with a continuation")
+        }
+    }
+
     @Test func helpForACommandExplainsIt() throws {
         let result = try CommandRunner.run(["help", "join"])
         #expect(result.status == 0)

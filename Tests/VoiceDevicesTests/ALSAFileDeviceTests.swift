@@ -89,6 +89,37 @@ extension ALSADeviceTests {
             #expect(device.statistics.deviceFrames * channels == played.count)
         }
 
+        /// The silence that fills the device's buffer before the stream starts is its start-up,
+        /// not frames the engine failed to supply: only what is padded once the stream runs counts
+        /// as starved. (Every run reported a buffer's worth, "silence inserted 2880 frames".)
+        @Test func silenceBeforeTheStreamStartsIsNotCountedAsStarved() throws {
+            defer { ALSATestEnvironment.remove("vc_spk_int16_1.raw") }
+            let device = try ALSAPlaybackDevice(
+                ALSADeviceConfiguration(
+                    name: "vc_spk_int16_1", sampleFormat: .int16, periodFrames: 480, bufferFrames: 4 * 480,
+                    ringFrames: 16_384))
+            let queuedFrames = device.granted.periodFrames
+            try #require(device.granted.bufferFrames > queuedFrames)
+            let signal = Self.int16Pattern(frames: queuedFrames).map { Float($0) / 32_768 }
+            #expect(signal.withUnsafeBufferPointer { device.write($0) } == queuedFrames)
+            try device.start()
+            // Past its start-up: the unpaced device runs on the ring's silence at once.
+            let ran = ALSADeviceTests.wait(seconds: 10) {
+                device.statistics.deviceFrames >= 2 * device.granted.bufferFrames
+            }
+            device.stop()
+            try #require(ran, "the device played \(device.statistics.deviceFrames) frames")
+
+            let played = try ALSATestEnvironment.readRaw("vc_spk_int16_1.raw", as: Int16.self)
+            try #require(played.count >= device.granted.bufferFrames)
+            #expect(played[..<queuedFrames].map { Float($0) / 32_768 } == signal)
+            #expect(played[queuedFrames...].allSatisfy { $0 == 0 })
+            // Everything after the signal is silence; the first buffer's worth of it was played
+            // before the stream ran.
+            let startUp = device.granted.bufferFrames - queuedFrames
+            #expect(device.statistics.ringStarvedFrames == played.count - queuedFrames - startUp)
+        }
+
         @Test func playbackAt16kHzKeepsLengthAndPitch() throws {
             defer { ALSATestEnvironment.remove("spk-16k.raw") }
             let frames = 24_000

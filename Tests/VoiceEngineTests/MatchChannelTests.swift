@@ -88,14 +88,26 @@ import VoiceTransport
         #expect(
             bob.matchEvents.withLock { $0 }.contains(.playerState(channel: "team", player: "alice", state: .speaking)))
 
+        func aliceInTeam() -> StreamStatistics? {
+            bob.engine.statistics().first { $0.participant == "alice" }?.streams["team"]
+        }
+        let heardBeforeStop = try #require(aliceInTeam()?.receive.packetsReceived)
+        #expect(heardBeforeStop > 50)
         try bobTeam.stop()
         world.run(seconds: 1, players)
         #expect(bob.heardLevel(of: alice.frequency, lastSeconds: 0.8) < 0.005)
         #expect(aliceTeam.playerStates["bob"] == .disconnected)
+        // What was heard before the stop is still reported, as ended (it vanished, and summaries
+        // said "nothing received").
+        let ended = try #require(aliceInTeam())
+        #expect(ended.hasEnded)
+        #expect(ended.receive.packetsReceived >= heardBeforeStop)
+        #expect(!ended.isSpeaking)
 
         alice.isTalking = false
         try bobTeam.start()
         world.run(seconds: 2, players)
+        #expect(aliceInTeam()?.hasEnded == false)
         #expect(aliceTeam.playerStates["bob"] == .connected)
         #expect(bobTeam.playerStates["alice"] == .silent || bobTeam.playerStates["alice"] == .connected)
 
