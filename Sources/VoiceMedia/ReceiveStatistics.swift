@@ -8,6 +8,9 @@ public struct ReceiveStatistics: Sendable, Hashable, Codable {
     public var packetsLost = 0
     /// Packets that arrived after their frame had been played.
     public var packetsLate = 0
+    /// Late packets whose frame had just been concealed, decoded unheard so that the next frame
+    /// continues from the sender's state.
+    public var lateFramesDecoded = 0
     /// Copies of packets already received.
     public var packetsDuplicated = 0
     /// Lost frames rebuilt from the next packet's in-band FEC.

@@ -57,6 +57,12 @@ public final class VoiceReceiveStream {
     private var redundants: JitterBufferSlots
     /// One decoded frame (sized for the longest Opus packet, so decode never fails for room).
     private let scratch: UnsafeMutableBufferPointer<Float>
+    /// Where a late packet's frame is decoded to bring the decoder's state up to date; not played.
+    private let lateScratch: UnsafeMutableBufferPointer<Float>
+    /// The frame concealed last, with the playout moved past it, while the decoder has done
+    /// nothing since: its packet, if it comes late, is decoded (not played) so that the next
+    /// frame decodes from the state the sender's encoder had, not from the concealment's.
+    private var concealedFrameTimestamp: Int64?
 
     private var sequences = SerialNumberUnwrapper<UInt16>()
     private var timestamps = SerialNumberUnwrapper<UInt32>()
@@ -143,6 +149,8 @@ public final class VoiceReceiveStream {
         redundants = JitterBufferSlots(capacity: max(configuration.slotCount / 4, 8), slotBytes: slotBytes)
         scratch = .allocate(capacity: decoder.maximumFrameSamples)
         scratch.initialize(repeating: 0)
+        lateScratch = .allocate(capacity: decoder.maximumFrameSamples)
+        lateScratch.initialize(repeating: 0)
         receivedSequences = [Int64](repeating: Int64.min, count: Self.sequenceRingSize)
         estimator = ArrivalDelayEstimator(
             bucketMilliseconds: 1, bucketCount: 1_000, forgettingFactor: configuration.histogramForgettingFactor)
@@ -152,6 +160,7 @@ public final class VoiceReceiveStream {
 
     deinit {
         scratch.deallocate()
+        lateScratch.deallocate()
     }
 
     // MARK: Statistics and reports
@@ -238,6 +247,7 @@ public final class VoiceReceiveStream {
         if timestamp < playoutTimestamp {
             guard !playing else {
                 counters.packetsLate += 1
+                decodeLateConcealedFrame(packet, bytes: bytes, timestamp: timestamp)
                 if sequence <= lastAccountedSequence { loss.noteLateArrival() }
                 lateInARow += 1
                 if lateInARow >= Self.lateRunForRestart { restartPlayout() }
@@ -271,6 +281,17 @@ public final class VoiceReceiveStream {
                 timestamp: copyTimestamp, sequence: sequence - Int64(index + 1), flags: packet.flags.rawValue,
                 arrival: arrival, payload: UnsafeRawBufferPointer(rebasing: bytes[frame.payload]), evicted: &ignored)
         }
+    }
+
+    /// A packet that comes just after its frame was concealed, before anything else was decoded,
+    /// is decoded where nobody hears it: the frames after it then continue from the sender's
+    /// state, and the concealment's error ends with its frame instead of fading out over the
+    /// next ones.
+    private func decodeLateConcealedFrame(_ packet: VoicePacketView, bytes: UnsafeRawBufferPointer, timestamp: Int64) {
+        guard timestamp == concealedFrameTimestamp, !decoderIsStale else { return }
+        concealedFrameTimestamp = nil
+        let payload = UnsafeRawBufferPointer(rebasing: bytes[packet.primary]).assumingMemoryBound(to: UInt8.self)
+        if (try? decoder.decode(payload, into: lateScratch)) != nil { counters.lateFramesDecoded += 1 }
     }
 
     private func isWellFormed(_ packet: VoicePacketView, bytes: UnsafeRawBufferPointer) -> Bool {
@@ -466,6 +487,7 @@ public final class VoiceReceiveStream {
                 // not late. Waiting would shift the rest of the talk spurt; keep the timeline
                 // and let a later packet's copies repair the frames after this one.
                 underflowAdvancedFrames += 1
+                if render && outcome == .audio { concealedFrameTimestamp = playoutTimestamp }
                 playoutTimestamp += Int64(frameSamples)
                 releasePassedFrames()
             }
@@ -625,7 +647,7 @@ public final class VoiceReceiveStream {
             lastOutputWasQuiet =
                 render ? Self.isQuiet(scratch, frameSamples, below: configuration.lowEnergyDBFS) : false
         } else {
-            _ = conceal(render: render)
+            if conceal(render: render) == .audio && render { concealedFrameTimestamp = timestamp }
             counters.concealedSamples += frameSamples
             lastOutputWasQuiet = false
         }
@@ -654,6 +676,7 @@ public final class VoiceReceiveStream {
 
     @discardableResult
     private func conceal(render: Bool) -> Outcome {
+        concealedFrameTimestamp = nil
         guard render else {
             decoderIsStale = true
             return .audio
@@ -674,6 +697,7 @@ public final class VoiceReceiveStream {
     private func decode(
         _ payload: UnsafeBufferPointer<UInt8>, with choice: JitterBufferConfiguration.RedundancyDecoding
     ) -> Bool {
+        if choice == .mainDecoder { concealedFrameTimestamp = nil }
         if decoderIsStale {
             decoder.reset()
             decoderIsStale = false
@@ -692,6 +716,7 @@ public final class VoiceReceiveStream {
     }
 
     private func decodeFEC(from next: UnsafeBufferPointer<UInt8>) -> Bool {
+        concealedFrameTimestamp = nil
         if decoderIsStale {
             decoder.reset()
             decoderIsStale = false

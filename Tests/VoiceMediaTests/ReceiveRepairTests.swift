@@ -18,6 +18,53 @@ struct ReceiveRepairTests {
     /// Enough buffering that the packets after a burst of three are there when it plays.
     static let roomy = JitterBufferConfiguration(minimumDelayMilliseconds: 100)
 
+    /// A packet that comes just after its frame was concealed is decoded unheard, so that the
+    /// frames after it decode from the sender's state: they come out as a clean decode makes them,
+    /// near enough, where after a packet that never came the concealment's error fades out over
+    /// several frames.
+    @Test func aPacketLateForItsConcealedFrameSetsTheDecoderRight() throws {
+        let speech = try ReceiveFixture.speech()
+        let frames = try encodeFrames(Array(speech[0..<(4 * 48_000)]), inbandFEC: false)
+        let configuration = JitterBufferConfiguration(minimumDelayMilliseconds: 60)
+        let reference = try plainDecode(frames)
+        let packets = try makePackets(frames, arrival: Self.arrival).map(\.packet)
+        let clean = try ReceiveHarness(configuration: configuration).run(packets, ticks: frames.count + 20)
+        let shift = try #require(
+            exactFrameShift(of: reference, in: clean, frameSamples: Self.frame, frames: frames.count))
+        // A frame inside speech, and the tick it plays at.
+        let late = 100
+        let playsAt = late + shift
+        try #require(rms(reference[(late * Self.frame)..<((late + 1) * Self.frame)]) > 0.01)
+
+        func run(_ arrival: MediaTime?) throws -> (played: [Float], statistics: ReceiveStatistics) {
+            var delivered = packets
+            if let arrival { delivered[late].arrival = arrival } else { delivered.remove(at: late) }
+            let harness = try ReceiveHarness(configuration: configuration)
+            return (harness.run(delivered, ticks: frames.count + 20), harness.stream.statistics)
+        }
+        // 5 ms after the tick that conceals its frame, before the next one.
+        let arrivedLate = try run(MediaTime(playsAt) * Self.period + MediaTime.milliseconds(5))
+        let neverCame = try run(nil)
+        #expect(arrivedLate.statistics.packetsLate == 1)
+        #expect(arrivedLate.statistics.lateFramesDecoded == 1)
+        #expect(neverCame.statistics.lateFramesDecoded == 0)
+
+        // The four frames after the concealed one, against what a clean decode plays there.
+        let after = ((playsAt + 1) * Self.frame)..<((playsAt + 5) * Self.frame)
+        let expected = reference[(after.lowerBound - shift * Self.frame)..<(after.upperBound - shift * Self.frame)]
+        func error(_ played: [Float]) -> Float { rms(zip(played[after], expected).map { $0 - $1 }[...]) }
+        // Not bit for bit: the decoder smooths its first frame after a concealment.
+        #expect(error(arrivedLate.played) < 0.1 * rms(expected), "\(error(arrivedLate.played)) of \(rms(expected))")
+        #expect(error(neverCame.played) > 3 * error(arrivedLate.played))
+        // What was played up to and including the concealed frame is the same either way.
+        let before = 0..<((playsAt + 1) * Self.frame)
+        #expect(arrivedLate.played[before] == neverCame.played[before])
+    }
+
+    private func rms(_ samples: ArraySlice<Float>) -> Float {
+        (samples.reduce(0) { $0 + $1 * $1 } / Float(max(samples.count, 1))).squareRoot()
+    }
+
     static func run(
         _ frames: [EncodedFrame], losing lost: Set<Int>, redundancyDepth: Int,
         configuration: JitterBufferConfiguration = roomy
