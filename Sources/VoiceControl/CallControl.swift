@@ -27,10 +27,11 @@ public final class CallControl: VoiceSessionControl {
         let statistics = service.engine.statistics().filter { $0.participant == remote }
         // A call with the remote participant, if there is one; else the participant is listed as
         // not (yet) reachable.
-        let participant =
+        var participant =
             statistics.first { $0.path != nil }.map { ParticipantSnapshot($0, muted: muted) }
             ?? statistics.first.map { ParticipantSnapshot($0, muted: muted) }
             ?? ParticipantSnapshot(participant: remote, muted: muted)
+        participant.volume = service.volume(of: remote)
         return SessionSnapshot(service: service, start: start, volume: volume, participants: [participant])
     }
 
@@ -56,6 +57,11 @@ public final class CallControl: VoiceSessionControl {
             try apply(muted ? 0 : state.volume)
             state.muted = muted
         }
+    }
+
+    public func setPlayerVolume(_ volume: Float, player: String) throws(ControlError) {
+        guard player == remote else { throw .unknownPlayer(player, available: [remote]) }
+        try ControlError.fromEngine { () throws(VoiceChatError) in try service.setVolume(volume, of: player) }
     }
 
     public func startChannel(_ name: String) throws(ControlError) {

@@ -7,6 +7,7 @@ public enum ControlCommand: String, Sendable, Hashable, CaseIterable, Codable {
     case setVolume = "set-volume"
     case mutePlayer = "mute-player"
     case unmutePlayer = "unmute-player"
+    case setPlayerVolume = "set-player-volume"
     case startChannel = "start-channel"
     case stopChannel = "stop-channel"
     case activateChannel = "activate-channel"
@@ -24,6 +25,7 @@ public enum ControlCommand: String, Sendable, Hashable, CaseIterable, Codable {
         case .talk: [("down", true)]
         case .setVolume: [("volume", true), ("channel", false)]
         case .mutePlayer, .unmutePlayer: [("player", true), ("channel", false)]
+        case .setPlayerVolume: [("player", true), ("volume", true)]
         case .startChannel, .stopChannel, .activateChannel: [("channel", true)]
         case .setMaxDelay: [("milliseconds", true)]
         case .subscribe: [("intervalMilliseconds", false)]
@@ -42,6 +44,8 @@ public enum ControlCommand: String, Sendable, Hashable, CaseIterable, Codable {
                 + "{\"volume\": 0.5, \"channel\": \"team\"}"
         case .mutePlayer: "mute a player in a channel, or everywhere without one: {\"player\": \"bob\"}"
         case .unmutePlayer: "unmute a player: {\"player\": \"bob\", \"channel\": \"team\"}"
+        case .setPlayerVolume:
+            "set one player's own volume 0…2 (1 as sent) in every channel: {\"player\": \"bob\", \"volume\": 1.5}"
         case .startChannel: "start hearing a channel: {\"channel\": \"team\"}"
         case .stopChannel: "stop a channel: {\"channel\": \"team\"}"
         case .activateChannel: "give the microphone to a channel: {\"channel\": \"team\"}"

@@ -41,6 +41,10 @@ public struct ControlDispatcher: Sendable {
             try control.setPlayer(
                 try required(request.player, "player", request), muted: request.command == .mutePlayer,
                 channel: request.channel)
+        case .setPlayerVolume:
+            try control.setPlayerVolume(
+                try required(request.volume, "volume", request), player: try required(request.player, "player", request)
+            )
         case .startChannel: try control.startChannel(try required(request.channel, "channel", request))
         case .stopChannel: try control.stopChannel(try required(request.channel, "channel", request))
         case .activateChannel: try control.activateChannel(try required(request.channel, "channel", request))

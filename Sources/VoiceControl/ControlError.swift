@@ -11,6 +11,7 @@ public enum ControlError: Error, Hashable, Sendable, CustomStringConvertible {
     case noChannelsInMatch(operation: String)
     /// A volume outside 0…1 or not a number.
     case volumeOutOfRange(Float)
+    case playerVolumeOutOfRange(Float)
     /// The engine refused the operation.
     case engine(String)
     /// A request line that is not a valid request.
@@ -36,6 +37,8 @@ public enum ControlError: Error, Hashable, Sendable, CustomStringConvertible {
             "\(operation) needs a channel, and this match is controlled without any; join a channel first"
         case .volumeOutOfRange(let volume):
             "volume \(volume) is outside 0…1; give a number from 0 (silent) to 1 (full)"
+        case .playerVolumeOutOfRange(let volume):
+            "a player's volume of \(volume) is outside 0…2; give a number from 0 (silent) through 1 (as sent) to 2"
         case .engine(let reason):
             "the voice engine refused: \(reason)"
         case .badRequest(let reason):

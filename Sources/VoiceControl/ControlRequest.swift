@@ -72,7 +72,11 @@ public struct ControlRequest: Sendable, Hashable {
         request.down = try bool(fields, "down", command: name)
         request.enabled = try bool(fields, "enabled", command: name)
         if let volume = try number(fields, "volume", command: name) {
-            guard (0...1).contains(volume) else { throw .volumeOutOfRange(Float(volume)) }
+            if command == .setPlayerVolume {
+                guard (0...2).contains(volume) else { throw .playerVolumeOutOfRange(Float(volume)) }
+            } else {
+                guard (0...1).contains(volume) else { throw .volumeOutOfRange(Float(volume)) }
+            }
             request.volume = Float(volume)
         }
         request.milliseconds = try number(fields, "milliseconds", command: name)

@@ -30,9 +30,11 @@ public final class MatchControl: VoiceSessionControl {
         }
         let participants = match.engine.statistics().filter { $0.session == match.matchID }.map { statistics in
             // Muted everywhere: in every channel this control drives.
-            ParticipantSnapshot(
+            var participant = ParticipantSnapshot(
                 statistics,
                 muted: !muted.isEmpty && muted.allSatisfy { $0.contains(statistics.participant) })
+            participant.volume = engineControls.volume(of: statistics.participant)
+            return participant
         }
         return SessionSnapshot(
             service: engineControls, start: start, channels: channelSnapshots, participants: participants)
@@ -58,6 +60,12 @@ public final class MatchControl: VoiceSessionControl {
         for target in targets {
             try ControlError.fromEngine { () throws(VoiceChatError) in try target.setPlayer(player, muted: muted) }
         }
+    }
+
+    public func setPlayerVolume(_ volume: Float, player: String) throws(ControlError) {
+        let players = match.engine.statistics().filter { $0.session == match.matchID }.map(\.participant)
+        guard players.contains(player) else { throw .unknownPlayer(player, available: players.sorted()) }
+        try ControlError.fromEngine { () throws(VoiceChatError) in try engineControls.setVolume(volume, of: player) }
     }
 
     public func startChannel(_ name: String) throws(ControlError) {

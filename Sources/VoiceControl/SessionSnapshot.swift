@@ -74,6 +74,8 @@ public struct ParticipantSnapshot: Sendable, Codable, Hashable {
     public var speaking: Bool
     /// Muted in every channel the control drives (a match), or through the control (a call).
     public var muted: Bool
+    /// Their own volume, 0…2 (1: as they sent it), in every channel.
+    public var volume: Float = 1
     /// "direct", "app", "relay" or "relay-tcp"; nil while no path works.
     public var path: String?
     public var rttMilliseconds: Double?

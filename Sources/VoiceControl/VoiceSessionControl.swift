@@ -12,6 +12,8 @@ public protocol VoiceSessionControl: AnyObject, Sendable {
     func setVolume(_ volume: Float, channel: String?) throws(ControlError)
     /// `channel` nil: the call, or every channel of a match.
     func setPlayer(_ player: String, muted: Bool, channel: String?) throws(ControlError)
+    /// One player's own volume, 0…2, in every channel (see `VoiceChatService.setVolume(_:of:)`).
+    func setPlayerVolume(_ volume: Float, player: String) throws(ControlError)
     func startChannel(_ name: String) throws(ControlError)
     func stopChannel(_ name: String) throws(ControlError)
     /// Gives the microphone to this channel, taking it from the channel that had it.

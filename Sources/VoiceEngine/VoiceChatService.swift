@@ -96,6 +96,16 @@ public final class VoiceChatService: Sendable {
         try engine.withCore { core throws(VoiceChatError) in try core.setRemoteParticipantVolume(volume) }
     }
 
+    /// One player's own volume in every call and match they speak in, 0…2: 1 as they sent it, 0
+    /// silences them without muting them (a chat app's per-user volume). It multiplies the volume
+    /// of the call or channel, and holds for streams they start later.
+    public func setVolume(_ volume: Float, of player: ParticipantID) throws(VoiceChatError) {
+        try engine.withCore { core throws(VoiceChatError) in try core.setVolume(volume, of: player) }
+    }
+
+    /// A player's own volume (1 unless set).
+    public func volume(of player: ParticipantID) -> Float { engine.withCore { $0.volume(of: player) } }
+
     public var isInputMeteringEnabled: Bool {
         get { engine.withCore { $0.inputMeteringEnabled } }
         set { engine.withCore { $0.inputMeteringEnabled = newValue } }

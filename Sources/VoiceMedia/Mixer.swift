@@ -16,7 +16,8 @@ public struct MixerStreamKey: Hashable, Sendable, CustomStringConvertible {
 /// Mixes the decoded frames of every remote speaker in every started channel into the output.
 ///
 /// Channels have a volume (0…1, 0 silences the channel), can be started and stopped, and mute
-/// players individually, as GameKit's voice chats do. Streams are keyed by sender and channel,
+/// players individually, as GameKit's voice chats do. Each player also has a volume of their own
+/// across every channel (0…2, as a chat app's per-user volume), which multiplies the channel's. Streams are keyed by sender and channel,
 /// so a player heard in two channels is two streams and is mixed once for each channel they
 /// speak in. Each frame:
 ///
@@ -25,7 +26,7 @@ public struct MixerStreamKey: Hashable, Sendable, CustomStringConvertible {
 ///     if !mixer.fill(sender: s, channel: c, { stream.pullFrame(into: $0, at: now) }) {
 ///         stream.skipFrame(at: now)   // muted player, stopped or silent channel: not decoded at all
 ///     }
-/// try mixer.mix(into: output)         // sum × channel volume, soft limiter, output meter
+/// try mixer.mix(into: output)         // sum × channel and player volume, soft limiter, output meter
 /// ```
 ///
 /// The sum is taken in Float, stream by stream in the order the streams were added, and then
@@ -63,6 +64,8 @@ public final class VoiceMixer {
     public private(set) var lastMixedStreamCount = 0
 
     private var channels: [UInt16: Channel] = [:]
+    /// Players' own volumes, where not 1.
+    private var playerVolumes: [UInt32: Float] = [:]
     private var streams: [Stream] = []
     private var streamIndex: [MixerStreamKey: Int] = [:]
 
@@ -128,13 +131,33 @@ public final class VoiceMixer {
         change(&channel)
         channels[id] = channel
         for index in streams.indices where streams[index].key.channel == id {
-            streams[index].gain = Self.gain(of: streams[index].key.sender, in: channel)
+            streams[index].gain = gain(of: streams[index].key.sender, in: channel)
         }
     }
 
-    private static func gain(of sender: UInt32, in channel: Channel) -> Float {
-        channel.isStarted && !channel.mutedPlayers.contains(sender) ? channel.volume : 0
+    private func gain(of sender: UInt32, in channel: Channel) -> Float {
+        channel.isStarted && !channel.mutedPlayers.contains(sender)
+            ? channel.volume * (playerVolumes[sender] ?? 1) : 0
     }
+
+    // MARK: Players
+
+    /// What a player's volume may be: up to twice as loud as they sent it (the limiter keeps the
+    /// mix from clipping), down to 0, which silences them everywhere without muting them.
+    public static let playerVolumes: ClosedRange<Float> = 0...2
+
+    /// Sets one player's volume in every channel, for the streams they have and will have.
+    public func setVolume(_ volume: Float, player sender: UInt32) throws(MixerError) {
+        guard volume.isFinite, Self.playerVolumes.contains(volume) else { throw .playerVolumeOutOfRange(volume) }
+        playerVolumes[sender] = volume == 1 ? nil : volume
+        for index in streams.indices where streams[index].key.sender == sender {
+            guard let channel = channels[streams[index].key.channel] else { continue }
+            streams[index].gain = gain(of: sender, in: channel)
+        }
+    }
+
+    /// A player's own volume (1 unless set).
+    public func volume(ofPlayer sender: UInt32) -> Float { playerVolumes[sender] ?? 1 }
 
     private static func checkVolume(_ volume: Float) throws(MixerError) {
         guard volume.isFinite, (0...1).contains(volume) else { throw .volumeOutOfRange(volume) }
@@ -150,7 +173,7 @@ public final class VoiceMixer {
         let frame = UnsafeMutableBufferPointer<Float>.allocate(capacity: frameSamples)
         frame.initialize(repeating: 0)
         streamIndex[key] = streams.count
-        streams.append(Stream(key: key, frame: frame, gain: Self.gain(of: sender, in: state), isFilled: false))
+        streams.append(Stream(key: key, frame: frame, gain: gain(of: sender, in: state), isFilled: false))
     }
 
     public func removeStream(sender: UInt32, channel: UInt16) {
@@ -169,7 +192,7 @@ public final class VoiceMixer {
     /// side should advance the stream without decoding it (`skipFrame`).
     public func shouldDecode(sender: UInt32, channel: UInt16) -> Bool {
         guard let state = channels[channel] else { return false }
-        return Self.gain(of: sender, in: state) > 0
+        return gain(of: sender, in: state) > 0
     }
 
     // MARK: Mixing
@@ -199,7 +222,7 @@ public final class VoiceMixer {
     }
 
     /// Writes the mix of every frame handed in since the last call into `output` (exactly
-    /// `frameSamples` samples): each stream × its channel's volume, summed, then limited and
+    /// `frameSamples` samples): each stream × its channel's and its player's volume, summed, then limited and
     /// metered. Streams without a frame this round contribute nothing.
     public func mix(into output: UnsafeMutableBufferPointer<Float>) throws(MixerError) {
         guard output.count == frameSamples else { throw .wrongFrameLength(got: output.count, expected: frameSamples) }

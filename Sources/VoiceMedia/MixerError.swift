@@ -5,6 +5,7 @@ public enum MixerError: Error, Hashable, Sendable, CustomStringConvertible {
     case unknownStream(sender: UInt32, channel: UInt16)
     case duplicateStream(sender: UInt32, channel: UInt16)
     case volumeOutOfRange(Float)
+    case playerVolumeOutOfRange(Float)
     case wrongFrameLength(got: Int, expected: Int)
     case invalidLimiter(String)
 
@@ -20,6 +21,8 @@ public enum MixerError: Error, Hashable, Sendable, CustomStringConvertible {
             "the stream from sender \(sender) in channel \(channel) is already registered"
         case .volumeOutOfRange(let volume):
             "volume \(volume) is out of range; use 0…1 (0 mutes the channel)"
+        case .playerVolumeOutOfRange(let volume):
+            "a player's volume of \(volume) is out of range; use 0…2 (1 as they sent it, 0 silences them)"
         case .wrongFrameLength(let got, let expected):
             "got a frame of \(got) samples; this mixer works on frames of exactly \(expected) samples"
         case .invalidLimiter(let message):

@@ -1,8 +1,10 @@
+import Synchronization
 import VoiceControl
 
 /// What a key pressed on the interactive console does to the session. Keys act on the session's
-/// current state (read from a snapshot), so a toggle always flips what is there now.
-struct ConsoleKeyHandler: Sendable {
+/// current state (read from a snapshot), so a toggle always flips what is there now; the one
+/// thing it keeps is whose volume +/- change (`v` moves it on).
+final class ConsoleKeyHandler: Sendable {
     /// What the console does after a key.
     enum Outcome: Sendable, Hashable {
         /// Keep going; show this status line (empty: leave the status as it was).
@@ -16,6 +18,8 @@ struct ConsoleKeyHandler: Sendable {
     static let volumeStep: Float = 0.1
 
     let control: any VoiceSessionControl
+    /// The player whose own volume +/- change; nil: the call's or the channel's.
+    private let volumePlayer = Mutex<String?>(nil)
 
     init(control: any VoiceSessionControl) { self.control = control }
 
@@ -61,6 +65,8 @@ struct ConsoleKeyHandler: Sendable {
             return try changeVolume(by: Self.volumeStep)
         case UInt8(ascii: "-"), UInt8(ascii: "_"):
             return try changeVolume(by: -Self.volumeStep)
+        case UInt8(ascii: "v"), UInt8(ascii: "V"):
+            return nextVolumeTarget()
         case UInt8(ascii: "1")...UInt8(ascii: "9"):
             let index = Int(key - UInt8(ascii: "1"))
             let participants = control.snapshot().participants
@@ -77,15 +83,39 @@ struct ConsoleKeyHandler: Sendable {
         }
     }
 
-    /// The call's volume, or the active channel's (the first channel's when none is active).
+    /// The call's volume, or the active channel's (the first channel's when none is active), or
+    /// the chosen player's own.
     private func changeVolume(by step: Float) throws(ControlError) -> Outcome {
         let snapshot = control.snapshot()
+        if let name = volumePlayer.withLock({ $0 }) {
+            guard let player = snapshot.participants.first(where: { $0.participant == name }) else {
+                volumePlayer.withLock { $0 = nil }
+                return .status("\(name) has gone; +/- change the volume of the call or channel again")
+            }
+            let volume = min(max(((player.volume + step) * 10).rounded() / 10, 0), 2)
+            try control.setPlayerVolume(volume, player: name)
+            return .status("\(name) volume \(ConsoleRenderer.percent(volume))")
+        }
         let target = snapshot.channels.first(where: \.active) ?? snapshot.channels.first
         let current = target?.volume ?? snapshot.volume ?? 1
         let volume = min(max(((current + step) * 10).rounded() / 10, 0), 1)
         try control.setVolume(volume, channel: target?.name)
         let percent = ConsoleRenderer.percent(volume)
         return .status(target.map { "\($0.name) volume \(percent)" } ?? "volume \(percent)")
+    }
+
+    /// Moves what +/- change on: the call or channel, then each player in the order listed, then
+    /// back.
+    private func nextVolumeTarget() -> Outcome {
+        let players = control.snapshot().participants.map(\.participant)
+        let next = volumePlayer.withLock { selected in
+            let position = selected.flatMap { players.firstIndex(of: $0) }
+            let index = position.map { $0 + 1 } ?? 0
+            selected = index < players.count ? players[index] : nil
+            return selected
+        }
+        guard let next else { return .status("+/- change the volume of the call or channel") }
+        return .status("+/- change \(next)'s own volume (v: the next player)")
     }
 
     /// Gives the microphone to the channel after the active one, starting it if needed.

@@ -8,7 +8,8 @@ enum ConsoleRenderer {
     static let floorDB: Float = -60
 
     static let keyHelp =
-        "keys: m mute  p push-to-talk  space/t talk  +/- volume  1-9 mute player  tab/c next channel  q quit"
+        "keys: m mute  p push-to-talk  space/t talk  +/- volume  v volume of: channel, player 1, 2…  "
+        + "1-9 mute player  tab/c next channel  q quit"
 
     /// The lines to draw, each at most `width` characters, and `status` (the last key's outcome)
     /// at the bottom.
@@ -44,6 +45,7 @@ enum ConsoleRenderer {
         let speaking = participant.muted ? "MUTED   " : participant.speaking ? "speaking" : "        "
         var line = "\(numberLabel) \(name) \(meter(participant.levelDB, width: 12)) \(decibels(participant.levelDB))"
         line += " \(speaking) \(participant.path ?? "no path")"
+        if participant.volume != 1 { line += "  volume \(percent(participant.volume))" }
         if let rtt = participant.rttMilliseconds { line += String(format: "  rtt %.0f ms", rtt) }
         line += String(
             format: "  loss %.1f%%  jitter %.1f ms  buffer %.0f ms", participant.lossFraction * 100,

@@ -19,7 +19,9 @@ import Testing
             help.firstRange(of: "JSON-line commands (").map { help[$0.upperBound...] }?.prefix { $0 != ";" })
         #expect(
             listed.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } == [
-                "mute", "unmute", "push-to-talk", "talk", "set-volume", "mute-player", "unmute-player", "start-channel",
+                "mute", "unmute", "push-to-talk", "talk", "set-volume", "mute-player", "unmute-player",
+                "set-player-volume",
+                "start-channel",
                 "stop-channel", "activate-channel", "set-max-delay", "stats", "subscribe", "unsubscribe", "help",
             ])
     }

@@ -76,6 +76,25 @@ import VoiceControl
             ])
     }
 
+    /// `v` moves +/- from the channel to each player's own volume in turn, up to 200 %, and back.
+    @Test func theVolumeKeysMoveOnToEachPlayerAndBack() {
+        let control = FakeControl(.sample)
+        let keys = ConsoleKeyHandler(control: control)
+        #expect(keys.handle(UInt8(ascii: "v")) == .status("+/- change bob's own volume (v: the next player)"))
+        #expect(keys.handle(UInt8(ascii: "+")) == .status("bob volume 110%"))
+        for _ in 0..<12 { _ = keys.handle(UInt8(ascii: "+")) }
+        #expect(keys.handle(UInt8(ascii: "+")) == .status("bob volume 200%"))
+        #expect(keys.handle(UInt8(ascii: "v")) == .status("+/- change carol's own volume (v: the next player)"))
+        #expect(keys.handle(UInt8(ascii: "-")) == .status("carol volume 90%"))
+        #expect(keys.handle(UInt8(ascii: "v")) == .status("+/- change the volume of the call or channel"))
+        #expect(keys.handle(UInt8(ascii: "+")) == .status("team volume 60%"))
+        #expect(control.calls.first == .playerVolume("bob", 1.1))
+        #expect(control.calls.suffix(2) == [.playerVolume("carol", 0.9), .volume(0.6, "team")])
+        let bob = control.snapshot().participants[0]
+        #expect(bob.volume == 2)
+        #expect(ConsoleRenderer.line(for: bob, number: 1, nameWidth: 5).contains("volume 200%"))
+    }
+
     @Test func volumeKeysStopAtTheEndsAndActOnTheCallWithoutChannels() {
         var snapshot = SessionSnapshot.sample
         snapshot.channels = []
@@ -96,6 +115,7 @@ import VoiceControl
             func setTalking(_ down: Bool) throws(ControlError) {}
             func setVolume(_ volume: Float, channel: String?) throws(ControlError) {}
             func setPlayer(_ player: String, muted: Bool, channel: String?) throws(ControlError) {}
+            func setPlayerVolume(_ volume: Float, player: String) throws(ControlError) {}
             func startChannel(_ name: String) throws(ControlError) {}
             func stopChannel(_ name: String) throws(ControlError) {}
             func activateChannel(_ name: String) throws(ControlError) {}

@@ -37,6 +37,12 @@ import VoiceControl
         #expect(
             failure(#"{"command":"set-volume","volume":1.5}"#).message?.contains("volume 1.5 is outside 0…1") == true)
         #expect(failure(#"{"command":"set-volume","volume":"loud"}"#).message?.contains("must be a number") == true)
+        #expect(
+            failure(#"{"command":"set-player-volume","player":"bob","volume":2.5}"#).message?.contains(
+                "a player's volume of 2.5 is outside 0…2") == true)
+        #expect(
+            failure(#"{"command":"set-player-volume","volume":1}"#).message
+                == "set-player-volume needs field \"player\"")
         #expect(failure(#"{"command":"mute-player","player":""}"#).message?.contains("non-empty string") == true)
         #expect(failure(#"{"command":"talk","down":1}"#).message?.contains("true or false") == true)
         #expect(failure(#"{"command":"mute","volume":1}"#).message == "mute takes no field \"volume\"")
@@ -71,6 +77,7 @@ import VoiceControl
             #"{"id":7,"command":"stop-channel","channel":"team"}"#,
             #"{"id":8,"command":"push-to-talk","enabled":true}"#, #"{"id":9,"command":"talk","down":true}"#,
             #"{"id":10,"command":"unmute"}"#,
+            #"{"id":11,"command":"set-player-volume","player":"bob","volume":1.5}"#,
         ]
         for line in lines {
             let (reply, change) = dispatcher.handle(Array(line.utf8))
@@ -81,7 +88,7 @@ import VoiceControl
             control.calls == [
                 .microphoneMuted(true), .volume(0.25, "team"), .player("bob", muted: true, channel: "team"),
                 .player("bob", muted: false, channel: nil), .start("all"), .activate("all"), .stop("team"),
-                .pushToTalk(true), .talking(true), .microphoneMuted(false),
+                .pushToTalk(true), .talking(true), .microphoneMuted(false), .playerVolume("bob", 1.5),
             ])
         let (subscribe, change) = dispatcher.handle(Array(#"{"command":"subscribe"}"#.utf8))
         #expect(subscribe.intervalMilliseconds == 1000)
@@ -89,7 +96,7 @@ import VoiceControl
         #expect(dispatcher.handle(Array(#"{"command":"unsubscribe"}"#.utf8)).change == .unsubscribe)
         let help = dispatcher.handle(Array(#"{"command":"help"}"#.utf8)).reply
         #expect(help.commands?.map(\.command) == ControlCommand.allCases.map(\.rawValue))
-        let refused = dispatcher.handle(Array(#"{"id":11,"command":"start-channel","channel":"red"}"#.utf8)).reply
+        let refused = dispatcher.handle(Array(#"{"id":12,"command":"start-channel","channel":"red"}"#.utf8)).reply
         #expect(!refused.ok)
         #expect(refused.error == "no channel \"red\"; use one of: team, all")
     }

@@ -179,6 +179,18 @@ import VoiceTestSupport
         #expect(bob.heardLevel(of: alice.frequency, lastSeconds: 1) < 0.005)
         #expect(try client.request(#"{"id":15,"command":"stats"}"#).snapshot?.microphoneMuted == true)
 
+        // Bob's own volume at alice, in every channel: half as loud, then back.
+        alice.isTalking = false
+        world.run(seconds: 1.5, players)
+        let full = alice.heardLevel(of: bob.frequency, lastSeconds: 1)
+        #expect(try client.request(#"{"id":20,"command":"set-player-volume","player":"bob","volume":0.5}"#).ok)
+        world.run(seconds: 1.5, players)
+        let half = alice.heardLevel(of: bob.frequency, lastSeconds: 1)
+        #expect(abs(half / full - 0.5) < 0.05, "\(half) against \(full)")
+        #expect(try client.request(#"{"id":21,"command":"stats"}"#).snapshot?.participants[0].volume == 0.5)
+        let loud = try client.request(#"{"id":22,"command":"set-player-volume","player":"mallory","volume":1}"#)
+        #expect(loud.error == "no player \"mallory\"; use one of: bob, carol")
+
         let channel = try client.request(#"{"id":16,"command":"stop-channel","channel":"red"}"#)
         #expect(channel.error == "no channel \"red\"; use one of: team, all")
         let player = try client.request(#"{"id":17,"command":"mute-player","player":"mallory","channel":"team"}"#)

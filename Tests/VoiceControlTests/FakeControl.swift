@@ -8,6 +8,7 @@ final class FakeControl: VoiceSessionControl {
         case microphoneMuted(Bool), pushToTalk(Bool), talking(Bool), volume(Float, String?)
         case player(String, muted: Bool, channel: String?), start(String), stop(String), activate(String)
         case maximumDelay(Double)
+        case playerVolume(String, Float)
     }
 
     private let state: Mutex<(snapshot: SessionSnapshot, calls: [Call])>
@@ -54,6 +55,15 @@ final class FakeControl: VoiceSessionControl {
                 throw .unknownPlayer(player, available: snapshot.participants.map(\.participant))
             }
             snapshot.participants[index].muted = muted
+        }
+    }
+
+    func setPlayerVolume(_ volume: Float, player: String) throws(ControlError) {
+        try record(.playerVolume(player, volume)) { snapshot throws(ControlError) in
+            guard let index = snapshot.participants.firstIndex(where: { $0.participant == player }) else {
+                throw .unknownPlayer(player, available: snapshot.participants.map(\.participant))
+            }
+            snapshot.participants[index].volume = volume
         }
     }
 

@@ -41,6 +41,39 @@ import VoiceMedia
         return mixer
     }
 
+    /// A player's own volume multiplies the channel's in every channel they speak in, holds for a
+    /// stream added later, and at 0 stops their decoding as a mute does.
+    @Test func aPlayersVolumeScalesThemInEveryChannel() throws {
+        let mixer = try Self.makeTwoChannelMixer()
+        try mixer.setVolume(1.5, player: Self.playerA)
+        #expect(mixer.volume(ofPlayer: Self.playerA) == 1.5)
+        #expect(mixer.volume(ofPlayer: Self.playerB) == 1)
+        try Self.submit(mixer, 0.25, sender: Self.playerA, channel: Self.lobby)
+        try Self.submit(mixer, 0.125, sender: Self.playerB, channel: Self.lobby)
+        try Self.submit(mixer, 0.5, sender: Self.playerA, channel: Self.squad)
+        // A: 0.25 × 0.5 × 1.5 in the lobby and 0.5 × 0.25 × 1.5 in the squad; B as before.
+        let lobbyPart: Float = 0.25 * 0.5 * 1.5 + 0.125 * 0.5
+        let squadPart: Float = 0.5 * 0.25 * 1.5
+        #expect(try Self.mix(mixer).allSatisfy { $0 == lobbyPart + squadPart })
+
+        try mixer.setVolume(0.5, player: Self.playerC)
+        try mixer.setPlayer(Self.playerC, muted: false, channel: Self.squad)
+        mixer.removeStream(sender: Self.playerC, channel: Self.squad)
+        try mixer.addStream(sender: Self.playerC, channel: Self.squad)
+        try Self.submit(mixer, 0.5, sender: Self.playerC, channel: Self.squad)
+        let quieter: Float = 0.5 * 0.25 * 0.5
+        #expect(try Self.mix(mixer).allSatisfy { $0 == quieter })
+
+        try mixer.setVolume(0, player: Self.playerA)
+        #expect(!mixer.shouldDecode(sender: Self.playerA, channel: Self.lobby))
+        #expect(!mixer.shouldDecode(sender: Self.playerA, channel: Self.squad))
+        try mixer.setVolume(1, player: Self.playerA)
+        #expect(mixer.shouldDecode(sender: Self.playerA, channel: Self.lobby))
+        #expect(throws: MixerError.playerVolumeOutOfRange(2.5)) { try mixer.setVolume(2.5, player: Self.playerA) }
+        #expect(throws: MixerError.self) { try mixer.setVolume(.nan, player: Self.playerA) }
+        #expect(mixer.volume(ofPlayer: Self.playerA) == 1)
+    }
+
     @Test(arguments: [FrameDuration.ms20, .ms10, .ms5])
     func threeSpeakersInTwoChannelsGiveExactlyTheExpectedContributions(frameDuration: FrameDuration) throws {
         let mixer = try Self.makeTwoChannelMixer(frameDuration: frameDuration)
