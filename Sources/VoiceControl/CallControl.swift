@@ -80,6 +80,14 @@ public final class CallControl: VoiceSessionControl {
         try service.setMaximumDelay(milliseconds: milliseconds)
     }
 
+    public func setSpeechProcessing(denoise: Bool?, automaticGainControl: Bool?, voiceActivityThresholdDBFS: Float?)
+        throws(ControlError)
+    {
+        try service.setSpeechProcessing(
+            denoise: denoise, automaticGainControl: automaticGainControl,
+            voiceActivityThresholdDBFS: voiceActivityThresholdDBFS)
+    }
+
     private func apply(_ volume: Float) throws(ControlError) {
         try ControlError.fromEngine { () throws(VoiceChatError) in try service.setRemoteParticipantVolume(volume) }
     }

@@ -12,6 +12,7 @@ public enum ControlCommand: String, Sendable, Hashable, CaseIterable, Codable {
     case stopChannel = "stop-channel"
     case activateChannel = "activate-channel"
     case setMaxDelay = "set-max-delay"
+    case setSpeechProcessing = "set-speech-processing"
     case stats
     case subscribe
     case unsubscribe
@@ -28,6 +29,7 @@ public enum ControlCommand: String, Sendable, Hashable, CaseIterable, Codable {
         case .setPlayerVolume: [("player", true), ("volume", true)]
         case .startChannel, .stopChannel, .activateChannel: [("channel", true)]
         case .setMaxDelay: [("milliseconds", true)]
+        case .setSpeechProcessing: [("denoise", false), ("agc", false), ("vadThresholdDB", false)]
         case .subscribe: [("intervalMilliseconds", false)]
         }
     }
@@ -52,6 +54,9 @@ public enum ControlCommand: String, Sendable, Hashable, CaseIterable, Codable {
         case .setMaxDelay:
             "the most delay the engine may add, mouth to ear, 40…1000 ms; protection is chosen within it: "
                 + "{\"milliseconds\": 150}"
+        case .setSpeechProcessing:
+            "noise suppression, automatic gain control and the level below which nothing is sent as speech "
+                + "(-120…0 dBFS), any of them: {\"denoise\": true, \"agc\": false, \"vadThresholdDB\": -50}"
         case .stats: "reply with one snapshot of levels, paths and network statistics"
         case .subscribe:
             "push {\"event\": \"stats\", \"snapshot\": …} every intervalMilliseconds (default 1000, 50…60000) "

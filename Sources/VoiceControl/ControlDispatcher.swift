@@ -45,6 +45,10 @@ public struct ControlDispatcher: Sendable {
             try control.setPlayerVolume(
                 try required(request.volume, "volume", request), player: try required(request.player, "player", request)
             )
+        case .setSpeechProcessing:
+            try control.setSpeechProcessing(
+                denoise: request.denoise, automaticGainControl: request.agc,
+                voiceActivityThresholdDBFS: request.vadThresholdDB)
         case .startChannel: try control.startChannel(try required(request.channel, "channel", request))
         case .stopChannel: try control.stopChannel(try required(request.channel, "channel", request))
         case .activateChannel: try control.activateChannel(try required(request.channel, "channel", request))

@@ -16,6 +16,10 @@ public struct ControlRequest: Sendable, Hashable {
     public var intervalMilliseconds: Int?
     /// `set-max-delay`'s budget, ms (checked against the engine's range when applied).
     public var milliseconds: Double?
+    /// `set-speech-processing`'s settings; nil leaves one as it is.
+    public var denoise: Bool?
+    public var agc: Bool?
+    public var vadThresholdDB: Float?
 
     public static let defaultIntervalMilliseconds = 1000
     public static let intervalRange = 50...60_000
@@ -80,6 +84,17 @@ public struct ControlRequest: Sendable, Hashable {
             request.volume = Float(volume)
         }
         request.milliseconds = try number(fields, "milliseconds", command: name)
+        request.denoise = try bool(fields, "denoise", command: name)
+        request.agc = try bool(fields, "agc", command: name)
+        if let threshold = try number(fields, "vadThresholdDB", command: name) {
+            guard (-120...0).contains(threshold) else {
+                throw .badRequest("vadThresholdDB \(threshold) is outside -120…0 dBFS")
+            }
+            request.vadThresholdDB = Float(threshold)
+        }
+        if command == .setSpeechProcessing, request.denoise == nil, request.agc == nil, request.vadThresholdDB == nil {
+            throw .badRequest("set-speech-processing needs at least one of: denoise, agc, vadThresholdDB")
+        }
         if let interval = try number(fields, "intervalMilliseconds", command: name) {
             guard interval.rounded() == interval, intervalRange.contains(Int(exactly: interval) ?? -1) else {
                 throw .badRequest(

@@ -28,6 +28,7 @@ extension SessionSnapshot {
             microphoneMuted: service.isMicrophoneMuted, pushToTalk: service.pushToTalk,
             talking: service.isTalkKeyDown, volume: volume, channels: channels, participants: participants,
             delayBudget: DelayBudgetSnapshot(service.engine.delayBudget))
+        speechProcessing = service.engine.speechProcessing
     }
 }
 
@@ -37,6 +38,19 @@ extension VoiceChatService {
         try ControlError.fromEngine { () throws(VoiceChatError) in
             try engine.setMaximumDelay(milliseconds: milliseconds)
         }
+    }
+}
+
+extension VoiceChatService {
+    /// Changes what is given of the engine's speech processing, keeping the rest.
+    func setSpeechProcessing(denoise: Bool?, automaticGainControl: Bool?, voiceActivityThresholdDBFS: Float?)
+        throws(ControlError)
+    {
+        var processing = engine.speechProcessing
+        if let denoise { processing.denoise = denoise }
+        if let automaticGainControl { processing.automaticGainControl = automaticGainControl }
+        if let voiceActivityThresholdDBFS { processing.voiceActivityThresholdDBFS = voiceActivityThresholdDBFS }
+        try ControlError.fromEngine { () throws(VoiceChatError) in try engine.setSpeechProcessing(processing) }
     }
 }
 

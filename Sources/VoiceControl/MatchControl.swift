@@ -87,6 +87,14 @@ public final class MatchControl: VoiceSessionControl {
         try engineControls.setMaximumDelay(milliseconds: milliseconds)
     }
 
+    public func setSpeechProcessing(denoise: Bool?, automaticGainControl: Bool?, voiceActivityThresholdDBFS: Float?)
+        throws(ControlError)
+    {
+        try engineControls.setSpeechProcessing(
+            denoise: denoise, automaticGainControl: automaticGainControl,
+            voiceActivityThresholdDBFS: voiceActivityThresholdDBFS)
+    }
+
     private func channel(named name: String) throws(ControlError) -> VoiceChannel {
         guard let channel = channels.first(where: { $0.name == name }) else {
             throw .unknownChannel(name, available: channels.map(\.name))

@@ -1,3 +1,5 @@
+import VoiceMedia
+
 /// What every observer reads: a point-in-time view of one participant's session (a 1:1 call or a
 /// match). Levels are dBFS floored at −120 (silence), so the JSON form never holds infinities.
 public struct SessionSnapshot: Sendable, Codable, Hashable {
@@ -20,6 +22,9 @@ public struct SessionSnapshot: Sendable, Codable, Hashable {
     public var participants: [ParticipantSnapshot]
     /// The delay budget in force and how it is shared out; nil where no engine stands behind.
     public var delayBudget: DelayBudgetSnapshot?
+    /// Noise suppression, gain control and the speech gate's threshold; nil where no engine
+    /// stands behind.
+    public var speechProcessing: SpeechProcessing?
 
     public init(
         time: Double, inputLevelDB: Float, outputLevelDB: Float, microphoneMuted: Bool, pushToTalk: Bool,

@@ -20,4 +20,8 @@ public protocol VoiceSessionControl: AnyObject, Sendable {
     func activateChannel(_ name: String) throws(ControlError)
     /// The most delay the engine may add, mouth to ear (see `DelayBudget`), 40…1000 ms.
     func setMaximumDelay(milliseconds: Double) throws(ControlError)
+    /// Noise suppression, gain control and the speech gate's threshold (−120…0 dBFS), engine-wide;
+    /// nil leaves a setting as it is.
+    func setSpeechProcessing(denoise: Bool?, automaticGainControl: Bool?, voiceActivityThresholdDBFS: Float?)
+        throws(ControlError)
 }

@@ -62,7 +62,7 @@ public struct SpeechGate: Sendable {
 
     private static let subWindowCount = 8
 
-    public let configuration: Configuration
+    public private(set) var configuration: Configuration
     public let sampleRate: Int
 
     /// The decision for the last frame, hangover included.
@@ -127,6 +127,14 @@ public struct SpeechGate: Sendable {
             isSpeech = false
         }
         return isSpeech
+    }
+
+    /// Changes the level below which no frame is speech, keeping what the gate has learnt.
+    public mutating func setAbsoluteThreshold(dbfs: Float) throws(DSPSettingError) {
+        var changed = configuration
+        changed.absoluteThresholdDBFS = dbfs
+        try changed.validate()
+        configuration = changed
     }
 
     /// Forgets the noise floor and closes the gate, as for a new microphone.

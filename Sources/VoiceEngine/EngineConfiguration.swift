@@ -25,6 +25,9 @@ public struct EngineConfiguration: Sendable, Hashable {
     public var reportIntervalMilliseconds: Double
     /// How long a sender keeps sealing under the old key after distributing a new one, at most.
     public var rekeyGraceSeconds: Double
+    /// Noise suppression, gain control and the speech gate's threshold at the start; changeable
+    /// while running with `VoiceEngine.setSpeechProcessing(_:)`.
+    public var speechProcessing: SpeechProcessing
 
     public init(
         frameDuration: FrameDuration = VoiceDefaults.frameDuration,
@@ -37,7 +40,8 @@ public struct EngineConfiguration: Sendable, Hashable {
         invitationTimeoutSeconds: Double = 30,
         pathTimeoutSeconds: Double = 10,
         reportIntervalMilliseconds: Double = 1000,
-        rekeyGraceSeconds: Double = 2
+        rekeyGraceSeconds: Double = 2,
+        speechProcessing: SpeechProcessing = SpeechProcessing()
     ) {
         self.frameDuration = frameDuration
         self.bitrate = bitrate
@@ -51,6 +55,7 @@ public struct EngineConfiguration: Sendable, Hashable {
         self.pathTimeoutSeconds = pathTimeoutSeconds
         self.reportIntervalMilliseconds = reportIntervalMilliseconds
         self.rekeyGraceSeconds = rekeyGraceSeconds
+        self.speechProcessing = speechProcessing
     }
 
     /// The delay budget these settings describe.

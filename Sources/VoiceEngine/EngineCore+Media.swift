@@ -9,9 +9,12 @@ extension EngineCore {
             session.sendPipeline = nil
             return
         }
+        var gate = SpeechGate.Configuration()
+        gate.absoluteThresholdDBFS = speechProcessing.voiceActivityThresholdDBFS
         let sendConfiguration = SendConfiguration(
             sender: mediaID.rawValue, channel: channel, frameDuration: configuration.frameDuration,
-            bitrate: configuration.bitrate, complexity: configuration.complexity, delayBudget: delayBudget)
+            bitrate: configuration.bitrate, complexity: configuration.complexity, denoise: speechProcessing.denoise,
+            automaticGainControl: speechProcessing.automaticGainControl, gate: gate, delayBudget: delayBudget)
         do {
             session.sendPipeline = try VoiceSendPipeline(sendConfiguration)
         } catch {

@@ -82,6 +82,9 @@ final class EngineCore {
     var isPlayingRemoteVoice = false
     /// The delay budget in force: the configuration's until the app changes it.
     var delayBudget: DelayBudget
+    /// Noise suppression, gain control and the gate's threshold: the configuration's until the
+    /// app changes them.
+    var speechProcessing: SpeechProcessing
 
     // Working buffers, allocated once.
     let packet: UnsafeMutableRawBufferPointer
@@ -109,6 +112,12 @@ final class EngineCore {
         self.outbox = outbox
         delayBudget = configuration.delayBudget
         try Self.checkDelayBudget(delayBudget)
+        speechProcessing = configuration.speechProcessing
+        do {
+            try speechProcessing.validate(operation: "EngineConfiguration.speechProcessing")
+        } catch {
+            throw .outOfRange(error.description)
+        }
         do {
             mixer = try VoiceMixer(frameDuration: configuration.frameDuration)
         } catch {

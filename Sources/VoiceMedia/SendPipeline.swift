@@ -64,6 +64,8 @@ public final class VoiceSendPipeline {
 
     /// What the gate said about the last frame, muted or not (to tell a muted user they are talking).
     public var isSpeechDetected: Bool { gate.isSpeech }
+    /// Noise suppression, gain control and the gate's threshold now.
+    public private(set) var speechProcessing: SpeechProcessing
     public var noiseFloorDBFS: Float { gate.noiseFloorDBFS }
 
     private var preprocessor: SpeechPreprocessor?
@@ -105,14 +107,10 @@ public final class VoiceSendPipeline {
         self.configuration = configuration
         frameSamples = configuration.frameSamples
         keepAliveSamples = Int((configuration.keepAliveMilliseconds * Double(engineSampleRate) / 1_000).rounded())
-        if configuration.denoise || configuration.automaticGainControl {
-            preprocessor = try SpeechPreprocessor(
-                SpeechPreprocessor.Configuration(
-                    frameSize: configuration.frameSamples, denoise: configuration.denoise,
-                    automaticGainControl: configuration.automaticGainControl))
-        } else {
-            preprocessor = nil
-        }
+        speechProcessing = SpeechProcessing(
+            denoise: configuration.denoise, automaticGainControl: configuration.automaticGainControl,
+            voiceActivityThresholdDBFS: configuration.gate.absoluteThresholdDBFS)
+        preprocessor = try Self.preprocessor(for: speechProcessing, frameSamples: configuration.frameSamples)
         do {
             gate = try SpeechGate(configuration.gate)
         } catch {
@@ -135,6 +133,35 @@ public final class VoiceSendPipeline {
         copies.initialize(repeating: 0)
         copyLengths = .allocate(capacity: historyFrames)
         copyLengths.initialize(repeating: 0)
+    }
+
+    /// Switches noise suppression and gain control and moves the gate's threshold, keeping the
+    /// stream (its numbering, encoder and the gate's noise floor). Makes a new speexdsp
+    /// preprocessor when those change: call it off the engine's real-time thread.
+    public func setSpeechProcessing(_ processing: SpeechProcessing) throws(CodecError) {
+        try processing.validate(operation: "VoiceSendPipeline.setSpeechProcessing")
+        if processing.denoise != speechProcessing.denoise
+            || processing.automaticGainControl != speechProcessing.automaticGainControl
+        {
+            preprocessor = try Self.preprocessor(for: processing, frameSamples: frameSamples)
+        }
+        do {
+            try gate.setAbsoluteThreshold(dbfs: processing.voiceActivityThresholdDBFS)
+        } catch {
+            throw CodecError(
+                .invalidArgument, operation: "VoiceSendPipeline.setSpeechProcessing", message: error.description)
+        }
+        speechProcessing = processing
+    }
+
+    private static func preprocessor(for processing: SpeechProcessing, frameSamples: Int) throws(CodecError)
+        -> SpeechPreprocessor?
+    {
+        guard processing.denoise || processing.automaticGainControl else { return nil }
+        return try SpeechPreprocessor(
+            SpeechPreprocessor.Configuration(
+                frameSize: frameSamples, denoise: processing.denoise,
+                automaticGainControl: processing.automaticGainControl))
     }
 
     deinit {

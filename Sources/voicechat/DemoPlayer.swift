@@ -64,7 +64,7 @@ final class DemoPlayer {
             configuration: EngineConfiguration(
                 complexity: tuning.complexity,
                 maximumDelayMilliseconds: tuning.maximumDelayMilliseconds,
-                forcedPath: path.choice.forcedPath),
+                forcedPath: path.choice.forcedPath, speechProcessing: tuning.speechProcessing),
             input: GatedInput(input, gate: gate), output: GatedOutput(output, gate: gate), host: "127.0.0.1",
             udpPort: 0)
         let client: RelayMatchClient

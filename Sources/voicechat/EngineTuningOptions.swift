@@ -3,7 +3,8 @@ import VoiceCore
 import VoiceMedia
 
 /// What every command that runs an engine may tune besides its frame length and bitrate: how
-/// hard the encoder works and how much delay the engine may add.
+/// hard the encoder works, how much delay the engine may add, and what it does to the microphone
+/// before deciding it hears speech.
 struct EngineTuningOptions: ParsableArguments {
     @Option(help: "Opus encoder complexity, 0 (cheapest) to 10 (best) (e.g. --complexity 5).")
     var complexity = VoiceDefaults.complexity
@@ -17,7 +18,39 @@ struct EngineTuningOptions: ParsableArguments {
             valueName: "ms"))
     var maximumDelayMilliseconds: Double?
 
+    @Flag(
+        help: "Suppress steady background noise in the microphone (speexdsp); change it live with the control socket.")
+    var denoise = false
+
+    @Flag(name: .customLong("agc"), help: "Even out the microphone's level (speexdsp automatic gain control).")
+    var automaticGainControl = false
+
+    // Unconditional: the value is negative, and would otherwise be read as an option.
+    @Option(
+        name: .customLong("vad-threshold-db"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "Never send as speech what is quieter than this, in dBFS, -120…0: raise it to keep a noisy room out, "
+                + "lower it for a quiet talker (default: \(Int(SpeechProcessing().voiceActivityThresholdDBFS))) "
+                + "(e.g. --vad-threshold-db -45).",
+            valueName: "dBFS"))
+    var voiceActivityThresholdDBFS: Float?
+
+    /// The speech processing these options ask for.
+    var speechProcessing: SpeechProcessing {
+        var processing = SpeechProcessing(denoise: denoise, automaticGainControl: automaticGainControl)
+        if let voiceActivityThresholdDBFS { processing.voiceActivityThresholdDBFS = voiceActivityThresholdDBFS }
+        return processing
+    }
+
     func validate() throws {
+        if let voiceActivityThresholdDBFS {
+            let allowed = SpeechProcessing.thresholds
+            guard voiceActivityThresholdDBFS.isFinite, allowed.contains(voiceActivityThresholdDBFS) else {
+                throw ValidationError(
+                    "--vad-threshold-db must be \(Int(allowed.lowerBound))…\(Int(allowed.upperBound)) dBFS, not "
+                        + "\(voiceActivityThresholdDBFS).")
+            }
+        }
         try validateComplexity(complexity)
         if let maximumDelayMilliseconds {
             let allowed = DelayBudget.allowedMilliseconds

@@ -61,6 +61,29 @@ import VoiceTesting
         }
     }
 
+    /// Noise suppression, gain control and the gate's threshold reach the engine from every
+    /// command that runs one; a threshold that is not −120…0 dBFS is refused at start-up.
+    @Test func speechProcessingCanBeChosenOnEveryCommandThatRunsAnEngine() throws {
+        #expect(
+            try CallCommand.parse(["127.0.0.1:7300"]).call.engineConfiguration().speechProcessing == SpeechProcessing())
+        let join = try JoinCommand.parse(
+            [
+                "--relay", "127.0.0.1:7700", "--match", "m", "--name", "a", "--token", "t", "--channel", "all",
+                "--denoise", "--agc",
+                "--vad-threshold-db", "-45",
+            ])
+        #expect(
+            join.call.engineConfiguration().speechProcessing
+                == SpeechProcessing(denoise: true, automaticGainControl: true, voiceActivityThresholdDBFS: -45))
+        #expect(try ListenCommand.parse(["--denoise"]).call.engineConfiguration().speechProcessing.denoise)
+        #expect(
+            try DemoCommand.parse(["--vad-threshold-db", "-60"]).tuning.speechProcessing.voiceActivityThresholdDBFS
+                == -60)
+        for bad in [["--vad-threshold-db", "5"], ["--vad-threshold-db", "nan"], ["--vad-threshold-db", "-121"]] {
+            #expect(throws: (any Error).self, "\(bad)") { try CallCommand.parse(["127.0.0.1:7300"] + bad) }
+        }
+    }
+
     @Test func theSimulationsAndTheMediaPipelinesStartFromTheShippedDefaults() {
         let simulation = CallSimulation.Configuration()
         #expect(simulation.frameDuration == VoiceDefaults.frameDuration)

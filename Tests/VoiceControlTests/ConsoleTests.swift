@@ -120,6 +120,9 @@ import VoiceControl
             func stopChannel(_ name: String) throws(ControlError) {}
             func activateChannel(_ name: String) throws(ControlError) {}
             func setMaximumDelay(milliseconds: Double) throws(ControlError) {}
+            func setSpeechProcessing(denoise: Bool?, automaticGainControl: Bool?, voiceActivityThresholdDBFS: Float?)
+                throws(ControlError)
+            {}
         }
         #expect(
             ConsoleKeyHandler(control: Refusing()).handle(UInt8(ascii: "m"))

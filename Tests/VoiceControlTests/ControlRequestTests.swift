@@ -43,6 +43,12 @@ import VoiceControl
         #expect(
             failure(#"{"command":"set-player-volume","volume":1}"#).message
                 == "set-player-volume needs field \"player\"")
+        #expect(
+            failure(#"{"command":"set-speech-processing"}"#).message
+                == "set-speech-processing needs at least one of: denoise, agc, vadThresholdDB")
+        #expect(
+            failure(#"{"command":"set-speech-processing","vadThresholdDB":3}"#).message
+                == "vadThresholdDB 3.0 is outside -120…0 dBFS")
         #expect(failure(#"{"command":"mute-player","player":""}"#).message?.contains("non-empty string") == true)
         #expect(failure(#"{"command":"talk","down":1}"#).message?.contains("true or false") == true)
         #expect(failure(#"{"command":"mute","volume":1}"#).message == "mute takes no field \"volume\"")
@@ -78,6 +84,7 @@ import VoiceControl
             #"{"id":8,"command":"push-to-talk","enabled":true}"#, #"{"id":9,"command":"talk","down":true}"#,
             #"{"id":10,"command":"unmute"}"#,
             #"{"id":11,"command":"set-player-volume","player":"bob","volume":1.5}"#,
+            #"{"id":13,"command":"set-speech-processing","denoise":true,"vadThresholdDB":-50}"#,
         ]
         for line in lines {
             let (reply, change) = dispatcher.handle(Array(line.utf8))
@@ -89,6 +96,7 @@ import VoiceControl
                 .microphoneMuted(true), .volume(0.25, "team"), .player("bob", muted: true, channel: "team"),
                 .player("bob", muted: false, channel: nil), .start("all"), .activate("all"), .stop("team"),
                 .pushToTalk(true), .talking(true), .microphoneMuted(false), .playerVolume("bob", 1.5),
+                .speechProcessing(denoise: true, agc: nil, threshold: -50),
             ])
         let (subscribe, change) = dispatcher.handle(Array(#"{"command":"subscribe"}"#.utf8))
         #expect(subscribe.intervalMilliseconds == 1000)

@@ -3,6 +3,7 @@ import Testing
 import VoiceControl
 import VoiceCore
 import VoiceEngine
+import VoiceMedia
 import VoiceTestSupport
 
 /// Commands through a real control socket, acting on engines that run in virtual time.
@@ -109,6 +110,36 @@ import VoiceTestSupport
         #expect(
             try client.request(#"{"id":5,"command":"set-max-delay"}"#).error
                 == "set-max-delay needs field \"milliseconds\"")
+    }
+
+    /// Noise suppression, gain control and the gate's threshold change on the running engine,
+    /// what is not given stays, and the snapshot reports them.
+    @Test func speechProcessingIsSetThroughTheControlSocket() async throws {
+        let world = SimulatedWorld()
+        let setup = try world.acceptedCall()
+        let (alice, bob) = (setup.alice, setup.bob)
+        let control = CallControl(service: setup.bobService, remote: "alice")
+        world.run(seconds: 1, [alice, bob])
+        let path = temporarySocketPath()
+        let server = try await ControlServer.start(path: path, control: control)
+        defer { Task { await server.close() } }
+        let client = try LineClient(path: path)
+
+        #expect(try client.request(#"{"id":1,"command":"stats"}"#).snapshot?.speechProcessing == SpeechProcessing())
+        #expect(try client.request(#"{"id":2,"command":"set-speech-processing","denoise":true}"#).ok)
+        #expect(
+            try client.request(#"{"id":3,"command":"set-speech-processing","agc":true,"vadThresholdDB":-40}"#).ok)
+        let expected = SpeechProcessing(denoise: true, automaticGainControl: true, voiceActivityThresholdDBFS: -40)
+        #expect(bob.engine.speechProcessing == expected)
+        #expect(try client.request(#"{"id":4,"command":"stats"}"#).snapshot?.speechProcessing == expected)
+        // The same stream goes on: alice keeps receiving bob's packets.
+        func received() -> Int { alice.engine.statistics().first?.streams.values.first?.receive.packetsReceived ?? 0 }
+        let before = received()
+        world.run(seconds: 1, [alice, bob])
+        #expect(received() > before)
+        let refused = try client.request(#"{"id":5,"command":"set-speech-processing","vadThresholdDB":-130}"#)
+        #expect(refused.error == "vadThresholdDB -130.0 is outside -120…0 dBFS")
+        #expect(bob.engine.speechProcessing == expected)
     }
 
     @Test func matchCommandsDriveChannelsVolumesAndMutes() async throws {

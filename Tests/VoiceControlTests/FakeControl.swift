@@ -9,6 +9,7 @@ final class FakeControl: VoiceSessionControl {
         case player(String, muted: Bool, channel: String?), start(String), stop(String), activate(String)
         case maximumDelay(Double)
         case playerVolume(String, Float)
+        case speechProcessing(denoise: Bool?, agc: Bool?, threshold: Float?)
     }
 
     private let state: Mutex<(snapshot: SessionSnapshot, calls: [Call])>
@@ -64,6 +65,16 @@ final class FakeControl: VoiceSessionControl {
                 throw .unknownPlayer(player, available: snapshot.participants.map(\.participant))
             }
             snapshot.participants[index].volume = volume
+        }
+    }
+
+    func setSpeechProcessing(denoise: Bool?, automaticGainControl: Bool?, voiceActivityThresholdDBFS: Float?)
+        throws(ControlError)
+    {
+        try record(
+            .speechProcessing(denoise: denoise, agc: automaticGainControl, threshold: voiceActivityThresholdDBFS)
+        ) {
+            _ in
         }
     }
 

@@ -231,6 +231,36 @@ enum SendSignals {
         #expect(resumed.view.timestamp == 58 * 960)
     }
 
+    /// The gate's threshold moves while the stream runs, and keeps the stream: a tone at −45 dBFS
+    /// is speech under the default −55 and not under −40; noise suppression and gain control
+    /// switch on and off; a threshold out of range is refused and changes nothing.
+    @Test func speechProcessingChangesWhileTheStreamRuns() throws {
+        var driver = try SendDriver(SendConfiguration(sender: 1, channel: 1))
+        let amplitude = Float(pow(10, -45.0 / 20) * 2.0.squareRoot())
+        let quietTone = { (index: Int) in amplitude * Float(sin(2 * Double.pi * 330 * Double(index) / 48_000)) }
+        _ = try driver.send(frames: 10, SendSignals.silence)
+        _ = try driver.send(frames: 5, quietTone)
+        #expect(driver.pipeline.isSpeechDetected)
+
+        try driver.pipeline.setSpeechProcessing(SpeechProcessing(voiceActivityThresholdDBFS: -40))
+        _ = try driver.send(frames: 30, quietTone)  // past the gate's 0.4 s hangover
+        #expect(!driver.pipeline.isSpeechDetected)
+        #expect(driver.pipeline.speechProcessing.voiceActivityThresholdDBFS == -40)
+
+        try driver.pipeline.setSpeechProcessing(SpeechProcessing(denoise: true, automaticGainControl: true))
+        _ = try driver.send(frames: 5, quietTone)
+        #expect(driver.pipeline.isSpeechDetected)
+        #expect(driver.pipeline.speechProcessing == SpeechProcessing(denoise: true, automaticGainControl: true))
+
+        #expect(throws: CodecError.self) {
+            try driver.pipeline.setSpeechProcessing(SpeechProcessing(voiceActivityThresholdDBFS: 5))
+        }
+        #expect(driver.pipeline.speechProcessing == SpeechProcessing(denoise: true, automaticGainControl: true))
+        // One stream throughout: numbering went on.
+        let next = try #require(try driver.send(frames: 1, quietTone).first)
+        #expect(next.view.timestamp == UInt32(50 * 960))
+    }
+
     @Test func pushToTalkSendsOnlyWhileTheKeyIsDown() throws {
         var driver = try SendDriver(SendConfiguration(sender: 1, channel: 1))
         driver.pipeline.pushToTalk = true
