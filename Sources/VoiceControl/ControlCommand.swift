@@ -48,7 +48,7 @@ public enum ControlCommand: String, Sendable, Hashable, CaseIterable, Codable {
         case .unmutePlayer: "unmute a player: {\"player\": \"bob\", \"channel\": \"team\"}"
         case .setPlayerVolume:
             "set one player's own volume 0…2 (1 as sent) in every channel: {\"player\": \"bob\", \"volume\": 1.5}"
-        case .startChannel: "start hearing a channel: {\"channel\": \"team\"}"
+        case .startChannel: "start hearing a channel, opening it if the session has not: {\"channel\": \"team\"}"
         case .stopChannel: "stop a channel: {\"channel\": \"team\"}"
         case .activateChannel: "give the microphone to a channel: {\"channel\": \"team\"}"
         case .setMaxDelay:

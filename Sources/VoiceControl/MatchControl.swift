@@ -1,20 +1,22 @@
+import Synchronization
 import VoiceCore
 import VoiceEngine
 
-/// Controls a match through the voice channels given to it, by name. The microphone, push-to-talk
-/// and meters are engine-wide; a `VoiceChatService` on the match's engine is their handle (it
-/// places no calls).
+/// Controls a match through the voice channels given to it, by name, and those `start-channel`
+/// opens later. The microphone, push-to-talk and meters are engine-wide; a `VoiceChatService` on
+/// the match's engine is their handle (it places no calls).
 public final class MatchControl: VoiceSessionControl {
     public let match: Match
-    /// The channels this control drives, in the order given.
-    public let channels: [VoiceChannel]
+    /// The channels this control drives: those given, in order, then those started by name.
+    public var channels: [VoiceChannel] { driven.withLock { $0 } }
+    private let driven: Mutex<[VoiceChannel]>
     private let engineControls: VoiceChatService
     private let start: MediaTime
 
     /// Turns the engine's meters on, so snapshots carry levels.
     public init(match: Match, channels: [VoiceChannel]) {
         self.match = match
-        self.channels = channels
+        driven = Mutex(channels)
         engineControls = VoiceChatService(engine: match.engine, client: match.client)
         start = match.engine.now
         engineControls.enableMeters()
@@ -68,8 +70,14 @@ public final class MatchControl: VoiceSessionControl {
         try ControlError.fromEngine { () throws(VoiceChatError) in try engineControls.setVolume(volume, of: player) }
     }
 
+    /// Starts a channel this control drives, or opens the match's channel of that name first.
     public func startChannel(_ name: String) throws(ControlError) {
-        let channel = try self.channel(named: name)
+        let channel = try driven.withLock { driven throws(ControlError) in
+            if let known = driven.first(where: { $0.name == name }) { return known }
+            let opened = try ControlError.fromEngine { () throws(VoiceChatError) in try match.voiceChat(named: name) }
+            driven.append(opened)
+            return opened
+        }
         try ControlError.fromEngine { () throws(VoiceChatError) in try channel.start() }
     }
 

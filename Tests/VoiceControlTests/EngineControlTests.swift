@@ -224,6 +224,15 @@ import VoiceTestSupport
 
         let channel = try client.request(#"{"id":16,"command":"stop-channel","channel":"red"}"#)
         #expect(channel.error == "no channel \"red\"; use one of: team, all")
+        // A channel not given at the start is opened by starting it (it could not be before).
+        #expect(try client.request(#"{"id":23,"command":"start-channel","channel":"squad"}"#).ok)
+        #expect(control.channels.map(\.name) == ["team", "all", "squad"])
+        #expect(control.channels[2].isStarted)
+        let opened = try #require(try client.request(#"{"id":24,"command":"stats"}"#).snapshot)
+        #expect(opened.channels.map(\.name) == ["team", "all", "squad"])
+        #expect(try client.request(#"{"id":25,"command":"activate-channel","channel":"squad"}"#).ok)
+        #expect(try client.request(#"{"id":26,"command":"start-channel","channel":"squad"}"#).ok)
+        #expect(control.channels.count == 3)
         let player = try client.request(#"{"id":17,"command":"mute-player","player":"mallory","channel":"team"}"#)
         #expect(player.error == "no player \"mallory\"; use one of: bob, carol")
         #expect(team.isStarted)
