@@ -31,6 +31,14 @@ public struct RelayLimits: Sendable, Hashable {
     public var signalBytesPerSecond: Double = 256 * 1024
     /// Signal bytes a signalling member may send in a burst.
     public var signalByteBurst: Double = 1024 * 1024
+    /// Most TCP connections one IP address may hold open without having joined; more are closed
+    /// as they open, until some join or go (see `RelayConfiguration.helloDeadline`).
+    public var maximumUnjoinedConnectionsPerAddress = 32
+    /// Sustained joins (media or signalling) one IP address may attempt per second; each costs
+    /// the relay a token check. Attempts beyond it are dropped unanswered.
+    public var joinAttemptsPerSecondPerAddress: Double = 20
+    /// Join attempts one address may make in a burst (a LAN party behind one NAT joining at once).
+    public var joinAttemptBurst: Double = 64
 
     public init() {}
 }

@@ -20,6 +20,11 @@ public enum RelayDropReason: Int, Sendable, Hashable, CaseIterable, CustomString
     case refusedJoin
     /// A TCP connection closed because it had not joined within `RelayConfiguration.helloDeadline`.
     case helloTimeout
+    /// A TCP connection closed as it opened: its address held
+    /// `RelayLimits.maximumUnjoinedConnectionsPerAddress` connections that had not joined.
+    case addressConnectionLimit
+    /// A join attempt dropped: its address was over `RelayLimits.joinAttemptsPerSecondPerAddress`.
+    case joinRateLimited
 
     public var description: String {
         switch self {
@@ -33,6 +38,8 @@ public enum RelayDropReason: Int, Sendable, Hashable, CaseIterable, CustomString
         case .recipientCongested: "recipient_congested"
         case .refusedJoin: "refused_join"
         case .helloTimeout: "hello_timeout"
+        case .addressConnectionLimit: "address_connection_limit"
+        case .joinRateLimited: "join_rate_limited"
         }
     }
 }

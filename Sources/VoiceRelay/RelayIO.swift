@@ -48,6 +48,8 @@ final class RelayIO {
         let connection = RelayConnectionID(rawValue: lastConnection)
         connections[connection] = channel
         state.connectionOpened(connection, from: channel.remoteAddress, now: NIODeadline.now().uptimeNanoseconds)
+        // A connection over its address's limit is closed now, not at the next packet or sweep.
+        carryOut()
         return connection
     }
 

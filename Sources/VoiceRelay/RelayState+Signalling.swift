@@ -67,6 +67,7 @@ extension RelayState {
             signallingMatches[token.match] = roster
         }
         signallingConnections[connection] = joining
+        forgetUnjoined(connection)
         signallingJoins &+= 1
         logger.info(
             "joined signalling",

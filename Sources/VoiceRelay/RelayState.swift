@@ -35,6 +35,9 @@ final class RelayState {
     private var connectionPeers: [RelayConnectionID: String] = [:]
     /// TCP connections that have not joined yet, and when each opened.
     private var unjoinedConnections: [RelayConnectionID: UInt64] = [:]
+    /// Where each TCP connection comes from: its IP address, for the per-address limits.
+    private var connectionHosts: [RelayConnectionID: String] = [:]
+    private var addressLimits: RelayAddressLimits
     private(set) var participantCount = 0
     var counters = RelayCounters()
     var joins = 0
@@ -48,6 +51,7 @@ final class RelayState {
     init(configuration: RelayConfiguration, logger: Logger) {
         self.configuration = configuration
         self.logger = logger
+        addressLimits = RelayAddressLimits(configuration.limits)
         actions.reserveCapacity(64)
         forwardDestinations.reserveCapacity(256)
     }
@@ -191,9 +195,11 @@ final class RelayState {
             guard signallingMember(for: source) == nil else {
                 return refuse(.wrongConnection, to: source, participant: join.participant)
             }
+            guard admitJoinAttempt(from: source, now: now) else { return }
             return self.join(join, from: source, now: now)
         }
         if case .signalJoin(let token, let participant) = message {
+            guard admitJoinAttempt(from: source, now: now) else { return }
             return signallingJoin(token: token, participant: participant, from: source, now: now)
         }
         if let signalling = signallingMember(for: source) {
@@ -333,6 +339,7 @@ final class RelayState {
             member.tcpConnection = connection
             member.lastHeardTCP = now
             tcpMembers[connection] = member
+            forgetUnjoined(connection)
         }
     }
 
@@ -372,10 +379,39 @@ final class RelayState {
     }
 
     /// Notes where a TCP connection that just opened comes from (for the log) and when (it must
-    /// join within the hello deadline).
+    /// join within the hello deadline), or closes it at once when its address holds as many
+    /// connections that have not joined as it may.
     func connectionOpened(_ connection: RelayConnectionID, from peer: SocketAddress?, now: UInt64) {
+        let host = peer?.ipAddress ?? "?"
+        guard addressLimits.admitConnection(connection, from: host) else {
+            drop(.addressConnectionLimit, member: nil)
+            actions.append(.close(connection))
+            return
+        }
         connectionPeers[connection] = "tcp " + (peer.map(Self.describe) ?? "?")
+        connectionHosts[connection] = host
         unjoinedConnections[connection] = now
+    }
+
+    /// Whether a join from `source` is within its address's rate; one that is not is dropped
+    /// unanswered (an answer would let spoofed UDP sources aim the relay at someone).
+    private func admitJoinAttempt(from source: RelaySource, now: UInt64) -> Bool {
+        let host =
+            switch source {
+            case .udp(let address): address.ipAddress ?? "?"
+            case .tcp(let connection): connectionHosts[connection] ?? "?"
+            }
+        guard addressLimits.admitJoinAttempt(from: host, now: now) else {
+            drop(.joinRateLimited, member: nil)
+            return false
+        }
+        return true
+    }
+
+    /// The connection joined, closed or was closed: it stops counting as unjoined.
+    func forgetUnjoined(_ connection: RelayConnectionID) {
+        unjoinedConnections[connection] = nil
+        addressLimits.release(connection)
     }
 
     /// A source as log lines name it: "udp 192.0.2.7:5000", "tcp 192.0.2.7:5001".
@@ -395,7 +431,8 @@ final class RelayState {
     func tcpClosed(_ connection: RelayConnectionID) {
         congestedConnections.remove(connection)
         connectionPeers[connection] = nil
-        unjoinedConnections[connection] = nil
+        connectionHosts[connection] = nil
+        forgetUnjoined(connection)
         if let signalling = signallingConnections[connection] {
             return removeSignalling(signalling)
         }
@@ -446,13 +483,20 @@ final class RelayState {
         }
         sweepSignalling(now: now, timeout: timeout)
         closeConnectionsPastTheHelloDeadline(now: now)
+        for (host, refused) in addressLimits.sweep(now: now) {
+            logger.notice(
+                "refused connections or joins over the per-address limits",
+                metadata: [
+                    "address": "\(host)", "connections": "\(refused.connections)", "joins": "\(refused.joins)",
+                ])
+        }
     }
 
     private func closeConnectionsPastTheHelloDeadline(now: UInt64) {
         let deadline = nanoseconds(configuration.helloDeadline)
         for (connection, opened) in unjoinedConnections {
             if tcpMembers[connection] != nil || signallingConnections[connection] != nil {
-                unjoinedConnections[connection] = nil
+                forgetUnjoined(connection)
             } else if now &- opened > deadline {
                 logger.notice(
                     "closed a connection that did not join",
@@ -461,7 +505,7 @@ final class RelayState {
                         "reason": "no join within \(configuration.helloDeadline)",
                     ])
                 drop(.helloTimeout, member: nil)
-                unjoinedConnections[connection] = nil
+                forgetUnjoined(connection)
                 actions.append(.close(connection))
             }
         }

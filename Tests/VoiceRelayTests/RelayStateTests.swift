@@ -281,6 +281,80 @@ import VoiceWire
         #expect(state.participantCount == 1)
     }
 
+    /// One address may hold only so many connections that have not joined: the next is closed as
+    /// it opens, counted and logged (once per sweep), while other addresses, and the same address
+    /// once one of its connections joined, are let in.
+    @Test func anAddressHoldsOnlySoManyConnectionsThatHaveNotJoined() throws {
+        let log = RecordedLog()
+        let state = makeState(livenessTimeout: .seconds(60), logger: log.logger)
+        let limit = RelayLimits().maximumUnjoinedConnectionsPerAddress
+        let attacker = try SocketAddress(ipAddress: "192.0.2.66", port: 1)
+        func closed() -> [RelayConnectionID] {
+            Self.take(state).actions.compactMap { if case .close(let connection) = $0 { connection } else { nil } }
+        }
+        for index in 0..<limit {
+            state.connectionOpened(RelayConnectionID(rawValue: UInt64(100 + index)), from: attacker, now: 0)
+        }
+        #expect(closed().isEmpty)
+        let over = RelayConnectionID(rawValue: 1_000)
+        state.connectionOpened(over, from: attacker, now: 0)
+        #expect(closed() == [over])
+        #expect(state.counters.drops(.addressConnectionLimit) == 1)
+
+        // Someone else joins at once.
+        let player = RelayConnectionID(rawValue: 2_000)
+        state.connectionOpened(player, from: try SocketAddress(ipAddress: "192.0.2.7", port: 5), now: 0)
+        #expect(closed().isEmpty)
+        _ = try join("bob", from: .tcp(player), into: state, now: 1)
+        #expect(state.participantCount == 1)
+
+        // One of the address's connections joins: it frees a place, as a closed one does.
+        _ = try join("carol", from: .tcp(RelayConnectionID(rawValue: 100)), into: state, now: 2)
+        state.tcpClosed(RelayConnectionID(rawValue: 101))
+        state.connectionOpened(RelayConnectionID(rawValue: 1_001), from: attacker, now: 3)
+        state.connectionOpened(RelayConnectionID(rawValue: 1_002), from: attacker, now: 3)
+        #expect(closed().isEmpty)
+        state.connectionOpened(RelayConnectionID(rawValue: 1_003), from: attacker, now: 3)
+        #expect(closed() == [RelayConnectionID(rawValue: 1_003)])
+
+        state.sweep(now: second)
+        let line = try #require(
+            log.lines.first { $0.message == "refused connections or joins over the per-address limits" })
+        #expect(line.level == .notice)
+        #expect(line.metadata["address"] == "192.0.2.66")
+        #expect(line.metadata["connections"] == "2")
+        // Past the hello deadline the rest are closed and the address may connect again.
+        state.sweep(now: 6 * second)
+        #expect(closed().count == limit)
+        state.connectionOpened(RelayConnectionID(rawValue: 1_004), from: attacker, now: 6 * second)
+        #expect(closed().isEmpty)
+    }
+
+    /// Join attempts from one address beyond its burst and rate are dropped unanswered and
+    /// counted; another address still joins.
+    @Test func joinAttemptsFromOneAddressAreRateLimited() throws {
+        let state = makeState()
+        let burst = Int(RelayLimits().joinAttemptBurst)
+        let forged = try RelayToken.sign(
+            match: Self.match, participant: "mallory", expiry: 2_000_000, secret: RelaySecret.random()
+        ).text
+        let attempt = try RelayMessage.join(RelayJoin(token: forged, participant: "mallory", channels: [], muted: []))
+            .serialized()
+        for port in 0..<(burst + 10) {
+            state.received(ByteBuffer(bytes: attempt), from: .udp(Self.address(1_000 + port)), now: 0)
+        }
+        // Every attempt within the burst was answered (refused: a forged token); the rest were not.
+        let answered = Self.take(state).actions.count
+        #expect(answered == burst)
+        #expect(state.counters.drops(.joinRateLimited) == 10)
+        #expect(state.counters.drops(.refusedJoin) == burst)
+        _ = try join("alice", from: .udp(try SocketAddress(ipAddress: "10.0.0.2", port: 9)), into: state, now: 0)
+        #expect(state.participantCount == 1)
+        // A second later the address has tokens again.
+        _ = try join("bob", from: .udp(Self.address(1)), into: state, now: second)
+        #expect(state.participantCount == 2)
+    }
+
     /// One line per join, leave and refused join, naming the player, the match, where it came
     /// from and why it left or was refused.
     @Test func joinsLeavesAndRefusalsAreLoggedWithTheirReasons() throws {
