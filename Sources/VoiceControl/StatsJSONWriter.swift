@@ -34,16 +34,8 @@ public final class StatsJSONWriter: Sendable {
         guard !path.isEmpty else {
             throw .statsFile("the stats path is empty; give a file path, or - for standard output")
         }
-        if let problem = WritableLocation.problem(creating: path) {
+        if let problem = WritableLocation.problem(writing: path) {
             throw .statsFile("cannot write stats to \(path): \(problem)")
-        }
-        var info = stat()
-        guard stat(path, &info) == 0 else { return }
-        guard (info.st_mode & S_IFMT) != S_IFDIR else {
-            throw .statsFile("cannot write stats to \(path): it is a directory; name a file in it")
-        }
-        guard access(path, W_OK) == 0 else {
-            throw .statsFile("cannot write stats to \(path): the file is not writable")
         }
     }
 

@@ -4,7 +4,18 @@
 
 /// Whether this process can create a file at a path, checked before a session starts so that a
 /// mistyped path fails at once and not when the file is first written (after a caller arrives).
-enum WritableLocation {
+public enum WritableLocation {
+    /// What stops this process from writing a file at `path` (creating it, or replacing the one
+    /// there), in words, or nil when nothing does.
+    public static func problem(writing path: String) -> String? {
+        if let problem = problem(creating: path) { return problem }
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        guard (info.st_mode & S_IFMT) != S_IFDIR else { return "it is a directory; name a file in it" }
+        guard access(path, W_OK) == 0 else { return "the file is not writable" }
+        return nil
+    }
+
     /// What stops a file from being created at `path`, in words, or nil when nothing does.
     static func problem(creating path: String) -> String? {
         let directory = self.directory(of: path)

@@ -90,6 +90,12 @@ enum CallSession {
             await observers?.stop()
             observers = nil
             printStatus(summary.report)
+            if let path = observation.summaryJSON {
+                SessionSummaryFile(
+                    kind: "call", session: summary.remote, seconds: summary.callSeconds,
+                    ending: summary.ending.description, participants: summary.statistics.map { [$0] } ?? []
+                ).write(to: path)
+            }
             result = .success(())
         } catch {
             result = .failure(error)

@@ -124,6 +124,7 @@ struct DemoCommand: AsyncParsableCommand {
         printStatus("relay listening on UDP and TCP 127.0.0.1:\(port)")
         let gate = DemoGate()
         var players: [DemoPlayer] = []
+        var speechSeconds: Double?
         let outcome: Result<Void, CommandFailure>
         do throws(CommandFailure) {
             for (name, speech) in [("alice", maleSpeech), ("bob", femaleSpeech)] {
@@ -135,12 +136,13 @@ struct DemoCommand: AsyncParsableCommand {
             for player in players { try player.start() }
             try await waitUntilConnected(players)
             gate.release()
-            let speechSeconds = duration ?? players.map(\.speechSeconds).min() ?? 10
+            let seconds = duration ?? players.map(\.speechSeconds).min() ?? 10
+            speechSeconds = seconds
             printStatus(
                 "alice and bob hear each other (path \(players[0].pathName(to: "bob"))); "
-                    + String(format: "talking for %.0f s", speechSeconds))
+                    + String(format: "talking for %.0f s", seconds))
             let observers = try await SessionObservers.start(observation, control: players[0].control)
-            await talk(for: speechSeconds + 1, players: players, meters: !observers.isInteractive)
+            await talk(for: seconds + 1, players: players, meters: !observers.isInteractive)
             await observers.stop()
             outcome = .success(())
         } catch {
@@ -161,6 +163,13 @@ struct DemoCommand: AsyncParsableCommand {
                     + "; " + DemoScore.describe(said: speaker.says, heard: heard))
         }
         if InterruptSignal.wasReceived { printStatus("(stopped early with Ctrl-C)") }
+        if let path = observation.summaryJSON {
+            // Alice's side, as the console and the stats file show it.
+            SessionSummaryFile(
+                kind: "match", session: "demo", seconds: speechSeconds ?? 0,
+                ending: InterruptSignal.wasReceived ? "interrupted" : "duration reached", participants: statistics[0]
+            ).write(to: path)
+        }
         printStatus(Self.nextSteps)
     }
 

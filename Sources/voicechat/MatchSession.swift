@@ -57,6 +57,12 @@ enum MatchSession {
             await observers?.stop()
             observers = nil
             printStatus(MatchSummary(match: matchID, seconds: seconds, ending: ending, statistics: statistics).report)
+            if let path = observation.summaryJSON {
+                SessionSummaryFile(
+                    kind: "match", session: matchID, seconds: seconds, ending: "\(ending)",
+                    participants: statistics.sorted { $0.participant < $1.participant }
+                ).write(to: path)
+            }
             result = .success(())
         } catch {
             result = .failure(error)

@@ -23,6 +23,15 @@ struct ObservationOptions: ParsableArguments {
             valueName: "path"))
     var control: String?
 
+    @Option(
+        name: .customLong("summary-json"),
+        help: ArgumentHelp(
+            "When the session ends, write its summary to this file as one JSON object: how long it ran, why it "
+                + "ended, and every other participant's path and receive statistics. Example: --summary-json "
+                + "/tmp/summary.json",
+            valueName: "file"))
+    var summaryJSON: String?
+
     @Flag(
         name: .customLong("no-console"),
         help: "Do not show the interactive console even when standard input and output are a terminal.")
@@ -52,6 +61,15 @@ struct ObservationOptions: ParsableArguments {
                 try StatsJSONWriter.checkPath(statsJSON)
             } catch {
                 throw ValidationError("--stats-json: \(error).")
+            }
+        }
+        if let summaryJSON {
+            if let problem = WritableLocation.problem(writing: summaryJSON) {
+                throw ValidationError("--summary-json: cannot write to \(summaryJSON): \(problem).")
+            }
+            if summaryJSON == statsJSON || summaryJSON == control {
+                throw ValidationError(
+                    "--summary-json must be a path of its own, not that of --stats-json or --control.")
             }
         }
         if let control {

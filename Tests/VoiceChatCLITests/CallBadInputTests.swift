@@ -58,6 +58,8 @@ import VoiceTestSupport
             (["--stats-json", directory.path], "it is a directory"),
             (["--control", "/nonexistent-dir/voice.sock"], "its directory /nonexistent-dir does not exist"),
             (["--control", CommandRunner.fixture("tone-1k.wav")], "exists and is not a socket"),
+            (["--summary-json", "/nonexistent-dir/summary.json"], "its directory /nonexistent-dir does not exist"),
+            (["--summary-json", directory.path], "it is a directory"),
         ]
         for (options, text) in cases {
             // Before the check, listen waited out its duration for a caller and exited 0.

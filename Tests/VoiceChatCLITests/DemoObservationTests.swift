@@ -7,10 +7,11 @@ import Testing
         let directory = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let stats = directory.appendingPathComponent("stats.jsonl").path
+        let summary = directory.appendingPathComponent("summary.json").path
         let socket = "/tmp/vc-cli-\(UInt32.random(in: 0...UInt32.max)).sock"
         let result = try CommandRunner.run([
             "demo", "--duration", "2.5", "--output-directory", directory.path, "--stats-json", stats, "--control",
-            socket,
+            socket, "--summary-json", summary,
         ])
         #expect(result.status == 0, "\(result.standardError)")
         // Not a terminal: no console, so the meter lines are printed instead.
@@ -29,6 +30,16 @@ import Testing
         #expect(participant["path"] as? String == "relay")
         // The socket is removed at the end.
         #expect(!FileManager.default.fileExists(atPath: socket))
+        // The summary: one object, with what alice received from bob.
+        let closing = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: summary))) as? [String: Any])
+        #expect(closing["kind"] as? String == "match")
+        #expect(closing["ending"] as? String == "duration reached")
+        #expect((closing["seconds"] as? Double).map { $0 >= 2.5 } == true)
+        let heard = try #require((closing["participants"] as? [[String: Any]])?.first)
+        #expect(heard["participant"] as? String == "bob")
+        let received = (heard["streams"] as? [String: [String: Any]])?.values.first?["receive"] as? [String: Any]
+        #expect((received?["packetsReceived"] as? Int).map { $0 > 50 } == true, "\(heard)")
     }
 
     /// With the stats on standard output, every line there is JSON; what people read goes to
