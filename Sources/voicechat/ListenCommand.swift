@@ -8,12 +8,14 @@ import VoiceTransport
 struct ListenCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "listen",
-        abstract: "Wait for one call from another host, accept it, and talk until it ends.",
+        abstract: "Wait for a call from another host, accept it, and talk until it ends; --accept for more.",
         discussion: """
             Listens for the caller's signalling on TCP --port; voice uses UDP on the same port number \
             (direct), or the signalling connection when UDP cannot pass. The call is accepted as soon as \
             it arrives, so scripts need no input. Runs until the call ends, --duration passes or Ctrl-C, \
-            then prints the path used and a summary (rtt, loss, jitter, buffer delay).
+            then prints the path used and a summary (rtt, loss, jitter, buffer delay). With --accept N it \
+            answers N calls one after the other (0: until --duration or Ctrl-C); a caller who arrives \
+            during a call hears that this side is busy.
 
             Examples:
               voicechat listen --port 7300 --name alice
@@ -38,6 +40,15 @@ struct ListenCommand: AsyncParsableCommand {
     @Option(help: "This side's participant name, as the caller sees it (e.g. --name alice).")
     var name = "listener"
 
+    // Unconditional: `--accept -1` is a bad count, not a missing one.
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "How many calls to answer, one after the other, before exiting; 0 answers calls until --duration "
+                + "or Ctrl-C (e.g. --accept 0).",
+            valueName: "calls"))
+    var accept = 1
+
     @OptionGroup var call: CallOptions
 
     @OptionGroup var observation: ObservationOptions
@@ -53,6 +64,9 @@ struct ListenCommand: AsyncParsableCommand {
             throw ValidationError("--host: \(error).")
         }
         try call.validateWithoutRelay(command: "listen")
+        guard accept >= 0 else {
+            throw ValidationError("--accept must be a number of calls, 0 for no limit, not \(accept).")
+        }
     }
 
     func run() async throws {
@@ -69,21 +83,51 @@ struct ListenCommand: AsyncParsableCommand {
         }
         let address = host == "0.0.0.0" ? "port \(port)" : "\(host) port \(port)"
         printStatus("listening on \(address) as \(name) (TCP signalling, UDP voice)")
-        let link = await Self.waitForCaller(listener, until: deadline)
-        guard let link else {
-            await listener.close()
-            await local.shutDown()
+        // The first call's engine is opened before anyone calls, so that a port in use or a device
+        // that does not open is said at once; each later call gets a fresh one (the last one shut
+        // down with its call).
+        var engine: CallEngine? = local
+        var answered = 0
+        var firstFailure: CommandFailure?
+        while accept == 0 || answered < accept {
+            let link = await Self.waitForCaller(listener, until: deadline)
+            guard let link else { break }
+            answered += 1
+            printStatus("\(link.remoteParticipant) connected" + (accept == 1 ? "" : " (call \(answered))"))
+            let callEngine: CallEngine
+            if let engine {
+                callEngine = engine
+            } else {
+                do {
+                    callEngine = try await CallEngine.open(options: call, participant: name, host: host, udpPort: port)
+                } catch {
+                    await link.close()
+                    firstFailure = firstFailure ?? error
+                    printStatus("cannot answer \(link.remoteParticipant): \(error)")
+                    break
+                }
+            }
+            engine = nil
+            // The listener stays open during the call, so that another caller hears that this side is
+            // busy rather than that nobody listens.
+            let result = await CallSession.run(
+                local: callEngine, link: link, role: .answering, options: call, observation: observation,
+                until: deadline)
+            if case .failure(let error) = result {
+                firstFailure = firstFailure ?? error
+                if accept != 1 { printStatus("call \(answered) failed: \(error)") }
+            }
+            if InterruptSignal.wasReceived || deadline.map({ MediaTime.monotonicNow() >= $0 }) == true { break }
+        }
+        await listener.close()
+        await engine?.shutDown()
+        if answered == 0 {
             printStatus(
                 InterruptSignal.wasReceived ? "stopped: interrupted, no call arrived" : "stopped: no call arrived")
-            return
+        } else if accept != 1 {
+            printStatus("stopped after \(answered) call\(answered == 1 ? "" : "s")")
         }
-        printStatus("\(link.remoteParticipant) connected")
-        // The listener stays open during the call, so that another caller hears that this side is busy
-        // rather than that nobody listens.
-        let result = await CallSession.run(
-            local: local, link: link, role: .answering, options: call, observation: observation, until: deadline)
-        await listener.close()
-        try result.get()
+        if let firstFailure { throw firstFailure }
     }
 
     /// The first caller's link, or nil once the deadline passes or Ctrl-C arrives.

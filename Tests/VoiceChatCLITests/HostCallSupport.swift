@@ -111,7 +111,7 @@ struct HostCallRun {
 enum TestPort: Int, CaseIterable {
     case loopbackDirect, loopbackApp, jackCall, relayJoinUDP, relayJoinTCP, nobodyListening, unknownALSADevice
     case busyListener, relayWithForgedToken, silentRelay, relayReport, relayInUse, relayForeignHost
-    case listenPaths, interruptedListener, terminatedListener, endedInputListener
+    case listenPaths, interruptedListener, terminatedListener, endedInputListener, acceptingListener
 
     /// Ports each test process may use: 20000 + 2499 × 18 + 17 stays under 65535.
     private static let perProcess = 18
