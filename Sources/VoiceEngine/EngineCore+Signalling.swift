@@ -147,11 +147,15 @@ extension EngineCore {
         updatePlayerStates(session)
     }
 
+    /// What this side offers the others: with a path kind forced, only that kind, so that the
+    /// others settle on it at once rather than after finding the rest unanswered.
     func offer(for session: Session) -> SessionOffer {
-        SessionOffer(
+        let forced = configuration.forcedPath
+        let offersDirect = session.relay?.isPrimary != true && (forced == nil || forced == .direct)
+        return SessionOffer(
             publicKey: session.keyAgreement.publicKeyBytes,
-            candidates: session.relay?.isPrimary == true ? [] : network?.localCandidates ?? [],
-            offersRealTime: session.client.offersRealTimeData)
+            candidates: offersDirect ? network?.localCandidates ?? [] : [],
+            offersRealTime: session.client.offersRealTimeData && (forced == nil || forced == .appCarried))
     }
 
     func helloMessage(for session: Session) -> SignallingMessage {

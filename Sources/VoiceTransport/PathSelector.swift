@@ -112,6 +112,8 @@ public struct PathSelector: Sendable {
 
     /// An authenticated probe from the peer: answer it on the route it came in on. A probe from a
     /// direct address not yet known (the peer seen through a NAT) adds that address as a route.
+    /// With a path kind forced, a probe on any other kind goes unanswered, so that the peer, which
+    /// takes whatever answers, settles on the same kind instead of sending on one this side refuses.
     public mutating func receivedProbe(_ probe: ConnectivityProbe, on route: PathRoute, now: MediaTime)
         -> [PathAction]
     {
@@ -125,7 +127,7 @@ public struct PathSelector: Sendable {
     public mutating func receivedProbe(
         _ probe: ConnectivityProbe, on route: PathRoute, now: MediaTime, into actions: inout [PathAction]
     ) {
-        guard state != .gone else { return }
+        guard state != .gone, preferred.map({ $0 == route.kind }) != false else { return }
         if case .direct(let address) = route { addDirectRoute(address, now: now) }
         guard let index = index(of: route) else { return }
         health[index].lastHeardAt = now
@@ -214,7 +216,11 @@ public struct PathSelector: Sendable {
     }
 
     private func bestRoute(now: MediaTime, minimumStreak: Int, betterThan limit: RealTimePathKind?) -> PathRoute? {
-        let holdWorseKinds = preferred == nil && !everActive && now - startedAt < configuration.directCheckTimeout
+        // Direct routes get their check time before a worse kind is taken, when there are any: with
+        // no candidate to check (the peer offered none), waiting would only delay the call.
+        let holdWorseKinds =
+            preferred == nil && !everActive && now - startedAt < configuration.directCheckTimeout
+            && health.contains { $0.route.kind == .direct }
         var best: RouteHealth?
         for candidate in health where isAllowed(candidate.route) {
             let kind = candidate.route.kind

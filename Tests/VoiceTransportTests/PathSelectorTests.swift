@@ -39,6 +39,29 @@ struct PathSelectorTests {
         #expect(directProbes >= 20 + 3)
     }
 
+    /// With no direct candidate to check (the peer offered none), app-carried is taken at once, not
+    /// after the direct check time.
+    @Test func withNoDirectCandidateAppCarriedIsTakenAtOnce() throws {
+        var link = try SimulatedPathLink(links: 0, appCarried: true)
+        link.run(until: .milliseconds(300))
+        #expect(link.a.activeRoute == .appCarried)
+        #expect(link.b.activeRoute == .appCarried)
+        let change = try #require(link.changes[.a]?.first)
+        #expect(change.time < .milliseconds(100))
+    }
+
+    /// A side with a kind forced does not answer probes on another kind, so the other side, left
+    /// to choose, settles on the forced kind too (they reported different paths before).
+    @Test func aForcedKindIsWhatTheOtherSideSettlesOn() throws {
+        var link = try SimulatedPathLink(links: 1, appCarried: true)
+        link.a.setPreferred(.appCarried)
+        link.run(until: .milliseconds(4_000))
+        #expect(link.a.activeRoute == .appCarried)
+        #expect(link.b.activeRoute == .appCarried)
+        #expect(!link.voiceArrivalsAtB.isEmpty)
+        #expect(link.voiceArrivalsAtB.allSatisfy { $0.route == .appCarried })
+    }
+
     @Test func deadDirectRouteFailsOverToAppCarriedWithinASecond() throws {
         var link = try SimulatedPathLink(links: 1, appCarried: true)
         link.run(until: .milliseconds(3_000))
