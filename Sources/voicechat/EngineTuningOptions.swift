@@ -43,22 +43,17 @@ struct EngineTuningOptions: ParsableArguments {
     }
 
     func validate() throws {
-        if let voiceActivityThresholdDBFS {
-            let allowed = SpeechProcessing.thresholds
-            guard voiceActivityThresholdDBFS.isFinite, allowed.contains(voiceActivityThresholdDBFS) else {
-                throw ValidationError(
-                    "--vad-threshold-db must be \(Int(allowed.lowerBound))…\(Int(allowed.upperBound)) dBFS, not "
-                        + "\(voiceActivityThresholdDBFS).")
-            }
-        }
+        try Self.check(voiceActivityThresholdDBFS, "--vad-threshold-db", in: SpeechProcessing.thresholds, unit: "dBFS")
         try validateComplexity(complexity)
-        if let maximumDelayMilliseconds {
-            let allowed = DelayBudget.allowedMilliseconds
-            guard maximumDelayMilliseconds.isFinite, allowed.contains(maximumDelayMilliseconds) else {
-                throw ValidationError(
-                    "--max-delay-ms must be \(Int(allowed.lowerBound))…\(Int(allowed.upperBound)) ms, not "
-                        + "\(maximumDelayMilliseconds).")
-            }
-        }
+        try Self.check(maximumDelayMilliseconds, "--max-delay-ms", in: DelayBudget.allowedMilliseconds, unit: "ms")
+    }
+
+    /// Refuses a value given for `option` that is not a finite number within `allowed`.
+    private static func check<Value: BinaryFloatingPoint>(
+        _ value: Value?, _ option: String, in allowed: ClosedRange<Value>, unit: String
+    ) throws {
+        guard let value, !(value.isFinite && allowed.contains(value)) else { return }
+        throw ValidationError(
+            "\(option) must be \(Int(allowed.lowerBound))…\(Int(allowed.upperBound)) \(unit), not \(value).")
     }
 }
