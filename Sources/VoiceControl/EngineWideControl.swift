@@ -29,6 +29,7 @@ extension SessionSnapshot {
             talking: service.isTalkKeyDown, volume: volume, channels: channels, participants: participants,
             delayBudget: DelayBudgetSnapshot(service.engine.delayBudget))
         speechProcessing = service.engine.speechProcessing
+        devices = service.engine.counters.deviceCatchUp
     }
 }
 

@@ -1,3 +1,4 @@
+import VoiceEngine
 import VoiceMedia
 
 /// What every observer reads: a point-in-time view of one participant's session (a 1:1 call or a
@@ -25,6 +26,9 @@ public struct SessionSnapshot: Sendable, Codable, Hashable {
     /// Noise suppression, gain control and the speech gate's threshold; nil where no engine
     /// stands behind.
     public var speechProcessing: SpeechProcessing?
+    /// What the devices did that moved or cut the audio: the speaker running dry, the microphone
+    /// dropping or losing frames, the engine's playout lead; nil where no engine stands behind.
+    public var devices: EngineCounters.DeviceCatchUp?
 
     public init(
         time: Double, inputLevelDB: Float, outputLevelDB: Float, microphoneMuted: Bool, pushToTalk: Bool,

@@ -39,16 +39,33 @@ public struct EngineCounters: Sendable, Hashable, Codable {
         /// a period for shorter periods) at first, more after the speaker ran dry, up to a period
         /// less a millisecond; nil when the engine does not follow a speaker's rhythm.
         public var playoutLeadMilliseconds: Double?
+        /// The speaker's frames of silence played because the engine had not filled its queue in
+        /// time (each run dry moves everything after it later by a device period), and its xruns.
+        public var speakerStarvedFrames = 0
+        public var speakerXruns = 0
+        /// The microphone's frames dropped because the engine had not read its queue in time, and
+        /// its xruns.
+        public var microphoneDroppedFrames = 0
+        public var microphoneXruns = 0
+        /// Engine frames left out of the mix to take back what the speaker's dry runs cost.
+        public var playbackSamplesReclaimed = 0
 
         public init(
             captureSamplesDropped: Int = 0, playbackFramesSkipped: Int = 0, playbackLoudFramesSkipped: Int = 0,
-            captureFramesLost: Int = 0, playoutLeadMilliseconds: Double? = nil
+            captureFramesLost: Int = 0, playoutLeadMilliseconds: Double? = nil,
+            speaker: AudioDeviceStatistics? = nil, microphone: AudioDeviceStatistics? = nil,
+            playbackSamplesReclaimed: Int = 0
         ) {
+            self.playbackSamplesReclaimed = playbackSamplesReclaimed
             self.captureSamplesDropped = captureSamplesDropped
             self.playbackFramesSkipped = playbackFramesSkipped
             self.playbackLoudFramesSkipped = playbackLoudFramesSkipped
             self.captureFramesLost = captureFramesLost
             self.playoutLeadMilliseconds = playoutLeadMilliseconds
+            speakerStarvedFrames = speaker?.ringStarvedFrames ?? 0
+            speakerXruns = speaker?.xruns ?? 0
+            microphoneDroppedFrames = microphone?.ringStarvedFrames ?? 0
+            microphoneXruns = microphone?.xruns ?? 0
         }
     }
 

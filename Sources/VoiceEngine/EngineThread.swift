@@ -131,7 +131,8 @@ final class EngineThread: Sendable {
                     playbackFramesSkipped: playback?.skippedFrames ?? 0,
                     playbackLoudFramesSkipped: playback?.skippedLoudFrames ?? 0,
                     captureFramesLost: backlog?.lostFrames ?? 0,
-                    playoutLeadMilliseconds: clock.playoutLead?.milliseconds)
+                    playoutLeadMilliseconds: clock.playoutLead?.milliseconds, speaker: output?.statistics,
+                    microphone: input?.statistics, playbackSamplesReclaimed: playback?.reclaimedSamples ?? 0)
                 core.tick(now: now, captured: captured, output: mix)
                 remoteVoicePlaying = core.isPlayingRemoteVoice
             }

@@ -9,6 +9,12 @@ import VoiceCore
 /// skipped where the mix is quiet if such a frame comes within `quietWaitFrames`: a frame cut out
 /// of speech is a click in it, one cut out of a pause is not heard. An on-demand output (a file
 /// written as fast as the engine runs) takes every frame.
+///
+/// The other way round, a speaker whose ring ran dry played a period of silence, and everything
+/// after it plays that much later for the rest of the call: the engine, which mixes just before
+/// the speaker needs each period, then mixes later too, and packets wait longer for it. So the
+/// time a dry run cost is left out of the mix, from a quiet frame if one comes within
+/// `quietWaitFrames`, which brings the mixing back to where it was.
 struct PlaybackPacer {
     let output: any AudioOutput
     let frameSamples: Int
@@ -21,6 +27,14 @@ struct PlaybackPacer {
     private(set) var skippedFrames = 0
     /// Of `skippedFrames`, those that were not quiet (no quiet frame came in time).
     private(set) var skippedLoudFrames = 0
+    /// Engine frames the speaker played as silence and not yet left out of the mix (at most a frame).
+    private var owedSamples = 0
+    /// Frames written since a dry run was owed.
+    private var owedWaitedFrames = 0
+    /// The speaker's dry-run count at the last write; nil before the first.
+    private var starvedSeen: Int?
+    /// Engine frames left out of the mix to take back what dry runs cost.
+    private(set) var reclaimedSamples = 0
 
     /// Frames the queue must stand above a frame before it is trimmed: long enough that ordinary
     /// scheduling jitter never costs audio, short enough that a stall's delay is gone within a second.
@@ -52,6 +66,7 @@ struct PlaybackPacer {
                 framesToSkip = standingSamples / frameSamples
                 if framesToSkip == 0 { waitedFrames = 0 }
             }
+            noteDryRuns()
             if framesToSkip > 0 {
                 let quiet = LevelMeter.rmsDBFS(of: mix) < Self.quietLevelDBFS
                 if quiet || waitedFrames >= Self.quietWaitFrames {
@@ -65,7 +80,29 @@ struct PlaybackPacer {
                 }
                 waitedFrames += 1
             }
+            if owedSamples > 0 {
+                if owedWaitedFrames >= Self.quietWaitFrames || LevelMeter.rmsDBFS(of: mix) < Self.quietLevelDBFS {
+                    let left = min(owedSamples, mix.count)
+                    owedSamples -= left
+                    reclaimedSamples += left
+                    owedWaitedFrames = 0
+                    let rest = UnsafeBufferPointer(rebasing: mix[left...])
+                    if !rest.isEmpty && available >= rest.count { _ = output.write(rest) }
+                    return
+                }
+                owedWaitedFrames += 1
+            }
         }
         if available >= mix.count { _ = output.write(mix) }
+    }
+
+    /// Adds what the speaker played as silence since the last write to what is owed.
+    private mutating func noteDryRuns() {
+        let starved = output.statistics.ringStarvedFrames
+        defer { starvedSeen = starved }
+        guard let seen = starvedSeen, starved > seen else { return }
+        let periodFrames = output.periodCadence.map { ($0.periodFrames, $0.periodEngineFrames) }
+        let engineFrames = periodFrames.map { (starved - seen) * $0.1 / max($0.0, 1) } ?? (starved - seen)
+        owedSamples = min(owedSamples + engineFrames, frameSamples)
     }
 }

@@ -9,7 +9,7 @@ private final class DrainingOutput: AudioOutput, @unchecked Sendable {
     let name = "draining"
     let format = AudioFormat(sampleRate: 48_000, channels: 1)
     let pacing = DevicePacing.realTime
-    let statistics = AudioDeviceStatistics()
+    private(set) var statistics = AudioDeviceStatistics()
     let capacity: Int
     private(set) var queued = 0
 
@@ -26,6 +26,12 @@ private final class DrainingOutput: AudioOutput, @unchecked Sendable {
     }
 
     func play(_ samples: Int) { queued = max(0, queued - samples) }
+
+    /// Plays `samples` as a speaker does: from the queue, and silence for what it lacks.
+    func playRunningDry(_ samples: Int) {
+        statistics.ringStarvedFrames += max(0, samples - queued)
+        queued = max(0, queued - samples)
+    }
 }
 
 @Suite struct DeviceQueueTests {
@@ -99,6 +105,47 @@ private final class DrainingOutput: AudioOutput, @unchecked Sendable {
         #expect(pacer.skippedFrames == 3)
         #expect(pacer.skippedLoudFrames == 0)
         #expect(output.queued <= frame)
+    }
+
+    /// A period the speaker played as silence because the engine came late is left out of the
+    /// next quiet frame: what follows plays as early again as before (a dry run moved everything
+    /// after it later for the rest of the call). In sound, after `quietWaitFrames`.
+    @Test func whatADryRunCostIsTakenBackFromAQuietFrame() {
+        let frame = 960
+        let output = DrainingOutput(capacity: 9_600)
+        var pacer = PlaybackPacer(output: output, frameSamples: frame)
+        let speech = [Float](repeating: 0.1, count: frame)
+        let pause = [Float](repeating: 0.000_1, count: frame)
+        // The speaker takes what each tick wrote (the engine mixes just before it needs it).
+        var written = 0
+        func tick(_ mix: [Float]) {
+            let before = output.queued
+            mix.withUnsafeBufferPointer { pacer.write($0) }
+            written = output.queued - before
+            output.play(output.queued)
+        }
+        for _ in 0..<10 { tick(speech) }
+        #expect(written == frame)
+        // The engine misses its time: the speaker plays 480 samples of silence.
+        output.playRunningDry(480)
+        #expect(output.statistics.ringStarvedFrames == 480)
+        // Speech goes on whole; the first pause gives up what the dry run cost.
+        for _ in 0..<5 { tick(speech) }
+        #expect(written == frame)
+        #expect(pacer.reclaimedSamples == 0)
+        tick(pause)
+        #expect(written == frame - 480)
+        #expect(pacer.reclaimedSamples == 480)
+        tick(pause)
+        #expect(written == frame)
+        // Another dry run with no pause to come: taken out of sound, once the wait is over.
+        output.playRunningDry(480)
+        for _ in 0..<PlaybackPacer.quietWaitFrames { tick(speech) }
+        #expect(pacer.reclaimedSamples == 480)
+        tick(speech)
+        #expect(pacer.reclaimedSamples == 960)
+        #expect(written == frame - 480)
+        #expect(pacer.skippedFrames == 0)
     }
 
     @Test func aSpeakerQueueLeftByAStallIsSkippedDownToAFrame() {

@@ -59,6 +59,7 @@ struct E2EBenchmark: ParsableCommand {
         var delay: Double
         var windowDelays: [Double]
         var listener: [String: Any]
+        var talker: [String: Any]
         var proxy: ImpairmentProxy.Counts
         var machine: MachineStallReport
         /// Whether alice's voice crossed the proxy: at least one datagram for every other frame of
@@ -162,7 +163,7 @@ struct E2EBenchmark: ParsableCommand {
                     let row = Row(
                         topology: topology, frameMilliseconds: frame, condition: condition.name, pesq: scored.pesq,
                         delay: scored.delay, windowDelays: scored.windows, listener: recording.listenerStatistics,
-                        proxy: recording.proxy, machine: recording.machine,
+                        talker: recording.talkerStatistics, proxy: recording.proxy, machine: recording.machine,
                         crossedProxy: Double(recording.proxy.sent) >= 0.5 * Double(speech.count) / (frame * 48))
                     rows.append(row)
                     if !row.crossedProxy {
@@ -175,7 +176,8 @@ struct E2EBenchmark: ParsableCommand {
                             + "\(fixed(row.delay)) ms (engine \(fixed(row.delay - floor.delay))), per-second p95 "
                             + "\(fixed(row.percentile(0.95))) ms, proxy dropped \(row.proxy.dropped) of \(row.proxy.sent), "
                             + "held up \(row.proxy.late) times (latest \(fixed(Double(row.proxy.maximumLateness) / 1e6)) ms)  "
-                            + "\(Self.listenerSummary(row.listener))  (\(recording.machine))")
+                            + "\(Self.listenerSummary(row.listener)); \(Self.devicesSummary(row))  (\(recording.machine))"
+                    )
                 }
             }
         }
@@ -258,6 +260,20 @@ struct E2EBenchmark: ParsableCommand {
             + "\(recovered), concealed \(concealed) ms"
     }
 
+    /// What the devices did that moves or cuts the audio: alice's microphone dropping or losing
+    /// frames, bob's speaker running dry (each dry run moves what follows later by a period), and
+    /// bob's playout lead.
+    static func devicesSummary(_ row: Row) -> String {
+        let microphone = row.talker["devices"] as? [String: Any] ?? [:]
+        let speaker = row.listener["devices"] as? [String: Any] ?? [:]
+        func count(_ object: [String: Any], _ key: String) -> String { (object[key] as? Int).map(String.init) ?? "?" }
+        let lead = (speaker["playoutLeadMilliseconds"] as? Double).map { fixed($0) } ?? "?"
+        return "alice's microphone dropped \(count(microphone, "microphoneDroppedFrames")), lost "
+            + "\(count(microphone, "captureFramesLost")) frames; bob's speaker ran dry for "
+            + "\(count(speaker, "speakerStarvedFrames")) frames and took back \(count(speaker, "playbackSamplesReclaimed")), "
+            + "lead \(lead) ms, skipped \(count(speaker, "playbackFramesSkipped")) frames"
+    }
+
     private func writeResults(
         _ rows: [Row], floors: [Double: Double], ceiling: Double, into directory: String, _ scorer: SpeechScorer
     ) throws {
@@ -283,6 +299,7 @@ struct E2EBenchmark: ParsableCommand {
             object["steal"] = row.machine.stealShare
             object["stalls"] = row.machine.stalls
             object["listener"] = Self.listenerSummary(row.listener)
+            object["devices"] = Self.devicesSummary(row)
             object["crossed_proxy"] = row.crossedProxy
             let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
             lines.append(String(decoding: data, as: UTF8.self))

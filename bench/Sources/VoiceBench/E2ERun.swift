@@ -19,6 +19,8 @@ struct E2ERun {
         var heard: [Float]
         /// Bob's last statistics line (`--stats-json`), as JSON.
         var listenerStatistics: [String: Any]
+        /// Alice's, for her microphone's side of the devices.
+        var talkerStatistics: [String: Any]
         var proxy: ImpairmentProxy.Counts
         var machine: MachineStallReport
     }
@@ -69,6 +71,7 @@ struct E2ERun {
             proxy?.stop()
         }
         var statisticsFile: String?
+        var talkerStatisticsFile: String?
         switch chain {
         case .deviceLoop:
             let copy = try ChildProcess(
@@ -84,28 +87,27 @@ struct E2ERun {
         case .call(let topology, let conditions, let seed):
             let statistics = directory + "/bob-\(tag).jsonl"
             statisticsFile = statistics
+            let talkerStatistics = directory + "/alice-\(tag).jsonl"
+            talkerStatisticsFile = talkerStatistics
             switch topology {
             case .relay:
                 try startRelayMatch(
-                    conditions: conditions, seed: seed, statistics: statistics, environment: environment,
+                    conditions: conditions, seed: seed, statistics: statistics, talkerStatistics: talkerStatistics,
+                    environment: environment,
                     children: &children, proxy: &proxy)
             case .direct:
                 try startDirectCall(
-                    conditions: conditions, seed: seed, statistics: statistics, environment: environment,
+                    conditions: conditions, seed: seed, statistics: statistics, talkerStatistics: talkerStatistics,
+                    environment: environment,
                     children: &children, proxy: &proxy)
             }
         }
         let recording = try play()
-        var listener: [String: Any] = [:]
-        if let statisticsFile, let text = try? String(contentsOfFile: statisticsFile, encoding: .utf8),
-            let last = text.split(separator: "\n").last,
-            let object = try? JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any]
-        {
-            listener = object
-        }
         return Recording(
             reference: stride(from: 0, to: recording.count - 1, by: 2).map { recording[$0] },
-            heard: stride(from: 1, to: recording.count, by: 2).map { recording[$0] }, listenerStatistics: listener,
+            heard: stride(from: 1, to: recording.count, by: 2).map { recording[$0] },
+            listenerStatistics: Self.lastLine(of: statisticsFile),
+            talkerStatistics: Self.lastLine(of: talkerStatisticsFile),
             proxy: proxy?.counts.withLock { $0 } ?? ImpairmentProxy.Counts(), machine: watch.finish())
     }
 
@@ -118,8 +120,18 @@ struct E2ERun {
         ] + (maximumDelayMilliseconds.map { ["--max-delay-ms", Self.format($0)] } ?? [])
     }
 
+    /// The last line of a `--stats-json` file, as JSON; empty when there is none.
+    private static func lastLine(of file: String?) -> [String: Any] {
+        guard let file, let text = try? String(contentsOfFile: file, encoding: .utf8),
+            let last = text.split(separator: "\n").last,
+            let object = try? JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any]
+        else { return [:] }
+        return object
+    }
+
     private func startRelayMatch(
-        conditions: NetworkConditions, seed: UInt64, statistics: String, environment: [String: String],
+        conditions: NetworkConditions, seed: UInt64, statistics: String, talkerStatistics: String,
+        environment: [String: String],
         children: inout [ChildProcess], proxy: inout ImpairmentProxy?
     ) throws {
         let secret = directory + "/relay-\(tag).secret"
@@ -148,13 +160,14 @@ struct E2ERun {
         }
         let bob = try join("bob", via: port, extra: ["--stats-json", statistics])
         children.append(bob)
-        let alice = try join("alice", via: impaired.port, extra: [])
+        let alice = try join("alice", via: impaired.port, extra: ["--stats-json", talkerStatistics])
         children.append(alice)
         try waitFor([(alice, "path to bob: relay"), (bob, "path to alice: relay")])
     }
 
     private func startDirectCall(
-        conditions: NetworkConditions, seed: UInt64, statistics: String, environment: [String: String],
+        conditions: NetworkConditions, seed: UInt64, statistics: String, talkerStatistics: String,
+        environment: [String: String],
         children: inout [ChildProcess], proxy: inout ImpairmentProxy?
     ) throws {
         let port = try Self.freePort()
@@ -174,7 +187,7 @@ struct E2ERun {
         let alice = try ChildProcess(
             label: "alice", executable: voicechat,
             arguments: ["call", "127.0.0.1:\(impaired.port)", "--advertise", "127.0.0.1:\(nowhere)"]
-                + playerArguments("alice"), environment: environment)
+                + playerArguments("alice") + ["--stats-json", talkerStatistics], environment: environment)
         children.append(alice)
         try waitFor([(alice, "call with bob started: path direct")])
     }
