@@ -27,7 +27,7 @@ struct PlaybackPacer {
     private(set) var skippedFrames = 0
     /// Of `skippedFrames`, those that were not quiet (no quiet frame came in time).
     private(set) var skippedLoudFrames = 0
-    /// Engine frames the speaker played as silence and not yet left out of the mix (at most a frame).
+    /// Engine frames the speaker played as silence and not yet left out of the mix.
     private var owedSamples = 0
     /// Frames written since a dry run was owed.
     private var owedWaitedFrames = 0
@@ -43,6 +43,9 @@ struct PlaybackPacer {
     static let quietWaitFrames = 25
     /// A mix frame below this level (dBFS, RMS) is quiet enough to leave out unheard.
     static let quietLevelDBFS: Float = -50
+    /// The most dry-run time owed at once, engine frames (100 ms); a longer dry run was a stall
+    /// whose rest the jitter buffer sheds. At most a frame of it is left out per frame written.
+    static let maximumOwedSamples = 4_800
 
     init(output: any AudioOutput, frameSamples: Int) {
         self.output = output
@@ -103,6 +106,6 @@ struct PlaybackPacer {
         guard let seen = starvedSeen, starved > seen else { return }
         let periodFrames = output.periodCadence.map { ($0.periodFrames, $0.periodEngineFrames) }
         let engineFrames = periodFrames.map { (starved - seen) * $0.1 / max($0.0, 1) } ?? (starved - seen)
-        owedSamples = min(owedSamples + engineFrames, frameSamples)
+        owedSamples = min(owedSamples + engineFrames, Self.maximumOwedSamples)
     }
 }

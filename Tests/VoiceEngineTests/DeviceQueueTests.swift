@@ -145,6 +145,13 @@ private final class DrainingOutput: AudioOutput, @unchecked Sendable {
         tick(speech)
         #expect(pacer.reclaimedSamples == 960)
         #expect(written == frame - 480)
+        // A dry run longer than a frame is taken back a frame at a time.
+        output.playRunningDry(1_440)
+        tick(pause)
+        #expect(written == 0)
+        tick(pause)
+        #expect(written == frame - 480)
+        #expect(pacer.reclaimedSamples == 960 + 1_440)
         #expect(pacer.skippedFrames == 0)
     }
 
