@@ -1,4 +1,5 @@
 import Foundation
+import VoiceMedia
 
 /// One request line, validated: `{"id": 1, "command": "set-volume", "volume": 0.5, "channel": "team"}`.
 public struct ControlRequest: Sendable, Hashable {
@@ -77,7 +78,9 @@ public struct ControlRequest: Sendable, Hashable {
         request.enabled = try bool(fields, "enabled", command: name)
         if let volume = try number(fields, "volume", command: name) {
             if command == .setPlayerVolume {
-                guard (0...2).contains(volume) else { throw .playerVolumeOutOfRange(Float(volume)) }
+                guard VoiceMixer.playerVolumes.contains(Float(volume)) else {
+                    throw .playerVolumeOutOfRange(Float(volume))
+                }
             } else {
                 guard (0...1).contains(volume) else { throw .volumeOutOfRange(Float(volume)) }
             }
@@ -87,7 +90,7 @@ public struct ControlRequest: Sendable, Hashable {
         request.denoise = try bool(fields, "denoise", command: name)
         request.agc = try bool(fields, "agc", command: name)
         if let threshold = try number(fields, "vadThresholdDB", command: name) {
-            guard (-120...0).contains(threshold) else {
+            guard SpeechProcessing.thresholds.contains(Float(threshold)) else {
                 throw .badRequest("vadThresholdDB \(threshold) is outside -120…0 dBFS")
             }
             request.vadThresholdDB = Float(threshold)

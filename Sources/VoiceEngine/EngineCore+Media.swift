@@ -9,12 +9,10 @@ extension EngineCore {
             session.sendPipeline = nil
             return
         }
-        var gate = SpeechGate.Configuration()
-        gate.absoluteThresholdDBFS = speechProcessing.voiceActivityThresholdDBFS
-        let sendConfiguration = SendConfiguration(
+        var sendConfiguration = SendConfiguration(
             sender: mediaID.rawValue, channel: channel, frameDuration: configuration.frameDuration,
-            bitrate: configuration.bitrate, complexity: configuration.complexity, denoise: speechProcessing.denoise,
-            automaticGainControl: speechProcessing.automaticGainControl, gate: gate, delayBudget: delayBudget)
+            bitrate: configuration.bitrate, complexity: configuration.complexity, delayBudget: delayBudget)
+        sendConfiguration.speechProcessing = speechProcessing
         do {
             session.sendPipeline = try VoiceSendPipeline(sendConfiguration)
         } catch {
@@ -57,13 +55,13 @@ extension EngineCore {
                 continue
             }
             guard count > 0 else { continue }
-            session.listeners(of: channel, into: &listenerPositions)
-            guard !listenerPositions.isEmpty else { continue }
+            session.listeners(of: channel, into: &listeners)
+            guard !listeners.isEmpty else { continue }
             let voice = UnsafeRawBufferPointer(rebasing: packet[0..<count])
             // While a departure's new key is not in use yet, a player who left still holds the
             // one sealing now and may still be a member of the channel at the relay: an envelope
             // for everyone would be copied to him, so each listener gets one addressed to it.
-            if !session.isChangingKeys, let kind = sharedRelayRoute(of: listenerPositions, in: session) {
+            if !session.isChangingKeys, let kind = sharedRelayRoute(of: listeners) {
                 let envelope = seal(
                     .voice, channel: channel, destination: SealedEnvelopeHeader.everyone, plaintext: voice,
                     in: session)
@@ -74,14 +72,14 @@ extension EngineCore {
             // Direct and app-carried peers share one envelope; the relay forwards by the clear
             // header, so each peer behind it gets one addressed to it.
             var everyone: UnsafeRawBufferPointer?
-            for position in listenerPositions {
-                guard let route = session.peers.values[position].activeRoute else { continue }
+            for peer in listeners {
+                guard let route = peer.activeRoute else { continue }
                 let envelope: UnsafeRawBufferPointer?
                 switch route.kind {
                 case .relayUDP, .relayTCP:
                     envelope = seal(
-                        .voice, channel: channel, destination: session.peers.values[position].mediaID.rawValue,
-                        plaintext: voice, in: session, into: addressedEnvelope)
+                        .voice, channel: channel, destination: peer.mediaID.rawValue, plaintext: voice, in: session,
+                        into: addressedEnvelope)
                 case .direct, .appCarried:
                     everyone =
                         everyone
@@ -90,7 +88,7 @@ extension EngineCore {
                             in: session)
                     envelope = everyone
                 }
-                if let envelope { send(envelope, to: session.peers.values[position], route: route, session: session) }
+                if let envelope { send(envelope, to: peer, route: route, session: session) }
             }
         }
     }

@@ -112,11 +112,11 @@ extension EngineCore {
 
     /// The relay route every listener is on, when they all share one: then a single envelope to
     /// everyone in the channel reaches them all, the relay making the copies.
-    func sharedRelayRoute(of listeners: [Session.PeerPosition], in session: Session) -> RealTimePathKind? {
+    func sharedRelayRoute(of listeners: [RemotePeer]) -> RealTimePathKind? {
         var shared: RealTimePathKind?
         var count = 0
-        for position in listeners {
-            guard let kind = session.peers.values[position].activeRoute?.kind, kind == .relayUDP || kind == .relayTCP,
+        for listener in listeners {
+            guard let kind = listener.activeRoute?.kind, kind == .relayUDP || kind == .relayTCP,
                 shared == nil || shared == kind
             else { return nil }
             shared = kind

@@ -112,8 +112,8 @@ final class EngineCore {
     static let datagramCapacity = 1500
     /// A session's peer names while its paths tick; grows to the largest session once.
     var peerNames: [ParticipantID] = []
-    /// Where a captured frame's listeners are in their session's peers; grows to the largest once.
-    var listenerPositions: [Session.PeerPosition] = []
+    /// A captured frame's listeners; grows to the largest session once.
+    var listeners: [RemotePeer] = []
     /// What a peer's paths asked for in a tick, and in answer to a probe: kept from turn to turn.
     var tickActions: [PathAction] = []
     var probeActions: [PathAction] = []

@@ -113,23 +113,14 @@ final class Session {
         }
     }
 
-    /// The positions in `peers` of those who hear `channel` now: reachable, present, and (in a
-    /// match) started it. Into a list kept from frame to frame, since it is asked for every
-    /// captured frame.
-    func listeners(of channel: UInt16, into positions: inout [PeerPosition]) {
-        positions.removeAll(keepingCapacity: true)
-        var position = peers.startIndex
-        while position != peers.endIndex {
-            if peers.values[position].activeRoute != nil
-                && (isCall || peers.values[position].startedChannels.contains(channel))
-            {
-                positions.append(position)
-            }
-            peers.formIndex(after: &position)
+    /// The peers who hear `channel` now: reachable, present, and (in a match) started it. Into a
+    /// list kept from frame to frame, since it is asked for every captured frame.
+    func listeners(of channel: UInt16, into listeners: inout [RemotePeer]) {
+        listeners.removeAll(keepingCapacity: true)
+        for peer in peers.values where peer.activeRoute != nil && (isCall || peer.startedChannels.contains(channel)) {
+            listeners.append(peer)
         }
     }
-
-    typealias PeerPosition = Dictionary<ParticipantID, RemotePeer>.Index
 
     /// Whether voice in `channel` is sent and received now: a call's once it is active, a match's
     /// channel while it is started. (A call's one channel is started from the moment it exists.)

@@ -77,6 +77,20 @@ public struct SendConfiguration: Sendable, Hashable {
     /// Samples in one frame at 48 kHz.
     public var frameSamples: Int { frameDuration.engineFrames }
 
+    /// `denoise`, `automaticGainControl` and the gate's absolute threshold, as one value.
+    public var speechProcessing: SpeechProcessing {
+        get {
+            SpeechProcessing(
+                denoise: denoise, automaticGainControl: automaticGainControl,
+                voiceActivityThresholdDBFS: gate.absoluteThresholdDBFS)
+        }
+        set {
+            denoise = newValue.denoise
+            automaticGainControl = newValue.automaticGainControl
+            gate.absoluteThresholdDBFS = newValue.voiceActivityThresholdDBFS
+        }
+    }
+
     /// The farthest a redundant copy reaches back, in frames: `maximumRepairDelayMilliseconds`
     /// in whole frames, at least 2, and never beyond what a packet's 16-bit offset can say.
     public var maximumRedundancyReach: Int {

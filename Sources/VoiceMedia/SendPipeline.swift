@@ -107,9 +107,7 @@ public final class VoiceSendPipeline {
         self.configuration = configuration
         frameSamples = configuration.frameSamples
         keepAliveSamples = Int((configuration.keepAliveMilliseconds * Double(engineSampleRate) / 1_000).rounded())
-        speechProcessing = SpeechProcessing(
-            denoise: configuration.denoise, automaticGainControl: configuration.automaticGainControl,
-            voiceActivityThresholdDBFS: configuration.gate.absoluteThresholdDBFS)
+        speechProcessing = configuration.speechProcessing
         preprocessor = try Self.preprocessor(for: speechProcessing, frameSamples: configuration.frameSamples)
         do {
             gate = try SpeechGate(configuration.gate)

@@ -57,8 +57,6 @@ public final class VoiceReceiveStream {
     private var redundants: JitterBufferSlots
     /// One decoded frame (sized for the longest Opus packet, so decode never fails for room).
     private let scratch: UnsafeMutableBufferPointer<Float>
-    /// Where a late packet's frame is decoded to bring the decoder's state up to date; not played.
-    private let lateScratch: UnsafeMutableBufferPointer<Float>
     /// The frame concealed last, with the playout moved past it, while the decoder has done
     /// nothing since: its packet, if it comes late, is decoded (not played) so that the next
     /// frame decodes from the state the sender's encoder had, not from the concealment's.
@@ -149,8 +147,6 @@ public final class VoiceReceiveStream {
         redundants = JitterBufferSlots(capacity: max(configuration.slotCount / 4, 8), slotBytes: slotBytes)
         scratch = .allocate(capacity: decoder.maximumFrameSamples)
         scratch.initialize(repeating: 0)
-        lateScratch = .allocate(capacity: decoder.maximumFrameSamples)
-        lateScratch.initialize(repeating: 0)
         receivedSequences = [Int64](repeating: Int64.min, count: Self.sequenceRingSize)
         estimator = ArrivalDelayEstimator(
             bucketMilliseconds: 1, bucketCount: 1_000, forgettingFactor: configuration.histogramForgettingFactor)
@@ -160,7 +156,6 @@ public final class VoiceReceiveStream {
 
     deinit {
         scratch.deallocate()
-        lateScratch.deallocate()
     }
 
     // MARK: Statistics and reports
@@ -291,7 +286,8 @@ public final class VoiceReceiveStream {
         guard timestamp == concealedFrameTimestamp, !decoderIsStale else { return }
         concealedFrameTimestamp = nil
         let payload = UnsafeRawBufferPointer(rebasing: bytes[packet.primary]).assumingMemoryBound(to: UInt8.self)
-        if (try? decoder.decode(payload, into: lateScratch)) != nil { counters.lateFramesDecoded += 1 }
+        // Into `scratch`: the frame played last was taken from it, and the next tick writes it anew.
+        if (try? decoder.decode(payload, into: scratch)) != nil { counters.lateFramesDecoded += 1 }
     }
 
     private func isWellFormed(_ packet: VoicePacketView, bytes: UnsafeRawBufferPointer) -> Bool {

@@ -11,9 +11,8 @@ struct RelayAddressLimits {
     private let maximumUnjoined: Int
     private let joinRate: Double
     private let joinBurst: Double
-    /// Unjoined connections by the address they come from, and each one's address.
+    /// Unjoined connections by the address they come from.
     private var unjoined: [String: Int] = [:]
-    private var unjoinedHosts: [RelayConnectionID: String] = [:]
     private var joinBuckets: [String: (bucket: TokenBucket, lastUsed: UInt64)] = [:]
     private var refusals: [String: Refusals] = [:]
 
@@ -32,20 +31,19 @@ struct RelayAddressLimits {
 
     /// Counts a connection that just opened from `host` against its address; false (and counted as
     /// refused) when the address already holds as many unjoined connections as it may.
-    mutating func admitConnection(_ connection: RelayConnectionID, from host: String) -> Bool {
+    mutating func admitConnection(from host: String) -> Bool {
         let count = unjoined[host, default: 0]
         guard count < maximumUnjoined else {
             refusals[host, default: Refusals()].connections += 1
             return false
         }
         unjoined[host] = count + 1
-        unjoinedHosts[connection] = host
         return true
     }
 
-    /// The connection joined, closed or was closed: it no longer counts against its address.
-    mutating func release(_ connection: RelayConnectionID) {
-        guard let host = unjoinedHosts.removeValue(forKey: connection) else { return }
+    /// A connection admitted from `host` joined, closed or was closed: it no longer counts
+    /// against its address.
+    mutating func release(from host: String) {
         let remaining = unjoined[host, default: 1] - 1
         unjoined[host] = remaining > 0 ? remaining : nil
     }

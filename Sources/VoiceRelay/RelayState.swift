@@ -383,7 +383,7 @@ final class RelayState {
     /// connections that have not joined as it may.
     func connectionOpened(_ connection: RelayConnectionID, from peer: SocketAddress?, now: UInt64) {
         let host = peer?.ipAddress ?? "?"
-        guard addressLimits.admitConnection(connection, from: host) else {
+        guard addressLimits.admitConnection(from: host) else {
             drop(.addressConnectionLimit, member: nil)
             actions.append(.close(connection))
             return
@@ -410,8 +410,8 @@ final class RelayState {
 
     /// The connection joined, closed or was closed: it stops counting as unjoined.
     func forgetUnjoined(_ connection: RelayConnectionID) {
-        unjoinedConnections[connection] = nil
-        addressLimits.release(connection)
+        guard unjoinedConnections.removeValue(forKey: connection) != nil else { return }
+        addressLimits.release(from: connectionHosts[connection] ?? "?")
     }
 
     /// A source as log lines name it: "udp 192.0.2.7:5000", "tcp 192.0.2.7:5001".
@@ -431,8 +431,8 @@ final class RelayState {
     func tcpClosed(_ connection: RelayConnectionID) {
         congestedConnections.remove(connection)
         connectionPeers[connection] = nil
-        connectionHosts[connection] = nil
         forgetUnjoined(connection)
+        connectionHosts[connection] = nil
         if let signalling = signallingConnections[connection] {
             return removeSignalling(signalling)
         }

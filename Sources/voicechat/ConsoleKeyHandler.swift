@@ -1,5 +1,6 @@
 import Synchronization
 import VoiceControl
+import VoiceMedia
 
 /// What a key pressed on the interactive console does to the session. Keys act on the session's
 /// current state (read from a snapshot), so a toggle always flips what is there now; the one
@@ -92,7 +93,8 @@ final class ConsoleKeyHandler: Sendable {
                 volumePlayer.withLock { $0 = nil }
                 return .status("\(name) has gone; +/- change the volume of the call or channel again")
             }
-            let volume = min(max(((player.volume + step) * 10).rounded() / 10, 0), 2)
+            let allowed = VoiceMixer.playerVolumes
+            let volume = min(max(((player.volume + step) * 10).rounded() / 10, allowed.lowerBound), allowed.upperBound)
             try control.setPlayerVolume(volume, player: name)
             return .status("\(name) volume \(ConsoleRenderer.percent(volume))")
         }
