@@ -30,6 +30,7 @@ extension SessionSnapshot {
             delayBudget: DelayBudgetSnapshot(service.engine.delayBudget))
         speechProcessing = service.engine.speechProcessing
         devices = service.engine.counters.deviceCatchUp
+        echoCancellation = service.engine.echoCancellation
     }
 }
 

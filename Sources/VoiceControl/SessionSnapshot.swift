@@ -29,6 +29,9 @@ public struct SessionSnapshot: Sendable, Codable, Hashable {
     /// What the devices did that moved or cut the audio: the speaker running dry, the microphone
     /// dropping or losing frames, the engine's playout lead; nil where no engine stands behind.
     public var devices: EngineCounters.DeviceCatchUp?
+    /// What the echo canceller did and the echo return loss enhancement it measures; nil when it
+    /// is off or no engine stands behind.
+    public var echoCancellation: CaptureEchoCanceller.Statistics?
 
     public init(
         time: Double, inputLevelDB: Float, outputLevelDB: Float, microphoneMuted: Bool, pushToTalk: Bool,

@@ -14,8 +14,9 @@ final class CaptureBacklog {
     enum Event {
         /// Frames of time with no audio: lost by the device, or dropped here.
         case lost(frames: Int)
-        /// One whole frame, valid only during the call.
-        case captured(UnsafeBufferPointer<Float>)
+        /// One whole frame, valid only during the call, and how many whole frames captured after
+        /// it are handed on in the same turn.
+        case captured(UnsafeBufferPointer<Float>, framesAfter: Int)
     }
 
     let frameSamples: Int
@@ -54,7 +55,9 @@ final class CaptureBacklog {
         let frames = filled / frameSamples
         for index in 0..<frames {
             handle(
-                .captured(UnsafeBufferPointer(rebasing: buffer[(index * frameSamples)..<((index + 1) * frameSamples)])))
+                .captured(
+                    UnsafeBufferPointer(rebasing: buffer[(index * frameSamples)..<((index + 1) * frameSamples)]),
+                    framesAfter: frames - 1 - index))
         }
         remove(frames * frameSamples)
         return frames

@@ -28,6 +28,8 @@ public struct EngineConfiguration: Sendable, Hashable {
     /// Noise suppression, gain control and the speech gate's threshold at the start; changeable
     /// while running with `VoiceEngine.setSpeechProcessing(_:)`.
     public var speechProcessing: SpeechProcessing
+    /// Whether the microphone's frames have the speaker's echo removed (`CaptureEchoCanceller`).
+    public var echoCancellation: EchoCancellationMode
 
     public init(
         frameDuration: FrameDuration = VoiceDefaults.frameDuration,
@@ -41,7 +43,8 @@ public struct EngineConfiguration: Sendable, Hashable {
         pathTimeoutSeconds: Double = 10,
         reportIntervalMilliseconds: Double = 1000,
         rekeyGraceSeconds: Double = 2,
-        speechProcessing: SpeechProcessing = SpeechProcessing()
+        speechProcessing: SpeechProcessing = SpeechProcessing(),
+        echoCancellation: EchoCancellationMode = .automatic
     ) {
         self.frameDuration = frameDuration
         self.bitrate = bitrate
@@ -56,10 +59,30 @@ public struct EngineConfiguration: Sendable, Hashable {
         self.reportIntervalMilliseconds = reportIntervalMilliseconds
         self.rekeyGraceSeconds = rekeyGraceSeconds
         self.speechProcessing = speechProcessing
+        self.echoCancellation = echoCancellation
     }
 
     /// The delay budget these settings describe.
     public var delayBudget: DelayBudget {
         DelayBudget(maximumMilliseconds: maximumDelayMilliseconds, frameDuration: frameDuration)
+    }
+}
+
+/// When the engine cancels the speaker's echo in what the microphone captures.
+public enum EchoCancellationMode: String, Sendable, Hashable, Codable, CaseIterable {
+    /// When both the microphone and the speaker are real-time devices: a speaker and a microphone
+    /// in the same room. Files and apps that tick the engine themselves have no echo to cancel
+    /// unless they say so.
+    case automatic
+    case on
+    case off
+
+    /// Whether the canceller runs with this input and output.
+    public func isOn(input: (any AudioInput)?, output: (any AudioOutput)?) -> Bool {
+        switch self {
+        case .on: true
+        case .off: false
+        case .automatic: input?.pacing == .realTime && output?.pacing == .realTime
+        }
     }
 }

@@ -38,10 +38,13 @@ extension EngineCore {
         return (channel, pipeline)
     }
 
-    /// Encodes the captured frame once per session that sends and sends it to every peer listening
-    /// to that channel: one envelope for all of them when the relay makes the copies, else one
-    /// for the direct and app-carried peers and one per peer behind the relay.
-    func sendCaptured(_ frame: UnsafeBufferPointer<Float>, now: MediaTime) {
+    /// Removes the speaker's echo from the captured frame, then encodes it once per session that
+    /// sends and sends it to every peer listening to that channel: one envelope for all of them
+    /// when the relay makes the copies, else one for the direct and app-carried peers and one per
+    /// peer behind the relay. `queuedSamples`: audio written to the speaker and not played yet,
+    /// plus audio captured after this frame and already held.
+    func sendCaptured(_ captured: UnsafeBufferPointer<Float>, now: MediaTime, queuedSamples: Int = 0) {
+        let frame = echoCanceller?.cancel(captured, queuedSamples: queuedSamples) ?? captured
         if inputMeteringEnabled { inputMeter.process(frame) }
         for session in sessions.values {
             guard let (channel, pipeline) = capturing(session) else { continue }

@@ -102,6 +102,9 @@ final class EngineCore {
     /// Noise suppression, gain control and the gate's threshold: the configuration's until the
     /// app changes them.
     var speechProcessing: SpeechProcessing
+    /// Removes the speaker's echo from every captured frame before anything else sees it; nil
+    /// when off. Its reference is fed by whoever writes the mix to the speaker (`played`).
+    let echoCanceller: CaptureEchoCanceller?
 
     // Working buffers, allocated once.
     let packet: UnsafeMutableRawBufferPointer
@@ -120,7 +123,7 @@ final class EngineCore {
 
     init(
         participant: ParticipantID, configuration: EngineConfiguration, network: (any DatagramNetwork)?,
-        outbox: EngineOutbox
+        outbox: EngineOutbox, cancelsEcho: Bool = false
     ) throws(VoiceChatError) {
         self.participant = participant
         self.mediaID = MediaID(participant: participant)
@@ -137,6 +140,12 @@ final class EngineCore {
         }
         do {
             mixer = try VoiceMixer(frameDuration: configuration.frameDuration)
+        } catch {
+            throw .media(error.description)
+        }
+        do {
+            echoCanceller =
+                cancelsEcho ? try CaptureEchoCanceller(frameSamples: configuration.frameDuration.engineFrames) : nil
         } catch {
             throw .media(error.description)
         }
@@ -167,15 +176,19 @@ final class EngineCore {
     // MARK: Time
 
     /// Advances everything by one frame: sends the captured frame (if any), mixes what every
-    /// stream has for `output`, and runs paths, timeouts and key switches.
-    func tick(now: MediaTime, captured: UnsafeBufferPointer<Float>?, output: UnsafeMutableBufferPointer<Float>) {
+    /// stream has for `output`, and runs paths, timeouts and key switches. `speakerQueuedSamples`
+    /// is what waits to be played, for the echo canceller to find what played as `captured` was.
+    func tick(
+        now: MediaTime, captured: UnsafeBufferPointer<Float>?, speakerQueuedSamples: Int = 0,
+        output: UnsafeMutableBufferPointer<Float>
+    ) {
         for session in sessions.values {
             tickPaths(session, now: now)
             tickCall(session, now: now)
             tickKeys(session, now: now)
         }
         if let captured {
-            sendCaptured(captured, now: now)
+            sendCaptured(captured, now: now, queuedSamples: speakerQueuedSamples)
         }
         mix(into: output, now: now)
         sendReports(now: now)

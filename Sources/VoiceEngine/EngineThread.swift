@@ -81,7 +81,6 @@ final class EngineThread: Sendable {
         var clock = EngineTickClock(
             framePeriod: period, frameSamples: samples, speaker: speaker.map { ($0.period, $0.periodEngineFrames) },
             speakerRingFrames: playback?.capacity, capturesPerTick: capture != nil, start: MediaTime.monotonicNow())
-        var remoteVoicePlaying = false
         var microphoneEnded = false
         var filled = 0
         while !thread.shouldStop {
@@ -115,13 +114,15 @@ final class EngineThread: Sendable {
                         core.inputMeter.reset()
                     }
                 }
+                let speakerQueued = playback?.queuedFrames ?? 0
                 if let input, let backlog {
                     // Every frame the microphone has delivered goes out now, several after it
                     // caught up from a stall: one at a time would leave the stall standing behind it.
                     backlog.takeFrames(from: input, at: now) { event in
                         switch event {
                         case .lost(let frames): core.skipLostCapture(frames: frames)
-                        case .captured(let frame): core.sendCaptured(frame, now: now)
+                        case .captured(let frame, let framesAfter):
+                            core.sendCaptured(frame, now: now, queuedSamples: speakerQueued + framesAfter * samples)
                         }
                     }
                 }
@@ -133,8 +134,13 @@ final class EngineThread: Sendable {
                     captureFramesLost: backlog?.lostFrames ?? 0,
                     playoutLeadMilliseconds: clock.playoutLead?.milliseconds, speaker: output?.statistics,
                     microphone: input?.statistics, playbackSamplesReclaimed: playback?.reclaimedSamples ?? 0)
-                core.tick(now: now, captured: captured, output: mix)
-                remoteVoicePlaying = core.isPlayingRemoteVoice
+                core.tick(now: now, captured: captured, speakerQueuedSamples: speakerQueued, output: mix)
+                // Queued in the same turn, so that the echo canceller's reference is exactly what
+                // the speaker was given (a frame left out to keep the queue short is not).
+                let count = clock.samplesToWrite(remoteVoicePlaying: core.isPlayingRemoteVoice)
+                if let written = playback?.write(UnsafeBufferPointer(rebasing: mix[0..<count])) {
+                    core.echoCanceller?.played(written)
+                }
             }
             if let wakeTime {
                 clock.waited()
@@ -147,8 +153,6 @@ final class EngineThread: Sendable {
                 let woke = MediaTime.monotonicNow()
                 if woke >= wakeTime { lateness.record(woke - wakeTime) }
             } else {
-                let count = clock.samplesToWrite(remoteVoicePlaying: remoteVoicePlaying)
-                playback?.write(UnsafeBufferPointer(rebasing: mix[0..<count]))
                 clock.ticked(
                     at: now, writtenAt: MediaTime.monotonicNow(), followingSpeaker: followingSpeaker,
                     starvedFrames: output?.statistics.ringStarvedFrames ?? 0)

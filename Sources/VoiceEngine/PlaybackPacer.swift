@@ -60,7 +60,10 @@ struct PlaybackPacer {
         return max(0, capacity - output.availableToWrite)
     }
 
-    mutating func write(_ mix: UnsafeBufferPointer<Float>) {
+    /// Queues `mix` for the speaker, or the part of it that is not left out; returns what was
+    /// queued, nil for nothing.
+    @discardableResult
+    mutating func write(_ mix: UnsafeBufferPointer<Float>) -> UnsafeBufferPointer<Float>? {
         let available = output.availableToWrite
         if let capacity {
             // What stood over a whole window includes the frames still owed, so it replaces them
@@ -79,7 +82,7 @@ struct PlaybackPacer {
                     // Measure afresh: the window so far saw the queue before this skip.
                     standing.restart()
                     waitedFrames = 0
-                    return
+                    return nil
                 }
                 waitedFrames += 1
             }
@@ -90,13 +93,16 @@ struct PlaybackPacer {
                     reclaimedSamples += left
                     owedWaitedFrames = 0
                     let rest = UnsafeBufferPointer(rebasing: mix[left...])
-                    if !rest.isEmpty && available >= rest.count { _ = output.write(rest) }
-                    return
+                    guard !rest.isEmpty, available >= rest.count else { return nil }
+                    _ = output.write(rest)
+                    return rest
                 }
                 owedWaitedFrames += 1
             }
         }
-        if available >= mix.count { _ = output.write(mix) }
+        guard available >= mix.count else { return nil }
+        _ = output.write(mix)
+        return mix
     }
 
     /// Adds what the speaker played as silence since the last write to what is owed.

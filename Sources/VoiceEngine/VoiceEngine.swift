@@ -1,5 +1,6 @@
 import Synchronization
 import VoiceCore
+import VoiceMedia
 import VoiceTransport
 
 #if canImport(Glibc)
@@ -29,6 +30,8 @@ public final class VoiceEngine: Sendable {
     /// Datagrams from network threads, with their route and arrival time, for the engine thread.
     private let inbox: DatagramQueue<ReceivedDatagram>
     private let courier: EngineCourier
+    /// The echo canceller's reference, which the game's audio thread feeds without the lock.
+    private let playbackReference: PlaybackReference?
 
     /// Datagrams the inbox holds: a second of 30 speakers' voice behind a stalled engine thread.
     static let inboxCapacity = 2048
@@ -57,8 +60,10 @@ public final class VoiceEngine: Sendable {
         courier = EngineCourier(network: network, slotBytes: EngineCore.datagramCapacity)
         let core = try EngineCore(
             participant: participant, configuration: configuration, network: network,
-            outbox: EngineOutbox(datagrams: courier.datagrams))
+            outbox: EngineOutbox(datagrams: courier.datagrams),
+            cancelsEcho: configuration.echoCancellation.isOn(input: input, output: output))
         self.core = core
+        playbackReference = core.echoCanceller?.reference
     }
 
     /// The engine's current time.
@@ -122,11 +127,33 @@ public final class VoiceEngine: Sendable {
     public func tick(
         at now: MediaTime, captured: UnsafeBufferPointer<Float>?, output: UnsafeMutableBufferPointer<Float>
     ) {
+        // The caller plays the whole frame, so all of it is the echo canceller's reference.
         if courier.isRunning {
-            withCoreOnEngineThread { core in core.tick(now: now, captured: captured, output: output) }
+            withCoreOnEngineThread { core in
+                core.tick(now: now, captured: captured, output: output)
+                core.echoCanceller?.played(UnsafeBufferPointer(output))
+            }
         } else {
-            withCore { core in core.tick(now: now, captured: captured, output: output) }
+            withCore { core in
+                core.tick(now: now, captured: captured, output: output)
+                core.echoCanceller?.played(UnsafeBufferPointer(output))
+            }
         }
+    }
+
+    /// Adds what the game plays besides the engine's voices (music, effects) to what the echo
+    /// canceller removes from the microphone: call it from the game's audio thread with each block
+    /// as it hands it to its own device, 48 kHz, mono or `channels` interleaved. Never blocks or
+    /// allocates; returns the frames taken (all, unless the engine has stopped playing), or 0 when
+    /// the engine does not cancel echo. One thread at a time.
+    @discardableResult
+    public func addPlaybackReference(_ samples: UnsafeBufferPointer<Float>, channels: Int = 1) -> Int {
+        playbackReference?.addGameMix(samples, channels: channels) ?? 0
+    }
+
+    /// What the echo canceller did and the echo return loss enhancement it measures; nil when it is off.
+    public var echoCancellation: CaptureEchoCanceller.Statistics? {
+        withCore { $0.echoCanceller?.statistics }
     }
 
     /// Hands in a datagram that arrived from `address` on the direct path.

@@ -110,7 +110,8 @@ struct CallOptions: ParsableArguments, FrameLengthOption {
         EngineConfiguration(
             frameDuration: frameDuration, bitrate: bitrate.bitsPerSecond, complexity: tuning.complexity,
             maximumDelayMilliseconds: tuning.maximumDelayMilliseconds, forcedPath: path.forcedPath,
-            invitationTimeoutSeconds: 20, pathTimeoutSeconds: 10, speechProcessing: tuning.speechProcessing)
+            invitationTimeoutSeconds: 20, pathTimeoutSeconds: 10, speechProcessing: tuning.speechProcessing,
+            echoCancellation: tuning.echoCancellation)
     }
 
     /// Opens the microphone and the speaker (with the recorder behind it, if asked). A failure says

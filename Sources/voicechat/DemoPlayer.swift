@@ -64,7 +64,8 @@ final class DemoPlayer {
             configuration: EngineConfiguration(
                 complexity: tuning.complexity,
                 maximumDelayMilliseconds: tuning.maximumDelayMilliseconds,
-                forcedPath: path.choice.forcedPath, speechProcessing: tuning.speechProcessing),
+                forcedPath: path.choice.forcedPath, speechProcessing: tuning.speechProcessing,
+                echoCancellation: tuning.echoCancellation),
             input: GatedInput(input, gate: gate), output: GatedOutput(output, gate: gate), host: "127.0.0.1",
             udpPort: 0)
         let client: RelayMatchClient

@@ -1,5 +1,6 @@
 import ArgumentParser
 import VoiceCore
+import VoiceEngine
 import VoiceMedia
 
 /// What every command that runs an engine may tune besides its frame length and bitrate: how
@@ -35,6 +36,14 @@ struct EngineTuningOptions: ParsableArguments {
             valueName: "dBFS"))
     var voiceActivityThresholdDBFS: Float?
 
+    @Option(
+        name: .customLong("echo-cancel"),
+        help: ArgumentHelp(
+            "Remove the speaker's echo from what the microphone sends: on, off, or auto, on when both are sound "
+                + "devices and not files (default: auto) (e.g. --echo-cancel off with headphones).",
+            valueName: "on|off|auto"))
+    var echoCancellation = EchoCancellationMode.automatic
+
     /// The speech processing these options ask for.
     var speechProcessing: SpeechProcessing {
         var processing = SpeechProcessing(denoise: denoise, automaticGainControl: automaticGainControl)
@@ -56,4 +65,17 @@ struct EngineTuningOptions: ParsableArguments {
         throw ValidationError(
             "\(option) must be \(Int(allowed.lowerBound))…\(Int(allowed.upperBound)) \(unit), not \(value).")
     }
+}
+
+extension EchoCancellationMode: ExpressibleByArgument {
+    public init?(argument: String) {
+        switch argument {
+        case "on": self = .on
+        case "off": self = .off
+        case "auto": self = .automatic
+        default: return nil
+        }
+    }
+
+    public static var allValueStrings: [String] { ["on", "off", "auto"] }
 }

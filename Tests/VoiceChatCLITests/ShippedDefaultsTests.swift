@@ -84,6 +84,23 @@ import VoiceTesting
         }
     }
 
+    /// Echo cancellation is automatic unless asked otherwise, on every command that runs an engine;
+    /// anything but on, off or auto is refused at start-up.
+    @Test func echoCancellationCanBeChosenOnEveryCommandThatRunsAnEngine() throws {
+        #expect(try CallCommand.parse(["127.0.0.1:7300"]).call.engineConfiguration().echoCancellation == .automatic)
+        #expect(try ListenCommand.parse(["--echo-cancel", "off"]).call.engineConfiguration().echoCancellation == .off)
+        let join = try JoinCommand.parse(
+            [
+                "--relay", "127.0.0.1:7700", "--match", "m", "--name", "a", "--token", "t", "--channel", "all",
+                "--echo-cancel", "on",
+            ])
+        #expect(join.call.engineConfiguration().echoCancellation == .on)
+        #expect(try DemoCommand.parse(["--echo-cancel", "auto"]).tuning.echoCancellation == .automatic)
+        for bad in [["--echo-cancel", "yes"], ["--echo-cancel", "automatic"], ["--echo-cancel"]] {
+            #expect(throws: (any Error).self, "\(bad)") { try CallCommand.parse(["127.0.0.1:7300"] + bad) }
+        }
+    }
+
     @Test func theSimulationsAndTheMediaPipelinesStartFromTheShippedDefaults() {
         let simulation = CallSimulation.Configuration()
         #expect(simulation.frameDuration == VoiceDefaults.frameDuration)

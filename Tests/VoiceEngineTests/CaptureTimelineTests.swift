@@ -83,7 +83,7 @@ private struct Speech {
                 switch event {
                 case .lost(let frames):
                     pipeline.skipLostFrames(frames)
-                case .captured(let frame):
+                case .captured(let frame, _):
                     guard let count = try? pipeline.process(frame, at: now, into: packet), count > 0 else { return }
                     outcome.packetsSent += 1
                     let bytes = UnsafeRawBufferPointer(rebasing: packet[0..<count])

@@ -53,7 +53,7 @@ private final class DrainingOutput: AudioOutput, @unchecked Sendable {
         input.arrive((0..<300).map(Float.init))
         func take(at now: MediaTime) -> Int {
             backlog.takeFrames(from: input, at: now) { event in
-                if case .captured(let frame) = event { taken.append(Array(frame)) }
+                if case .captured(let frame, _) = event { taken.append(Array(frame)) }
             }
         }
         #expect(take(at: 0) == 0)
@@ -73,7 +73,7 @@ private final class DrainingOutput: AudioOutput, @unchecked Sendable {
         let taken = backlog.takeFrames(from: input, at: 0) { event in
             switch event {
             case .lost(let frames): lost += frames
-            case .captured(let frame): firsts.append(frame[0])
+            case .captured(let frame, _): firsts.append(frame[0])
             }
         }
         // What was handed on plus what was dropped is every whole frame, in order and on frame

@@ -262,16 +262,21 @@ struct E2EBenchmark: ParsableCommand {
 
     /// What the devices did that moves or cuts the audio: alice's microphone dropping or losing
     /// frames, bob's speaker running dry (each dry run moves what follows later by a period), and
-    /// bob's playout lead.
+    /// bob's playout lead; and whether alice's echo canceller ran and heard her speaker.
     static func devicesSummary(_ row: Row) -> String {
         let microphone = row.talker["devices"] as? [String: Any] ?? [:]
         let speaker = row.listener["devices"] as? [String: Any] ?? [:]
+        let echo = row.talker["echoCancellation"] as? [String: Any]
         func count(_ object: [String: Any], _ key: String) -> String { (object[key] as? Int).map(String.init) ?? "?" }
         let lead = (speaker["playoutLeadMilliseconds"] as? Double).map { fixed($0) } ?? "?"
         return "alice's microphone dropped \(count(microphone, "microphoneDroppedFrames")), lost "
             + "\(count(microphone, "captureFramesLost")) frames; bob's speaker ran dry for "
             + "\(count(speaker, "speakerStarvedFrames")) frames and took back \(count(speaker, "playbackSamplesReclaimed")), "
-            + "lead \(lead) ms, skipped \(count(speaker, "playbackFramesSkipped")) frames"
+            + "lead \(lead) ms, skipped \(count(speaker, "playbackFramesSkipped")) frames; alice's echo canceller "
+            + (echo.map {
+                "cancelled \(count($0, "framesCancelled")) frames, \(count($0, "framesWithEcho")) with her speaker audible"
+            }
+                ?? "off")
     }
 
     private func writeResults(

@@ -1,7 +1,9 @@
 import Foundation
 import Synchronization
 import VoiceCore
+import VoiceDevices
 import VoiceEngine
+import VoiceMedia
 
 #if canImport(Glibc)
     import Glibc
@@ -32,6 +34,8 @@ struct EngineRTRun {
         var loaded: Phase
         var realTimeScheduled: Bool
         var speakersHeard: Int
+        /// The listener's echo canceller at the end.
+        var echoCancellation: CaptureEchoCanceller.Statistics?
     }
 
     struct Failure: Error, CustomStringConvertible {
@@ -45,9 +49,26 @@ struct EngineRTRun {
     let apiCallsPerSecond: Int
 
     func run() throws -> Result {
-        let world = try InProcessMatch(players: speakers + 1, configuration: EngineConfiguration(), realTimePlayers: 1)
+        // The listener's microphone and speaker: files paced by device threads of their own, as
+        // ALSA devices are, so that echo cancellation is on as the CLI has it with sound devices.
+        // The microphone reads the speech over and over for longer than the run.
+        let directory = FileManager.default.temporaryDirectory.path + "/engine-rt-\(getpid())"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let repeats = Int((2 * seconds + 10) * 48_000) / speech.count + 1
+        let microphonePath = directory + "/microphone.wav"
+        try WAVAudio(format: .engineMono, samples: Array([[Float]](repeating: speech, count: repeats).joined()))
+            .write(toFile: microphonePath)
+        let microphone = try WAVFileInput(path: microphonePath, pacing: .realTime)
+        let speaker = try WAVFileOutput(path: directory + "/speaker.wav", pacing: .realTime, writesInBackground: true)
+        let world = try InProcessMatch(
+            players: speakers + 1, configuration: EngineConfiguration(), realTimePlayers: 1,
+            firstPlayerDevices: (microphone, speaker))
         defer { for player in world.players { player.engine.shutDown() } }
         let listener = world.players[0]
+        // Its microphone's frames have their echo removed and are metered, but are not sent:
+        // thirty speakers decoding it would leave the harness behind the real clock.
+        try listener.channel.setActive(false)
         let frame = VoiceDefaults.frameDuration
         let samples = frame.engineFrames
         var stepIndex = 0
@@ -109,7 +130,8 @@ struct EngineRTRun {
             ($0.streams.values.first?.receive.packetsReceived ?? 0) > 0
         }.count
         return Result(
-            idle: idle, loaded: loaded, realTimeScheduled: listener.engine.isEngineThreadRealTime, speakersHeard: heard)
+            idle: idle, loaded: loaded, realTimeScheduled: listener.engine.isEngineThreadRealTime, speakersHeard: heard,
+            echoCancellation: listener.engine.echoCancellation)
     }
 
     /// Runs `body` (the speakers' steps) with or without the flood and API threads, and measures

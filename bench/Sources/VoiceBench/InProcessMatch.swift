@@ -96,14 +96,19 @@ final class InProcessMatch: @unchecked Sendable {
     }
 
     /// `count` players in match "bench", each with channel "all" started and active. The first
-    /// `realTimePlayers` run in real time, their engine threads started, without devices.
-    init(players count: Int, configuration: EngineConfiguration, realTimePlayers: Int = 0) throws {
+    /// `realTimePlayers` run in real time, their engine threads started, the first of them with
+    /// `firstPlayerDevices` if given, the rest without devices.
+    init(
+        players count: Int, configuration: EngineConfiguration, realTimePlayers: Int = 0,
+        firstPlayerDevices: (input: any AudioInput, output: any AudioOutput)? = nil
+    ) throws {
         let names = (0..<count).map { "player\($0)" }
         for (index, name) in names.enumerated() {
             let address = try PeerAddress(host: "10.1.\(index / 200).\(index % 200 + 1)", port: 5000)
+            let devices = index == 0 && realTimePlayers > 0 ? firstPlayerDevices : nil
             let engine = try VoiceEngine(
-                participant: name, configuration: configuration, network: Network(address: address, world: self),
-                clock: index < realTimePlayers ? nil : clock)
+                participant: name, configuration: configuration, input: devices?.input, output: devices?.output,
+                network: Network(address: address, world: self), clock: index < realTimePlayers ? nil : clock)
             let match = try Match(
                 engine: engine, client: Client(name, world: self), matchID: "bench", players: names)
             let channel = try match.voiceChat(named: "all")

@@ -1,0 +1,142 @@
+import Testing
+import VoiceCodec
+import VoiceCore
+import VoiceMedia
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A seeded white-noise source, the same every run.
+private struct Noise {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next(amplitude: Float) -> Float {
+        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        return amplitude * (Float(state >> 40) / Float(1 << 23) - 1)
+    }
+}
+
+private func meanPower(_ samples: ArraySlice<Float>) -> Double {
+    samples.reduce(0) { $0 + Double($1) * Double($1) } / Double(max(samples.count, 1))
+}
+
+private func decibels(_ ratio: Double) -> Double { 10 * log10(ratio) }
+
+@Suite struct PlaybackReferenceTests {
+    @Test func samplesAreReadByTheirNumberAndSilenceOutsideWhatIsKept() {
+        let reference = PlaybackReference(minimumSamples: 8)
+        let played: [Float] = (1...12).map(Float.init)
+        played.withUnsafeBufferPointer { reference.played($0) }
+        #expect(reference.written == 12)
+        var out = [Float](repeating: -1, count: 4)
+        out.withUnsafeMutableBufferPointer { reference.copy(endingAt: 12, into: $0) }
+        #expect(out == [9, 10, 11, 12])
+        // 12 played, 8 kept: numbers 0…3 are gone, 12 and on not played yet.
+        out.withUnsafeMutableBufferPointer { reference.copy(endingAt: 6, into: $0) }
+        #expect(out == [0, 0, 5, 6])
+        out.withUnsafeMutableBufferPointer { reference.copy(endingAt: 14, into: $0) }
+        #expect(out == [11, 12, 0, 0])
+    }
+
+    @Test func theGamesMixIsAddedSampleBySampleAndItsSurplusDropped() {
+        let reference = PlaybackReference(minimumSamples: 64, gameBacklogSamples: 4)
+        let stereo: [Float] = [1, 3, 2, 4, 3, 5]  // mono 2, 3, 4
+        #expect(stereo.withUnsafeBufferPointer { reference.addGameMix($0, channels: 2) } == 3)
+        let voice: [Float] = [10, 10, 10, 10]
+        voice.withUnsafeBufferPointer { reference.played($0) }
+        var out = [Float](repeating: -1, count: 4)
+        out.withUnsafeMutableBufferPointer { reference.copy(endingAt: 4, into: $0) }
+        #expect(out == [12, 13, 14, 10])
+        #expect(reference.gameSamplesMixed == 3)
+        // Ten handed in: eight fit the queue, four may wait to be played. The oldest four are
+        // dropped, so the game's part stays as current as its sound.
+        let game: [Float] = (1...10).map(Float.init)
+        #expect(game.withUnsafeBufferPointer { reference.addGameMix($0) } == 8)
+        voice.withUnsafeBufferPointer { reference.played($0) }
+        out.withUnsafeMutableBufferPointer { reference.copy(endingAt: 8, into: $0) }
+        #expect(out == [15, 16, 17, 18])
+        #expect(reference.gameSamplesDropped == 4)
+    }
+}
+
+@Suite struct CaptureEchoCancellerTests {
+    /// Runs the canceller as the engine thread does: each tick the frame the microphone completed
+    /// is cancelled, then the next frame is played. The echo is the played noise, 40 ms and
+    /// `queueFrames` later (the queue the engine reports), at half its level.
+    private func run(
+        seconds: Double, queueFrames: Int, reportedQueueFrames: Int, near: (Int) -> Float = { _ in 0 },
+        farAmplitude: Float = 0.1
+    ) throws -> (echo: [Float], captured: [Float], sent: [Float], statistics: CaptureEchoCanceller.Statistics) {
+        let frame = 960
+        let canceller = try CaptureEchoCanceller(frameSamples: frame)
+        let count = Int(seconds * 48_000) / frame * frame
+        var noise = Noise(seed: 5)
+        let far = (0..<count).map { _ in noise.next(amplitude: farAmplitude) }
+        let delay = 1_920 + queueFrames * frame
+        let echo = (0..<count).map { $0 >= delay ? 0.5 * far[$0 - delay] : 0 }
+        let captured = (0..<count).map { echo[$0] + near($0) }
+        var sent = [Float](repeating: 0, count: count)
+        for tick in 0..<(count / frame) {
+            let range = (tick * frame)..<((tick + 1) * frame)
+            if tick > 0 {
+                let capturedRange = (range.lowerBound - frame)..<range.lowerBound
+                captured.withUnsafeBufferPointer { captured in
+                    let output = canceller.cancel(
+                        UnsafeBufferPointer(rebasing: captured[capturedRange]),
+                        queuedSamples: reportedQueueFrames * frame)
+                    for (offset, sample) in output.enumerated() { sent[capturedRange.lowerBound + offset] = sample }
+                }
+            }
+            far.withUnsafeBufferPointer { canceller.played(UnsafeBufferPointer(rebasing: $0[range])) }
+        }
+        return (echo, captured, sent, canceller.statistics)
+    }
+
+    @Test func theEchoOfWhatWasPlayedIsRemovedAndMeasured() throws {
+        let result = try run(seconds: 6, queueFrames: 3, reportedQueueFrames: 3)
+        let last = (result.echo.count - 96_000)..<(result.echo.count - 960)
+        let enhancement = decibels(meanPower(result.echo[last]) / meanPower(result.sent[last]))
+        #expect(enhancement >= 25, "ERLE over the last 2 s: \(enhancement) dB")
+        let measured = try #require(result.statistics.echoReturnLossEnhancementDB)
+        #expect(measured >= 20, "the canceller's own estimate: \(measured) dB")
+        #expect(result.statistics.framesCancelled == 299)
+    }
+
+    /// What still waits to be played is taken off the reference's end: a queue longer than the
+    /// filter's tail, reported, costs nothing; the same queue unreported puts the echo out of
+    /// the filter's reach.
+    @Test func theSpeakersQueueIsAllowedFor() throws {
+        let queueFrames = 15  // 300 ms, longer than the 250 ms tail
+        let reported = try run(seconds: 6, queueFrames: queueFrames, reportedQueueFrames: queueFrames)
+        let unreported = try run(seconds: 6, queueFrames: queueFrames, reportedQueueFrames: 0)
+        let last = (reported.echo.count - 96_000)..<(reported.echo.count - 960)
+        let withQueue = decibels(meanPower(reported.echo[last]) / meanPower(reported.sent[last]))
+        let withoutQueue = decibels(meanPower(unreported.echo[last]) / meanPower(unreported.sent[last]))
+        #expect(withQueue >= 25, "\(withQueue) dB")
+        #expect(withoutQueue < 10, "\(withoutQueue) dB")
+    }
+
+    /// With nothing played, the near end's voice goes through as it was, and no later.
+    @Test func theNearEndAloneGoesThroughUnchangedAndUndelayed() throws {
+        var noise = Noise(seed: 8)
+        let voice = (0..<(3 * 48_000)).map { _ in noise.next(amplitude: 0.1) }
+        let result = try run(seconds: 3, queueFrames: 2, reportedQueueFrames: 2, near: { voice[$0] }, farAmplitude: 0)
+        let span = 48_000..<(result.sent.count - 960)
+        let change = decibels(meanPower(result.sent[span]) / meanPower(result.captured[span]))
+        #expect(abs(change) < 1, "\(change) dB")
+        let difference = span.map { result.sent[$0] - result.captured[$0] }
+        let error = decibels(meanPower(difference[...]) / meanPower(result.captured[span]))
+        // Not even speexdsp's DC notch (-19 dB here); a block of delay would leave the two noises
+        // unrelated (+3 dB).
+        #expect(error < -60, "what was sent differs from what was captured by \(error) dB")
+        #expect(result.statistics.echoReturnLossEnhancementDB == nil)
+        #expect(result.statistics.framesWithEcho == 0)
+    }
+
+    @Test func aBlockThatDoesNotDivideTheFrameIsRefused() {
+        var configuration = CaptureEchoCanceller.Configuration()
+        configuration.blockSamples = 700
+        #expect(throws: CodecError.self) { try CaptureEchoCanceller(frameSamples: 960, configuration: configuration) }
+    }
+}
