@@ -25,6 +25,9 @@ public enum RelayDropReason: Int, Sendable, Hashable, CaseIterable, CustomString
     case addressConnectionLimit
     /// A join attempt dropped: its address was over `RelayLimits.joinAttemptsPerSecondPerAddress`.
     case joinRateLimited
+    /// A TCP connection closed at a frame's header: it had not joined and announced a frame
+    /// longer than any join (`RelayMessage.maximumJoinBytes`).
+    case unjoinedFrameTooLarge
 
     public var description: String {
         switch self {
@@ -40,6 +43,7 @@ public enum RelayDropReason: Int, Sendable, Hashable, CaseIterable, CustomString
         case .helloTimeout: "hello_timeout"
         case .addressConnectionLimit: "address_connection_limit"
         case .joinRateLimited: "join_rate_limited"
+        case .unjoinedFrameTooLarge: "unjoined_frame_too_large"
         }
     }
 }

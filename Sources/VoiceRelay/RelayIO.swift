@@ -53,6 +53,11 @@ final class RelayIO {
         return connection
     }
 
+    /// Whether `connection` may go on to send a frame of `length` bytes; if not, it is closed.
+    func frameAnnounced(length: Int, on connection: RelayConnectionID) -> Bool {
+        update { $0.tcpFrameAnnounced(length: length, on: connection) }
+    }
+
     func connectionClosed(_ connection: RelayConnectionID) {
         connections[connection] = nil
         update { $0.tcpClosed(connection) }

@@ -3,6 +3,7 @@ import Logging
 import Metrics
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOExtras
 import NIOPosix
 import Prometheus
 import ServiceLifecycle
@@ -150,8 +151,11 @@ public final class RelayServer: Service, Sendable {
                     .childChannelInitializer { channel in
                         channel.eventLoop.makeCompletedFuture {
                             let operations = channel.pipeline.syncOperations
-                            try RelayFraming.addHandlers(to: operations)
-                            try operations.addHandler(RelayTCPHandler(io: io.value))
+                            let handler = RelayTCPHandler(io: io.value)
+                            try operations.addHandler(
+                                ByteToMessageHandler(RelayServerFrameDecoder(io: io.value, handler: handler)))
+                            try operations.addHandler(LengthFieldPrepender(lengthFieldBitLength: .twoBytes))
+                            try operations.addHandler(handler)
                         }
                     }
                     .bind(host: configuration.host, port: port).get()

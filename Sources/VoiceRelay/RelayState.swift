@@ -408,6 +408,17 @@ final class RelayState {
         return true
     }
 
+    /// Whether `connection` may send a frame of `length` bytes, told as its header arrives: one
+    /// that has not joined has no reason to send more than a join, and is closed instead of
+    /// holding up to 64 KB until the hello deadline.
+    func tcpFrameAnnounced(length: Int, on connection: RelayConnectionID) -> Bool {
+        guard unjoinedConnections[connection] != nil, length > RelayMessage.maximumJoinBytes else { return true }
+        drop(.unjoinedFrameTooLarge, member: nil)
+        forgetUnjoined(connection)
+        actions.append(.close(connection))
+        return false
+    }
+
     /// The connection joined, closed or was closed: it stops counting as unjoined.
     func forgetUnjoined(_ connection: RelayConnectionID) {
         guard unjoinedConnections.removeValue(forKey: connection) != nil else { return }

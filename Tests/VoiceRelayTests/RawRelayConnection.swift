@@ -37,6 +37,16 @@ final class RawRelayConnection: Sendable {
         try await channel.writeAndFlush(buffer)
     }
 
+    /// Sends `bytes` as they are, without a frame around them.
+    func send(unframed bytes: [UInt8]) async throws {
+        var buffer = channel.allocator.buffer(capacity: bytes.count)
+        buffer.writeBytes(bytes)
+        try await channel.writeAndFlush(buffer)
+    }
+
+    /// Whether the relay closed the connection (or the test did).
+    var isClosed: Bool { !channel.isActive }
+
     func close() async { try? await channel.close() }
 }
 

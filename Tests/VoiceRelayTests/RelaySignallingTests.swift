@@ -81,6 +81,23 @@ import VoiceWire
         await relay.shutdown()
     }
 
+    /// A connection that has not joined and announces a frame longer than any join is closed at
+    /// the header, not kept holding up to 64 KB until the hello deadline (5 s).
+    @Test func aHeaderLongerThanAJoinClosesAConnectionThatHasNotJoined() async throws {
+        let relay = try await harness.startRelay()
+        let port = try #require(relay.localPort)
+        let raw = try await RawRelayConnection(port: port)
+        try await raw.send(unframed: [0xFF, 0xFF, 1, 2, 3])
+        try await eventually("closed at the header", within: 2) { raw.isClosed }
+        // A join-sized frame is read as usual: this one is a join, refused for its token.
+        let player = try await RawRelayConnection(port: port)
+        try await player.send(.signalJoin(token: "not a token", participant: "mallory"))
+        try await eventually("the join is answered") { !player.messages.isEmpty }
+        #expect(!player.isClosed)
+        await player.close()
+        await relay.shutdown()
+    }
+
     @Test func relayDropsAndCountsUnknownDestinationsOversizeAndStraySignals() async throws {
         var limits = RelayLimits()
         limits.maximumSignalBytes = 1000

@@ -284,6 +284,29 @@ import VoiceWire
     /// One address may hold only so many connections that have not joined: the next is closed as
     /// it opens, counted and logged (once per sweep), while other addresses, and the same address
     /// once one of its connections joined, are let in.
+    /// A connection that has not joined is closed at the first header announcing more than a join;
+    /// a join's length passes, and once joined, so does the longest frame.
+    @Test func aConnectionThatHasNotJoinedMayAnnounceNoFrameLongerThanAJoin() throws {
+        let state = makeState(livenessTimeout: .seconds(60))
+        let address = try SocketAddress(ipAddress: "192.0.2.9", port: 1)
+        func closed() -> [RelayConnectionID] {
+            Self.take(state).actions.compactMap { if case .close(let connection) = $0 { connection } else { nil } }
+        }
+        let flooder = RelayConnectionID(rawValue: 1)
+        let player = RelayConnectionID(rawValue: 2)
+        state.connectionOpened(flooder, from: address, now: 0)
+        state.connectionOpened(player, from: address, now: 0)
+        _ = closed()
+        #expect(state.tcpFrameAnnounced(length: RelayMessage.maximumJoinBytes, on: flooder))
+        #expect(!state.tcpFrameAnnounced(length: RelayMessage.maximumJoinBytes + 1, on: flooder))
+        #expect(closed() == [flooder])
+        #expect(state.counters.drops(.unjoinedFrameTooLarge) == 1)
+        _ = try join("bob", from: .tcp(player), into: state, now: 1)
+        _ = closed()
+        #expect(state.tcpFrameAnnounced(length: 65_535, on: player))
+        #expect(closed().isEmpty)
+    }
+
     @Test func anAddressHoldsOnlySoManyConnectionsThatHaveNotJoined() throws {
         let log = RecordedLog()
         let state = makeState(livenessTimeout: .seconds(60), logger: log.logger)

@@ -173,6 +173,11 @@ public enum RelayMessage: Sendable, Hashable {
     public static let maximumRosterEntries = 250
     /// Largest signal payload: what fits one TCP frame beside the header and the longest ID.
     public static let maximumSignalBytes = 65_000
+    /// Largest join a client can send (`join` with the longest token, ID and lists; `signalJoin`
+    /// is shorter): all a connection that has not joined has any reason to send in one frame.
+    public static let maximumJoinBytes =
+        2 + (2 + RelayToken.maximumTextBytes) + (2 + RelayToken.maximumIDBytes) + (1 + 2 * RelayJoin.maximumChannels)
+        + (1 + 4 * RelayJoin.maximumMutes)
 
     package static let firstByte: UInt8 = wireVersion << 4 | WireMessageType.relay.rawValue
 
