@@ -134,6 +134,7 @@ public final class CaptureEchoCanceller: @unchecked Sendable {
         output.deallocate()
         linearBlock.deallocate()
         previousLinearBlock.deallocate()
+        suppressedBlock.deallocate()
     }
 
     /// Appends what the speaker was just given to the reference.
