@@ -37,6 +37,8 @@ public enum CallSimulation {
         /// played at the jitter buffer's 200 ms ceiling, so every packet sent is accounted for.
         public var tailMilliseconds: Double
         public var jitterBuffer: JitterBufferConfiguration
+        /// What the sender does to the speech before encoding it: off by default, as shipped.
+        public var speechProcessing: SpeechProcessing
 
         public init(
             conditions: NetworkConditions = NetworkConditions(),
@@ -49,7 +51,8 @@ public enum CallSimulation {
             receiver: Receiver = .engine,
             reportIntervalMilliseconds: Double = 500,
             tailMilliseconds: Double = 1_000,
-            jitterBuffer: JitterBufferConfiguration? = nil
+            jitterBuffer: JitterBufferConfiguration? = nil,
+            speechProcessing: SpeechProcessing = SpeechProcessing()
         ) {
             self.conditions = conditions
             self.reverseConditions = reverseConditions
@@ -64,6 +67,7 @@ public enum CallSimulation {
             var buffer = jitterBuffer ?? JitterBufferConfiguration()
             buffer.frameDuration = frameDuration
             self.jitterBuffer = buffer
+            self.speechProcessing = speechProcessing
         }
     }
 
@@ -101,6 +105,7 @@ public enum CallSimulation {
         sendConfiguration.frameDuration = configuration.frameDuration
         sendConfiguration.bitrate = configuration.bitrate
         sendConfiguration.complexity = configuration.complexity
+        sendConfiguration.speechProcessing = configuration.speechProcessing
         let sender = try VoiceSendPipeline(sendConfiguration)
         let listener: any SimulatedListener
         switch configuration.receiver {

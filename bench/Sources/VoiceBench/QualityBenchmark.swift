@@ -161,6 +161,7 @@ struct QualityBenchmark: ParsableCommand {
             "p95 buffering delay, jitter 40 ms", jitter40.maxP95, unit: "ms",
             baseline: outcomes["baseline/jitter 40 ms"]?.maxP95, target: .atMost(60))
         report.add("late loss, jitter 40 ms", jitter40.maxLate * 100, unit: "%", target: .atMost(0.5))
+        try measureSpeechProcessing(into: &report, scorer: scorer, directory: directory, fixtures: fixturesDirectory)
         let allOutcomes = outcomes.values
         let simulated = allOutcomes.reduce(0) { $0 + $1.simulatedSeconds }
         let wall = allOutcomes.reduce(0) { $0 + $1.wallSeconds }
@@ -168,6 +169,68 @@ struct QualityBenchmark: ParsableCommand {
 
         print("report: \(directory) (heard WAVs, results.jsonl, pesq-vs-loss.png, buffer-delay.png)")
         if !report.finish() { throw ExitCode.failure }
+    }
+
+    /// The noisy condition: each fixture with pink noise at 10 dB SNR, and without, over a clean
+    /// network, sent with noise suppression and gain control off (as shipped), denoise on, and both
+    /// on; scored against the fixture without noise, with the delay each adds.
+    private func measureSpeechProcessing(
+        into report: inout BenchmarkReport, scorer: SpeechScorer, directory: String,
+        fixtures directoryOfFixtures: String
+    ) throws {
+        let noise = try WAVFileInput.recording(path: directoryOfFixtures + "/noise-pink.wav")
+        let variants: [(name: String, processing: SpeechProcessing)] = [
+            ("off", SpeechProcessing()),
+            ("denoise", SpeechProcessing(denoise: true)),
+            ("denoise + agc", SpeechProcessing(denoise: true, automaticGainControl: true)),
+        ]
+        var scores: [String: [(pesq: Double, delay: Double)]] = [:]
+        for fixture in fixtures {
+            let path = directoryOfFixtures + "/" + fixture
+            let speech = try WAVFileInput.recording(path: path)
+            let stem = (fixture as NSString).deletingPathExtension
+            let inputs = [("noisy 10 dB SNR", Self.adding(noise, to: speech, signalToNoiseDB: 10)), ("quiet", speech)]
+            var files: [(name: String, file: String)] = []
+            for (input, samples) in inputs {
+                for variant in variants {
+                    let configuration = CallSimulation.Configuration(
+                        seed: seed, bitrate: bitrate, speechProcessing: variant.processing)
+                    let result = try CallSimulation.run(input: samples, configuration: configuration)
+                    let name = "\(input), \(variant.name)"
+                    let file = directory + "/\(stem)-" + name.filter { $0.isLetter || $0.isNumber } + ".wav"
+                    try WAVAudio(format: .engineMono, sampleFormat: .float32, samples: result.heard).write(toFile: file)
+                    files.append((name, file))
+                }
+            }
+            let scored = try scorer.score(reference: path, degraded: files.map(\.file))
+            for (name, file) in files {
+                scores[name, default: []].append((scored[file]?.pesq_wb ?? 0, scored[file]?.delay_ms ?? 0))
+            }
+        }
+        func mean(_ name: String, _ value: ((pesq: Double, delay: Double)) -> Double) -> Double {
+            let values = scores[name, default: []].map(value)
+            return values.reduce(0, +) / Double(max(values.count, 1))
+        }
+        print(
+            "speech with pink noise at 10 dB SNR, and without, clean network: speech processing against none (shipped)")
+        for input in ["noisy 10 dB SNR", "quiet"] {
+            for variant in variants.dropFirst() {
+                let name = "\(input), \(variant.name)"
+                report.add(
+                    "pesq \(name)", mean(name, \.pesq), unit: "PESQ-WB", baseline: mean("\(input), off", \.pesq))
+                report.add(
+                    "delay \(name)", mean(name, \.delay), unit: "ms", baseline: mean("\(input), off", \.delay))
+            }
+        }
+    }
+
+    /// `speech` with `noise` (looped) added at `signalToNoiseDB` below the speech's mean power.
+    static func adding(_ noise: [Float], to speech: [Float], signalToNoiseDB: Double) -> [Float] {
+        func power(_ samples: [Float]) -> Double {
+            samples.reduce(0) { $0 + Double($1) * Double($1) } / Double(max(samples.count, 1))
+        }
+        let gain = Float((power(speech) / max(power(noise), 1e-20) / pow(10, signalToNoiseDB / 10)).squareRoot())
+        return speech.indices.map { speech[$0] + gain * noise[$0 % noise.count] }
     }
 
     private func printTable(_ outcomes: [String: Outcome]) {
