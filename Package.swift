@@ -17,6 +17,8 @@ let package = Package(
         .library(name: "VoiceTesting", targets: ["VoiceTesting"]),
         // For the benchmark package only (it cannot see test targets): no command or library links it.
         .library(name: "VoiceTestHarness", targets: ["VoiceTestHarness"]),
+        // For the fuzzing package only: every parser of untrusted bytes as an entry point.
+        .library(name: "VoiceFuzzTargets", targets: ["VoiceFuzzTargets"]),
         .library(name: "VoiceRelayClient", targets: ["VoiceRelayClient"]),
         .library(name: "VoiceRelay", targets: ["VoiceRelay"]),
         .library(name: "VoiceControl", targets: ["VoiceControl"]),
@@ -133,6 +135,10 @@ let package = Package(
         // What real-time tests and benchmarks run around the product: a JACK server to pace devices,
         // and a watch that tells a stalled machine from a slow engine.
         .target(name: "VoiceTestHarness", dependencies: ["VoiceCore"]),
+        .target(
+            name: "VoiceFuzzTargets",
+            dependencies: ["VoiceCore", "VoiceWire", "VoiceEngine", "VoiceSignalling", "VoiceControl"]
+        ),
         // Records the commit the command was built from, for `voicechat --version`.
         .plugin(name: "BuildCommit", capability: .buildTool()),
         .executableTarget(
@@ -190,7 +196,7 @@ let package = Package(
         ),
         .testTarget(
             name: "VoiceSignallingTests",
-            dependencies: ["VoiceTestSupport", "VoiceSignalling", "VoiceEngine", "VoiceCore"]
+            dependencies: ["VoiceTestSupport", "VoiceSignalling", "VoiceEngine", "VoiceCore", "VoiceFuzzTargets"]
         ),
         .testTarget(
             name: "VoiceChatCLITests",

@@ -1,0 +1,77 @@
+import Foundation
+import Testing
+import VoiceCore
+import VoiceFuzzTargets
+import VoiceSignalling
+import VoiceWire
+
+/// The fuzzer's entry points, run briefly in the suite: each takes a valid input of its kind
+/// (so it reaches its parser), then that input mutated and random bytes, and must return every time.
+/// `bench/run fuzz` runs them for millions of coverage-guided inputs.
+@Suite struct FuzzTargetSmokeTests {
+    /// A valid input for every target that has one to make without a secret.
+    static func seed(for target: FuzzTarget) throws -> [UInt8]? {
+        switch target {
+        case .relayMessage:
+            return try RelayMessage.join(RelayJoin(token: "t", participant: "alice", channels: [1, 2], muted: [7]))
+                .serialized()
+        case .relayToken:
+            let token = try RelayToken.sign(match: "m", participant: "alice", expiry: 10, secret: RelaySecret.random())
+            return Array(token.text.utf8)
+        case .signallingFrame:
+            // The kind and payload, without the length field.
+            return Array(
+                SignallingFrame.hello(participant: "alice").encoded().dropFirst(SignallingFrame.headerBytes - 1))
+        case .controlRequest:
+            return Array(#"{"id":1,"command":"talk","down":true}"#.utf8)
+        case .wavHeader:
+            return WAVAudio(format: .engineMono, samples: [0, 0.5, -0.5, 0]).encoded()
+        case .sealedEnvelopeHeader, .sealedEnvelopeOpen, .voicePacket, .receiverReport, .connectivityProbe,
+            .signallingMessage:
+            return nil
+        }
+    }
+
+    @Test(arguments: FuzzTarget.allCases)
+    func everyTargetReachesItsParserAndSurvivesJunk(_ target: FuzzTarget) throws {
+        var generator = SeededGenerator(seed: UInt64(target.rawValue.utf8.count))
+        let seed = try Self.seed(for: target)
+        if let seed {
+            #expect(seed.withUnsafeBytes { target.run($0) }, "\(target.rawValue)'s seed does not parse")
+        }
+        var accepted = 0
+        for round in 0..<5_000 {
+            var bytes: [UInt8]
+            if let seed, round % 2 == 0 {
+                bytes = seed
+                for _ in 0..<Int.random(in: 1...4, using: &generator) where !bytes.isEmpty {
+                    bytes[Int.random(in: 0..<bytes.count, using: &generator)] = UInt8.random(
+                        in: 0...255, using: &generator)
+                }
+                if Bool.random(using: &generator) {
+                    bytes.removeLast(Int.random(in: 0...bytes.count, using: &generator))
+                }
+            } else {
+                bytes = (0..<Int.random(in: 0...300, using: &generator)).map { _ in
+                    UInt8.random(in: 0...255, using: &generator)
+                }
+            }
+            if bytes.withUnsafeBytes({ target.run($0) }) { accepted += 1 }
+        }
+        // Random bytes almost never make a valid input of any kind.
+        #expect(accepted < 5_000, "\(target.rawValue) accepted everything")
+    }
+}
+
+/// The same inputs every run.
+private struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var value = state
+        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
+        return value ^ (value >> 31)
+    }
+}

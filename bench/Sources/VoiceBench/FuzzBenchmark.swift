@@ -1,0 +1,133 @@
+import ArgumentParser
+import Foundation
+import VoiceFuzzTargets
+
+/// `bench/run fuzz`: coverage-guided fuzzing of every parser of untrusted bytes with libFuzzer,
+/// built with the address sanitizer (which also reports leaks).
+struct FuzzBenchmark: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fuzz",
+        abstract: "libFuzzer on every parser of untrusted bytes: executions, crashes and leaks per target.",
+        discussion: """
+            Builds the fuzz package (fuzz/) with -sanitize=fuzzer,address and runs each target for \
+            --seconds, keeping its corpus in bench/reports/fuzz/corpus/TARGET between runs; an input \
+            that crashes or leaks is written to bench/reports/fuzz and fails the run. Targets: the \
+            sealed envelope header and a whole envelope opened under a key, the voice packet, the \
+            receiver report, the connectivity probe, relay messages, relay tokens, signalling frames \
+            and messages, control-socket request lines, WAV headers and files.
+            """
+    )
+
+    @Option(help: "Seconds to fuzz each target.")
+    var seconds = 30
+
+    @Option(parsing: .upToNextOption, help: "Targets to run (default: all).")
+    var targets: [String] = FuzzTarget.allCases.map(\.rawValue)
+
+    /// What each target must reach.
+    static let minimumExecutions = 10_000_000
+
+    func validate() throws {
+        guard seconds > 0 else { throw ValidationError("--seconds must be positive, not \(seconds).") }
+        let unknown = targets.filter { FuzzTarget(rawValue: $0) == nil }
+        guard unknown.isEmpty else {
+            throw ValidationError(
+                "unknown target \(unknown.joined(separator: ", ")); the targets are "
+                    + FuzzTarget.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+    }
+
+    func run() throws {
+        let fuzzer = try build()
+        let directory = projectRoot + "/bench/reports/fuzz"
+        var report = BenchmarkReport(bench: "fuzz")
+        for name in targets {
+            let corpus = directory + "/corpus/" + name
+            try FileManager.default.createDirectory(atPath: corpus, withIntermediateDirectories: true)
+            let outcome = try fuzz(fuzzer, target: name, corpus: corpus, artifacts: directory + "/" + name + "-")
+            print(
+                "\(name): \(outcome.executions) executions in \(seconds) s, \(outcome.corpusEntries) corpus entries"
+                    + (outcome.failure.map { ", FAILED: \($0)" } ?? ""))
+            report.add(
+                "\(name) executions", Double(outcome.executions), unit: "execs",
+                target: .atLeast(Double(Self.minimumExecutions)))
+            report.require(outcome.failure == nil, "\(name): \(outcome.failure ?? "")")
+        }
+        if !report.finish() { throw ExitCode.failure }
+    }
+
+    struct Outcome {
+        var executions = 0
+        var corpusEntries = 0
+        /// The sanitizer's or libFuzzer's first error line, if the run found something.
+        var failure: String?
+    }
+
+    /// Builds the fuzzer and returns its path.
+    private func build() throws -> String {
+        let arguments = [
+            "build", "-c", "release", "--package-path", projectRoot + "/fuzz", "-Xswiftc", "-sanitize=fuzzer,address",
+            "-Xswiftc", "-parse-as-library",
+        ]
+        _ = try runTool("/usr/bin/env", ["swift"] + arguments)
+        let binPath = try runTool("/usr/bin/env", ["swift"] + arguments + ["--show-bin-path"])
+        return binPath.trimmingCharacters(in: .whitespacesAndNewlines) + "/VoiceFuzz"
+    }
+
+    private func fuzz(_ fuzzer: String, target: String, corpus: String, artifacts: String) throws -> Outcome {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: fuzzer)
+        process.arguments = [
+            "-max_total_time=\(seconds)", "-print_final_stats=1", "-artifact_prefix=\(artifacts)", corpus,
+        ]
+        var environment = ProcessInfo.processInfo.environment
+        // The harness's allocation counter is preloaded into it; the sanitizer must come first.
+        environment["LD_PRELOAD"] = nil
+        environment["FUZZ_TARGET"] = target
+        process.environment = environment
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        var outcome = Outcome()
+        for line in text.split(separator: "\n") {
+            if line.hasPrefix("stat::number_of_executed_units:") {
+                outcome.executions = Int(line.split(separator: " ").last ?? "") ?? 0
+            }
+            if outcome.failure == nil, line.contains("ERROR: ") || line.contains("deadly signal") {
+                outcome.failure = String(line)
+            }
+        }
+        outcome.corpusEntries = (try? FileManager.default.contentsOfDirectory(atPath: corpus).count) ?? 0
+        if process.terminationStatus != 0, outcome.failure == nil {
+            outcome.failure = "the fuzzer exited with status \(process.terminationStatus)"
+        }
+        return outcome
+    }
+
+    /// Runs a program to completion and returns its standard output; fails with its stderr.
+    private func runTool(_ program: String, _ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: program)
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["LD_PRELOAD"] = nil
+        process.environment = environment
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        let errorData = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw ValidationError(
+                "\(arguments.joined(separator: " ")) failed: \(String(decoding: errorData, as: UTF8.self).suffix(2_000))"
+            )
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
