@@ -54,8 +54,12 @@ final class RelayIO {
     }
 
     /// Whether `connection` may go on to send a frame of `length` bytes; if not, it is closed.
+    /// Asked at every TCP frame, so an admitted one carries nothing out: the read's UDP batch
+    /// stays whole.
     func frameAnnounced(length: Int, on connection: RelayConnectionID) -> Bool {
-        update { $0.tcpFrameAnnounced(length: length, on: connection) }
+        guard !state.tcpFrameAnnounced(length: length, on: connection) else { return true }
+        carryOut()
+        return false
     }
 
     func connectionClosed(_ connection: RelayConnectionID) {

@@ -18,10 +18,11 @@ struct AllBenchmarks: ParsableCommand {
             """)
 
     static let benchmarks = [
-        "codec", "ring", "quality", "pipeline", "engine-rt", "seal", "failover", "relay", "latency", "e2e",
+        "codec", "ring", "quality", "pipeline", "engine-rt", "echo", "seal", "failover", "relay", "latency", "e2e",
+        "fuzz",
     ]
-    /// Benchmarks that write plots and take --report-directory.
-    static let plotting: Set = ["quality", "relay", "latency", "e2e"]
+    /// Benchmarks that write reports (WAVs, plots) and take --report-directory.
+    static let plotting: Set = ["quality", "relay", "latency", "e2e", "echo"]
 
     static let quickOptions: [String: [String]] = [
         "codec": ["--repetitions", "3"],
@@ -29,6 +30,8 @@ struct AllBenchmarks: ParsableCommand {
         "quality": ["--fixtures", "speech-female.wav"],
         "pipeline": ["--seconds", "6", "--repetitions", "2"],
         "engine-rt": ["--seconds", "5"],
+        "echo": ["--delays", "90"],
+        "fuzz": ["--seconds", "3"],
         "seal": ["--batch", "500", "--repetitions", "5"],
         "failover": ["--repetitions", "3"],
         "relay": ["--participants", "100,1000", "--seconds", "2", "--soak-seconds", "0"],
