@@ -196,7 +196,9 @@ let package = Package(
         ),
         .testTarget(
             name: "VoiceSignallingTests",
-            dependencies: ["VoiceTestSupport", "VoiceSignalling", "VoiceEngine", "VoiceCore", "VoiceFuzzTargets"]
+            dependencies: [
+                "VoiceTestSupport", "VoiceSignalling", "VoiceEngine", "VoiceCore", "VoiceFuzzTargets", "VoiceTesting",
+            ]
         ),
         .testTarget(
             name: "VoiceChatCLITests",

@@ -3,6 +3,7 @@ import Testing
 import VoiceCore
 import VoiceFuzzTargets
 import VoiceSignalling
+import VoiceTesting
 import VoiceWire
 
 /// The fuzzer's entry points, run briefly in the suite: each takes a valid input of its kind
@@ -34,7 +35,7 @@ import VoiceWire
 
     @Test(arguments: FuzzTarget.allCases)
     func everyTargetReachesItsParserAndSurvivesJunk(_ target: FuzzTarget) throws {
-        var generator = SeededGenerator(seed: UInt64(target.rawValue.utf8.count))
+        var generator = SeededRandom(seed: UInt64(target.rawValue.utf8.count))
         let seed = try Self.seed(for: target)
         if let seed {
             #expect(seed.withUnsafeBytes { target.run($0) }, "\(target.rawValue)'s seed does not parse")
@@ -60,18 +61,5 @@ import VoiceWire
         }
         // Random bytes almost never make a valid input of any kind.
         #expect(accepted < 5_000, "\(target.rawValue) accepted everything")
-    }
-}
-
-/// The same inputs every run.
-private struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var value = state
-        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-        return value ^ (value >> 31)
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import VoiceCore
 import VoiceDevices
 import VoiceMedia
+import VoiceTesting
 
 /// `bench/run echo`: how much of the far end's voice, and of the game's own sound, the engine's
 /// echo canceller keeps out of what the microphone sends, and what it costs the near end's voice
@@ -202,7 +203,7 @@ struct EchoBenchmark: ParsableCommand {
 
     /// A microphone's self-noise: white, -70 dBFS.
     static func microphoneNoise(count: Int) -> [Float] {
-        var generator = SplitMix(seed: 3)
+        var generator = SeededRandom(seed: 3)
         let amplitude = Float(pow(10, -70.0 / 20)) * sqrt(3)
         return (0..<count).map { _ in amplitude * (Float(generator.next() % 20_001) / 10_000 - 1) }
     }

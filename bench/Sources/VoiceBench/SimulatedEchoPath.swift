@@ -1,4 +1,5 @@
 import Foundation
+import VoiceTesting
 
 /// What a microphone picks up of what a loudspeaker plays: a mildly overdriven speaker, a delay
 /// (the devices' buffers and the air), and a room: a direct path followed by reflections that
@@ -23,7 +24,7 @@ struct SimulatedEchoPath {
     ) {
         delaySamples = Int(delayMilliseconds * Double(sampleRate) / 1000)
         self.drive = drive
-        var generator = SplitMix(seed: seed)
+        var generator = SeededRandom(seed: seed)
         let direct = Float(pow(10, echoGainDB / 20))
         var taps: [(Int, Float)] = [(0, direct)]
         let length = Int(lengthMilliseconds * Double(sampleRate) / 1000)
@@ -71,18 +72,5 @@ struct SimulatedEchoPath {
             for index in shift..<played.count { echo[index] += gain * driven[index - shift] }
         }
         return echo
-    }
-}
-
-/// A small seeded generator, so that every run builds the same room.
-struct SplitMix {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var value = state
-        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-        return value ^ (value >> 31)
     }
 }
