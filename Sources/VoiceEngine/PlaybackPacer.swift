@@ -73,8 +73,10 @@ struct PlaybackPacer {
                 if framesToSkip == 0 { waitedFrames = 0 }
             }
             noteDryRuns()
+            // Measured once, and only when a frame may be left out.
+            let quiet =
+                (framesToSkip > 0 || owedSamples > 0) && LevelMeter.rmsDBFS(of: mix) < Self.quietLevelDBFS
             if framesToSkip > 0 {
-                let quiet = LevelMeter.rmsDBFS(of: mix) < Self.quietLevelDBFS
                 if quiet || waitedFrames >= Self.quietWaitFrames {
                     framesToSkip -= 1
                     skippedFrames += 1
@@ -87,7 +89,7 @@ struct PlaybackPacer {
                 waitedFrames += 1
             }
             if owedSamples > 0 {
-                if owedWaitedFrames >= Self.quietWaitFrames || LevelMeter.rmsDBFS(of: mix) < Self.quietLevelDBFS {
+                if owedWaitedFrames >= Self.quietWaitFrames || quiet {
                     let left = min(owedSamples, mix.count)
                     owedSamples -= left
                     reclaimedSamples += left

@@ -128,16 +128,15 @@ public final class VoiceEngine: Sendable {
         at now: MediaTime, captured: UnsafeBufferPointer<Float>?, output: UnsafeMutableBufferPointer<Float>
     ) {
         // The caller plays the whole frame, so all of it is the echo canceller's reference.
+        // A local function, not a closure value, so that nothing is allocated for it per frame.
+        func turn(_ core: EngineCore) {
+            core.tick(now: now, captured: captured, output: output)
+            core.echoCanceller?.played(UnsafeBufferPointer(output))
+        }
         if courier.isRunning {
-            withCoreOnEngineThread { core in
-                core.tick(now: now, captured: captured, output: output)
-                core.echoCanceller?.played(UnsafeBufferPointer(output))
-            }
+            withCoreOnEngineThread(turn)
         } else {
-            withCore { core in
-                core.tick(now: now, captured: captured, output: output)
-                core.echoCanceller?.played(UnsafeBufferPointer(output))
-            }
+            withCore(turn)
         }
     }
 

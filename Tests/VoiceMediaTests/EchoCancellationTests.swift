@@ -2,20 +2,11 @@ import Testing
 import VoiceCodec
 import VoiceCore
 import VoiceMedia
+import VoiceTesting
 
 #if canImport(Glibc)
     import Glibc
 #endif
-
-/// A seeded white-noise source, the same every run.
-private struct Noise {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next(amplitude: Float) -> Float {
-        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-        return amplitude * (Float(state >> 40) / Float(1 << 23) - 1)
-    }
-}
 
 private func meanPower(_ samples: ArraySlice<Float>) -> Double {
     samples.reduce(0) { $0 + Double($1) * Double($1) } / Double(max(samples.count, 1))
@@ -71,8 +62,8 @@ private func decibels(_ ratio: Double) -> Double { 10 * log10(ratio) }
         let frame = 960
         let canceller = try CaptureEchoCanceller(frameSamples: frame)
         let count = Int(seconds * 48_000) / frame * frame
-        var noise = Noise(seed: 5)
-        let far = (0..<count).map { _ in noise.next(amplitude: farAmplitude) }
+        var random = SeededRandom(seed: 5)
+        let far = (0..<count).map { _ in Float.random(in: -farAmplitude...farAmplitude, using: &random) }
         let delay = 1_920 + queueFrames * frame
         let echo = (0..<count).map { $0 >= delay ? 0.5 * far[$0 - delay] : 0 }
         let captured = (0..<count).map { echo[$0] + near($0) }
@@ -119,8 +110,8 @@ private func decibels(_ ratio: Double) -> Double { 10 * log10(ratio) }
 
     /// With nothing played, the near end's voice goes through as it was, and no later.
     @Test func theNearEndAloneGoesThroughUnchangedAndUndelayed() throws {
-        var noise = Noise(seed: 8)
-        let voice = (0..<(3 * 48_000)).map { _ in noise.next(amplitude: 0.1) }
+        var random = SeededRandom(seed: 8)
+        let voice = (0..<(3 * 48_000)).map { _ in Float.random(in: -0.1...0.1, using: &random) }
         let result = try run(seconds: 3, queueFrames: 2, reportedQueueFrames: 2, near: { voice[$0] }, farAmplitude: 0)
         let span = 48_000..<(result.sent.count - 960)
         let change = decibels(meanPower(result.sent[span]) / meanPower(result.captured[span]))
