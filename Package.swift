@@ -184,7 +184,7 @@ let package = Package(
             dependencies: [
                 "VoiceTestSupport", "VoiceTestHarness",
                 "VoiceEngine", "VoiceTransport", "VoiceWire", "VoiceMedia", "VoiceCore", "VoiceSignalling",
-                "VoiceRelay", "VoiceRelayClient",
+                "VoiceRelay", "VoiceRelayClient", "VoiceFuzzTargets", "VoiceTesting",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

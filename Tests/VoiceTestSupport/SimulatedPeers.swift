@@ -33,6 +33,8 @@ public final class SimulatedWorld: @unchecked Sendable {
     public var networks: [PeerAddress: SimulatedNetwork] = [:]
     /// Every datagram that crossed the network, for tests that replay or forge them.
     public let captured = Mutex<[Datagram]>([])
+    /// Every signalling and real-time message the apps carried.
+    public let capturedSignalling = Mutex<[Delivery]>([])
 
     public init() {}
 
@@ -40,6 +42,7 @@ public final class SimulatedWorld: @unchecked Sendable {
         if delivery.realTime, realTimeBlocked.withLock({ $0.contains(delivery.from) || $0.contains(delivery.to) }) {
             return
         }
+        capturedSignalling.withLock { $0.append(delivery) }
         pending.withLock { $0.signalling.append(delivery) }
     }
 
@@ -102,6 +105,7 @@ public final class SimulatedNetwork: DatagramNetwork, @unchecked Sendable {
     public var localCandidates: [PeerAddress] { [address] }
 
     public func send(_ datagram: UnsafeRawBufferPointer, to address: PeerAddress) {
-        world.post(.init(bytes: Array(datagram), from: self.address, to: address, due: world.clock.now + world.networkDelay))
+        world.post(
+            .init(bytes: Array(datagram), from: self.address, to: address, due: world.clock.now + world.networkDelay))
     }
 }

@@ -10,8 +10,9 @@ struct FuzzBenchmark: ParsableCommand {
         abstract: "libFuzzer on every parser of untrusted bytes: executions, crashes and leaks per target.",
         discussion: """
             Builds the fuzz package (fuzz/) with -sanitize=fuzzer,address and runs each target for \
-            --seconds, keeping its corpus in bench/reports/fuzz/corpus/TARGET between runs; an input \
-            that crashes or leaks is written to bench/reports/fuzz and fails the run. Targets: the \
+            --seconds, or until --runs executions, keeping its corpus in bench/reports/fuzz/corpus/TARGET \
+            between runs and starting from the real traffic in fuzz/seeds/TARGET that the test suite \
+            writes; an input that crashes or leaks is written to bench/reports/fuzz and fails the run. Targets: the \
             sealed envelope header and a whole envelope opened under a key, the voice packet, the \
             receiver report, the connectivity probe, relay messages, relay tokens, signalling frames \
             and messages, control-socket request lines, WAV headers and files.
@@ -21,6 +22,9 @@ struct FuzzBenchmark: ParsableCommand {
     @Option(help: "Seconds to fuzz each target.")
     var seconds = 30
 
+    @Option(help: "Executions to run each target for, instead of --seconds.")
+    var runs: Int?
+
     @Option(parsing: .upToNextOption, help: "Targets to run (default: all).")
     var targets: [String] = FuzzTarget.allCases.map(\.rawValue)
 
@@ -29,6 +33,7 @@ struct FuzzBenchmark: ParsableCommand {
 
     func validate() throws {
         guard seconds > 0 else { throw ValidationError("--seconds must be positive, not \(seconds).") }
+        if let runs, runs <= 0 { throw ValidationError("--runs must be positive, not \(runs).") }
         let unknown = targets.filter { FuzzTarget(rawValue: $0) == nil }
         guard unknown.isEmpty else {
             throw ValidationError(
@@ -44,9 +49,11 @@ struct FuzzBenchmark: ParsableCommand {
         for name in targets {
             let corpus = directory + "/corpus/" + name
             try FileManager.default.createDirectory(atPath: corpus, withIntermediateDirectories: true)
+            let started = Date()
             let outcome = try fuzz(fuzzer, target: name, corpus: corpus, artifacts: directory + "/" + name + "-")
+            let elapsed = Int(Date().timeIntervalSince(started).rounded())
             print(
-                "\(name): \(outcome.executions) executions in \(seconds) s, \(outcome.corpusEntries) corpus entries"
+                "\(name): \(outcome.executions) executions in \(elapsed) s, \(outcome.corpusEntries) corpus entries"
                     + (outcome.failure.map { ", FAILED: \($0)" } ?? ""))
             report.add(
                 "\(name) executions", Double(outcome.executions), unit: "execs",
@@ -79,9 +86,11 @@ struct FuzzBenchmark: ParsableCommand {
     private func fuzz(_ fuzzer: String, target: String, corpus: String, artifacts: String) throws -> Outcome {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: fuzzer)
-        process.arguments = [
-            "-max_total_time=\(seconds)", "-print_final_stats=1", "-artifact_prefix=\(artifacts)", corpus,
-        ]
+        let limit = runs.map { "-runs=\($0)" } ?? "-max_total_time=\(seconds)"
+        process.arguments = [limit, "-print_final_stats=1", "-artifact_prefix=\(artifacts)", corpus]
+        // Real traffic the test suite wrote (FuzzSeedCorpusTests) starts the search; new inputs go to `corpus`.
+        let seeds = projectRoot + "/fuzz/seeds/" + target
+        if FileManager.default.fileExists(atPath: seeds) { process.arguments?.append(seeds) }
         var environment = ProcessInfo.processInfo.environment
         // The harness's allocation counter is preloaded into it; the sanitizer must come first.
         environment["LD_PRELOAD"] = nil
