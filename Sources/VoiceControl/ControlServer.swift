@@ -6,7 +6,7 @@ import NIOPosix
 #endif
 
 /// The control socket: a Unix-domain socket speaking JSON lines, a thin layer over a
-/// `VoiceSessionControl`. Every request gets one reply line; a bad request gets an error reply
+/// `VoiceSessionControl` (or over any answer to a line). Every request gets one reply line; a bad request gets an error reply
 /// and the connection stays open. Several clients may connect at once.
 ///
 /// Only the user who started it may connect (the socket file is mode 0600). A socket file left
@@ -40,17 +40,37 @@ public final class ControlServer: Sendable {
     public static func start(
         path: String, control: any VoiceSessionControl, eventLoopGroup: (any EventLoopGroup)? = nil
     ) async throws(ControlError) -> ControlServer {
-        try UnixSocketPath.prepare(path)
         let dispatcher = ControlDispatcher(control: control)
+        return try await listen(path: path, eventLoopGroup: eventLoopGroup) { connections in
+            ControlConnectionHandler(
+                dispatcher: dispatcher, connections: connections, maximumLineBytes: maximumLineBytes)
+        }
+    }
+
+    /// Listens on `path` until `close()`, answering each request line with the line `answer`
+    /// returns, in order: the same socket for a service other than a voice session (the relay's
+    /// admin socket).
+    public static func start(
+        path: String, eventLoopGroup: (any EventLoopGroup)? = nil,
+        answer: @escaping @Sendable ([UInt8]) async -> String
+    ) async throws(ControlError) -> ControlServer {
+        try await listen(path: path, eventLoopGroup: eventLoopGroup) { connections in
+            AnsweringConnectionHandler(answer: answer, connections: connections, maximumLineBytes: maximumLineBytes)
+        }
+    }
+
+    private static func listen(
+        path: String, eventLoopGroup: (any EventLoopGroup)?,
+        makeHandler: @escaping @Sendable (ControlConnections) -> any ChannelHandler
+    ) async throws(ControlError) -> ControlServer {
+        try UnixSocketPath.prepare(path)
         let connections = ControlConnections()
         let group = eventLoopGroup ?? MultiThreadedEventLoopGroup.singleton
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.backlog, value: 16)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(
-                        ControlConnectionHandler(
-                            dispatcher: dispatcher, connections: connections, maximumLineBytes: maximumLineBytes))
+                    try channel.pipeline.syncOperations.addHandler(makeHandler(connections))
                 }
             }
         let channel: any Channel

@@ -4,7 +4,7 @@
 /// FNV-1a over the name's UTF-8 bytes, folded to 16 bits; 0 is reserved for the session's own
 /// traffic and maps to 1. Two names of one match colliding is improbable (1 in 65 535 per pair);
 /// a match refuses to open a second name with a number already in use.
-func channelNumber(named name: String) -> UInt16 {
+public func channelNumber(named name: String) -> UInt16 {
     var hash: UInt32 = 2_166_136_261
     for byte in name.utf8 {
         hash ^= UInt32(byte)

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import ServiceLifecycle
+import VoiceControl
 import VoiceRelay
 
 /// Runs the relay standalone: UDP and TCP on one port, until Ctrl-C, SIGTERM or `--duration`.
@@ -14,6 +15,9 @@ struct RelayCommand: AsyncParsableCommand {
             forwards sealed voice without being able to open it.
 
             Example: voicechat relay --port 7700 --secret-file relay.secret --prometheus-port 9100
+
+            With --admin-socket, `voicechat relay-admin` lists matches and players, kicks, \
+            server-mutes and moves players.
             """
     )
 
@@ -33,6 +37,12 @@ struct RelayCommand: AsyncParsableCommand {
 
     @Option(help: "Serve Prometheus metrics at http://127.0.0.1:PORT/metrics.")
     var prometheusPort: Int?
+
+    @Option(
+        help: ArgumentHelp(
+            "Serve the admin API on this Unix socket (only this user may connect), for `voicechat relay-admin`.",
+            valueName: "path"))
+    var adminSocket: String?
 
     @Option(parsing: .unconditional, help: "Seconds without traffic after which a member is dropped.")
     var livenessTimeout: Double = 5
@@ -60,6 +70,13 @@ struct RelayCommand: AsyncParsableCommand {
         try validateSeconds(livenessTimeout, option: "--liveness-timeout", maximum: 3_600)
         try validateSeconds(reportEvery, option: "--report-every", maximum: 86_400, allowingZero: true)
         if let duration { try validateSeconds(duration, option: "--duration") }
+        if let adminSocket {
+            do {
+                try ControlServer.checkPath(adminSocket)
+            } catch {
+                throw ValidationError("--admin-socket: \(error)")
+            }
+        }
     }
 
     func run() async throws {
@@ -79,11 +96,20 @@ struct RelayCommand: AsyncParsableCommand {
         if let metricsPort = relay.prometheusPort {
             listening += ", metrics at http://127.0.0.1:\(metricsPort)/metrics"
         }
+        var services: [any Service] = [relay]
+        if let adminSocket {
+            do {
+                services.append(try await RelayAdminSocket.start(path: adminSocket, admin: relay.admin))
+            } catch {
+                throw CommandFailure("--admin-socket: \(error)")
+            }
+            listening += ", admin socket \(adminSocket)"
+        }
         printStatus(listening)
         let reporter = RelayReporter(
             admin: relay.admin, interval: reportEvery > 0 ? .milliseconds(Int(reportEvery * 1000)) : nil)
         let group = ServiceGroup(
-            services: [relay, reporter], gracefulShutdownSignals: [.sigint, .sigterm], logger: logger)
+            services: services + [reporter], gracefulShutdownSignals: [.sigint, .sigterm], logger: logger)
         let timer = duration.map { duration in
             Task {
                 try await Task.sleep(for: .milliseconds(Int(duration * 1000)))

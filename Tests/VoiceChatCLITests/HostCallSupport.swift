@@ -112,26 +112,29 @@ enum TestPort: Int, CaseIterable {
     case loopbackDirect, loopbackApp, jackCall, relayJoinUDP, relayJoinTCP, nobodyListening, unknownALSADevice
     case busyListener, relayWithForgedToken, silentRelay, relayReport, relayInUse, relayForeignHost
     case listenPaths, interruptedListener, terminatedListener, endedInputListener, acceptingListener
+    case relayAdmin
 
-    /// Ports each test process may use: 20000 + 2499 × 18 + 17 stays under 65535.
-    private static let perProcess = 18
+    /// Ports each test process may use: 20000 + 2199 × 20 + 19 stays under 65535.
+    private static let perProcess = 20
 
     var port: Int {
         precondition(Self.allCases.count <= Self.perProcess, "more test ports than a process's range holds")
-        return 20_000 + Int(getpid() % 2_500) * Self.perProcess + rawValue
+        return 20_000 + Int(getpid() % 2_200) * Self.perProcess + rawValue
     }
 }
 
 extension BackgroundCommand {
     /// `voicechat relay` on 127.0.0.1:`port` with `secretFile`, for `seconds`, reporting nothing
     /// until it stops; it prints "relay listening" once it accepts players.
-    static func relay(port: Int, secretFile: URL, seconds: Int, directory: URL) throws -> BackgroundCommand {
+    static func relay(
+        port: Int, secretFile: URL, seconds: Int, directory: URL, arguments extra: [String] = []
+    ) throws -> BackgroundCommand {
         try BackgroundCommand(
             executable: CommandRunner.executable.path,
             arguments: [
                 "relay", "--host", "127.0.0.1", "--port", String(port), "--secret-file", secretFile.path,
                 "--report-every", "0", "--duration", String(seconds),
-            ],
+            ] + extra,
             directory: directory, label: "relay")
     }
 }
