@@ -51,7 +51,7 @@ struct CallCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        StatusOutput.keepStandardOutputFor(observation)
+        StatusOutput.configure(for: observation)
         InterruptSignal.install()
         let deadline = call.deadline(from: MediaTime.monotonicNow())
         let target = try CallAddress(parsing: address)
@@ -65,7 +65,7 @@ struct CallCommand: AsyncParsableCommand {
             await local.shutDown()
             throw CommandFailure(error.description)
         }
-        printStatus("connected to \(link.remoteParticipant) at \(target)")
+        printStatus("connected to \(link.remoteParticipant) at \(target)", level: .notice)
         let result = await CallSession.run(
             local: local, link: link, role: .placing, options: call, observation: observation, until: deadline)
         try result.get()
@@ -89,7 +89,7 @@ enum CallSession {
             let summary = try await runner.run(until: deadline)
             await observers?.stop()
             observers = nil
-            printStatus(summary.report)
+            printStatus(summary.report, level: .notice)
             if let path = observation.summaryJSON {
                 SessionSummaryFile(
                     kind: "call", session: summary.remote, seconds: summary.callSeconds,

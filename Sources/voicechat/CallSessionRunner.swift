@@ -90,7 +90,7 @@ final class CallSessionRunner: Sendable {
                     ending = .remoteEnded(reason.description)
                     break loop
                 case .signallingRejected(let from, let error):
-                    printStatus("warning: refused signalling from \(from): \(error)")
+                    printStatus("warning: refused signalling from \(from): \(error)", level: .warning)
                 }
             }
             if InterruptSignal.wasReceived {

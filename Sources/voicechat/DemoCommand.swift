@@ -102,7 +102,7 @@ struct DemoCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        StatusOutput.keepStandardOutputFor(observation)
+        StatusOutput.configure(for: observation)
         InterruptSignal.install()
         let (maleSpeech, femaleSpeech) = try clips()
         let directory = URL(fileURLWithPath: outputDirectory)
@@ -112,7 +112,8 @@ struct DemoCommand: AsyncParsableCommand {
             throw CommandFailure("cannot create --output-directory \(outputDirectory): \(error.localizedDescription)")
         }
         var logger = Logger(label: "voicechat.demo.relay")
-        logger.logLevel = .warning
+        // Its joins and leaves are the demo's own; below info, --log-level is the relay's too.
+        logger.logLevel = observation.logLevel.level < .info ? observation.logLevel.level : .warning
         let relay = RelayServer(
             configuration: RelayConfiguration(host: "127.0.0.1", port: 0, secret: RelaySecret.random()), logger: logger)
         let port: Int
@@ -152,7 +153,7 @@ struct DemoCommand: AsyncParsableCommand {
         for player in players { await player.leave() }
         await relay.shutdown()
         try outcome.get()
-        printStatus("what each side heard is in \(directory.path)/")
+        printStatus("what each side heard is in \(directory.path)/", level: .notice)
         for (index, listener) in players.enumerated() {
             let speaker = players[1 - index]
             let heard = listener.heardFile
@@ -160,9 +161,9 @@ struct DemoCommand: AsyncParsableCommand {
                 "\(listener.name) heard \(speaker.name): "
                     + (statistics[index].first { $0.participant == speaker.name }.map(MatchSummary.describe)
                         ?? "no statistics")
-                    + "; " + DemoScore.describe(said: speaker.says, heard: heard))
+                    + "; " + DemoScore.describe(said: speaker.says, heard: heard), level: .notice)
         }
-        if InterruptSignal.wasReceived { printStatus("(stopped early with Ctrl-C)") }
+        if InterruptSignal.wasReceived { printStatus("(stopped early with Ctrl-C)", level: .notice) }
         if let path = observation.summaryJSON {
             // Alice's side, as the console and the stats file show it.
             SessionSummaryFile(
@@ -170,7 +171,7 @@ struct DemoCommand: AsyncParsableCommand {
                 ending: InterruptSignal.wasReceived ? "interrupted" : "duration reached", participants: statistics[0]
             ).write(to: path)
         }
-        printStatus(Self.nextSteps)
+        printStatus(Self.nextSteps, level: .notice)
     }
 
     /// What to try after the demo: the same engine between two hosts.

@@ -84,7 +84,7 @@ struct JoinCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        StatusOutput.keepStandardOutputFor(observation)
+        StatusOutput.configure(for: observation)
         InterruptSignal.install()
         let deadline = call.deadline(from: MediaTime.monotonicNow())
         let address = try CallAddress(parsing: relay)

@@ -70,7 +70,7 @@ struct ListenCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        StatusOutput.keepStandardOutputFor(observation)
+        StatusOutput.configure(for: observation)
         InterruptSignal.install()
         let deadline = call.deadline(from: MediaTime.monotonicNow())
         let local = try await CallEngine.open(options: call, participant: name, host: host, udpPort: port)
@@ -82,7 +82,7 @@ struct ListenCommand: AsyncParsableCommand {
             throw CommandFailure(error.description)
         }
         let address = host == "0.0.0.0" ? "port \(port)" : "\(host) port \(port)"
-        printStatus("listening on \(address) as \(name) (TCP signalling, UDP voice)")
+        printStatus("listening on \(address) as \(name) (TCP signalling, UDP voice)", level: .notice)
         // The first call's engine is opened before anyone calls, so that a port in use or a device
         // that does not open is said at once; each later call gets a fresh one (the last one shut
         // down with its call).
@@ -103,7 +103,7 @@ struct ListenCommand: AsyncParsableCommand {
                 } catch {
                     await link.close()
                     firstFailure = firstFailure ?? error
-                    printStatus("cannot answer \(link.remoteParticipant): \(error)")
+                    printStatus("cannot answer \(link.remoteParticipant): \(error)", level: .warning)
                     break
                 }
             }
@@ -115,7 +115,7 @@ struct ListenCommand: AsyncParsableCommand {
                 until: deadline)
             if case .failure(let error) = result {
                 firstFailure = firstFailure ?? error
-                if accept != 1 { printStatus("call \(answered) failed: \(error)") }
+                if accept != 1 { printStatus("call \(answered) failed: \(error)", level: .warning) }
             }
             if InterruptSignal.wasReceived || deadline.map({ MediaTime.monotonicNow() >= $0 }) == true { break }
         }
@@ -123,9 +123,10 @@ struct ListenCommand: AsyncParsableCommand {
         await engine?.shutDown()
         if answered == 0 {
             printStatus(
-                InterruptSignal.wasReceived ? "stopped: interrupted, no call arrived" : "stopped: no call arrived")
+                InterruptSignal.wasReceived ? "stopped: interrupted, no call arrived" : "stopped: no call arrived",
+                level: .notice)
         } else if accept != 1 {
-            printStatus("stopped after \(answered) call\(answered == 1 ? "" : "s")")
+            printStatus("stopped after \(answered) call\(answered == 1 ? "" : "s")", level: .notice)
         }
         if let firstFailure { throw firstFailure }
     }

@@ -45,7 +45,7 @@ enum MatchSession {
             try local.start()
             printStatus(
                 "joining match \(matchID) as \(participant) through \(relay); channels "
-                    + channels.joined(separator: ", ") + ", talking in \(active)")
+                    + channels.joined(separator: ", ") + ", talking in \(active)", level: .notice)
             let started = MediaTime.monotonicNow()
             let lastSeen = LastStatistics()
             let ending = try await loop(
@@ -56,7 +56,9 @@ enum MatchSession {
             let statistics = lastSeen.players
             await observers?.stop()
             observers = nil
-            printStatus(MatchSummary(match: matchID, seconds: seconds, ending: ending, statistics: statistics).report)
+            printStatus(
+                MatchSummary(match: matchID, seconds: seconds, ending: ending, statistics: statistics).report,
+                level: .notice)
             if let path = observation.summaryJSON {
                 SessionSummaryFile(
                     kind: "match", session: matchID, seconds: seconds, ending: "\(ending)",
@@ -124,7 +126,7 @@ enum MatchSession {
                                     ? "no other player yet" : "players: " + members.joined(separator: ", ")))
                     case .memberJoined(let member): printStatus("\(member) joined")
                     case .memberLeft(let member): printStatus("\(member) left")
-                    case .lost: printStatus("lost the relay's signalling connection; rejoining")
+                    case .lost: printStatus("lost the relay's signalling connection; rejoining", level: .warning)
                     case .refused(let reason):
                         throw CommandFailure(
                             "the relay at \(relay) refused to admit this player: \(reason); ask the game server for a "

@@ -32,6 +32,14 @@ struct ObservationOptions: ParsableArguments {
             valueName: "file"))
     var summaryJSON: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "What the session prints: notice its start, end and summary; info (default) adds what happens "
+                + "(paths, players, channels); debug adds each player's statistics every second; warning only "
+                + "what went wrong. Example: --log-level debug",
+            valueName: "level"))
+    var logLevel = LogLevelOption(.info)
+
     @Flag(
         name: .customLong("no-console"),
         help: "Do not show the interactive console even when standard input and output are a terminal.")

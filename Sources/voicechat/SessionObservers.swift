@@ -11,11 +11,17 @@ final class SessionObservers: Sendable {
     let statsWriter: StatsJSONWriter?
     let controlServer: ControlServer?
     let console: InteractiveConsole?
+    /// Prints each player's statistics every second at `--log-level debug`.
+    let debugLines: Task<Void, Never>?
 
-    private init(statsWriter: StatsJSONWriter?, controlServer: ControlServer?, console: InteractiveConsole?) {
+    private init(
+        statsWriter: StatsJSONWriter?, controlServer: ControlServer?, console: InteractiveConsole?,
+        debugLines: Task<Void, Never>?
+    ) {
         self.statsWriter = statsWriter
         self.controlServer = controlServer
         self.console = console
+        self.debugLines = debugLines
     }
 
     /// The console shows when standard input and output are both a terminal, unless `--no-console`.
@@ -50,7 +56,15 @@ final class SessionObservers: Sendable {
                 StatusOutput.console.withLock { $0 = candidate }
             }
         }
-        return SessionObservers(statsWriter: statsWriter, controlServer: controlServer, console: console)
+        let debugLines =
+            options.logLevel.level <= .debug
+            ? Task {
+                while (try? await Task.sleep(for: .seconds(1))) != nil {
+                    for line in DebugStatistics.lines(control.snapshot()) { printStatus(line, level: .debug) }
+                }
+            } : nil
+        return SessionObservers(
+            statsWriter: statsWriter, controlServer: controlServer, console: console, debugLines: debugLines)
     }
 
     /// Whether the console is showing (and so owns the terminal's standard output).
@@ -59,6 +73,7 @@ final class SessionObservers: Sendable {
     /// Stops the console (restoring the terminal), closes the control socket and writes the stats
     /// file's last line.
     func stop() async {
+        debugLines?.cancel()
         if let console {
             StatusOutput.console.withLock { $0 = nil }
             console.stop()

@@ -25,7 +25,7 @@ struct SessionSummaryFile: Encodable {
             data.append(UInt8(ascii: "\n"))
             try data.write(to: URL(fileURLWithPath: path), options: .atomic)
         } catch {
-            printStatus("could not write the summary to \(path): \(error)")
+            printStatus("could not write the summary to \(path): \(error)", level: .warning)
         }
     }
 }

@@ -1,3 +1,4 @@
+import Logging
 import Synchronization
 import SystemPackage
 
@@ -11,12 +12,15 @@ import SystemPackage
 enum StatusOutput {
     static let console = Mutex<InteractiveConsole?>(nil)
     private static let standardOutputCarriesData = Atomic<Bool>(false)
+    /// Lines below this level are not printed (`--log-level`).
+    static let level = Mutex<Logger.Level>(.info)
 
-    /// Sends status lines to standard error from now on when `observation` writes its stats to
-    /// standard output, so that a reader of those JSON lines gets nothing else. Commands call it
-    /// before their first status line.
-    static func keepStandardOutputFor(_ observation: ObservationOptions) {
+    /// Applies `observation`'s `--log-level`, and sends status lines to standard error from now on
+    /// when it writes its stats to standard output, so that a reader of those JSON lines gets
+    /// nothing else. Commands call it before their first status line.
+    static func configure(for observation: ObservationOptions) {
         standardOutputCarriesData.store(observation.statsJSON == "-", ordering: .relaxed)
+        level.withLock { $0 = observation.logLevel.level }
     }
 
     static var toStandardError: Bool { standardOutputCarriesData.load(ordering: .relaxed) }
@@ -24,7 +28,10 @@ enum StatusOutput {
 
 /// Prints one line of a running session's status and flushes it at once: a script or a test that
 /// reads the output through a pipe or a file sees each line as it happens, not when the buffer fills.
-func printStatus(_ line: String) {
+/// `level`: notice for the session's start, end and summary, info for what happens in it, warning
+/// for what went wrong without ending it, debug for each second's statistics.
+func printStatus(_ line: String, level: Logger.Level = .info) {
+    guard level >= StatusOutput.level.withLock({ $0 }) else { return }
     if let console = StatusOutput.console.withLock({ $0 }) {
         console.note(line)
         return

@@ -3,6 +3,37 @@ import Testing
 
 /// The observers as the commands run them, through `demo` (a relay and two players in one process).
 @Suite struct DemoObservationTests {
+    /// `--log-level`: debug adds each second's statistics per player and the embedded relay's
+    /// log; notice keeps the start and the summary; warning prints nothing when nothing goes wrong.
+    @Test func theLogLevelChoosesWhatTheSessionPrints() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func demo(_ level: String) throws -> CommandResult {
+            let result = try CommandRunner.run([
+                "demo", "--duration", "2", "--output-directory", directory.path, "--log-level", level,
+            ])
+            #expect(result.status == 0, "\(result.standardError)")
+            return result
+        }
+        let debug = try demo("debug")
+        #expect(debug.standardOutput.contains("debug: bob: path relay, rtt"), "\(debug.standardOutput)")
+        #expect(debug.standardOutput.contains("alice says"))
+        #expect(debug.standardError.contains("participant=alice [VoiceRelay] joined"), "\(debug.standardError)")
+
+        let notice = try demo("notice")
+        #expect(notice.standardOutput.contains("alice heard bob: path relay"), "\(notice.standardOutput)")
+        #expect(!notice.standardOutput.contains("alice says"), "\(notice.standardOutput)")
+        #expect(!notice.standardOutput.contains("debug:"))
+
+        let warning = try demo("warning")
+        #expect(warning.standardOutput.isEmpty, "\(warning.standardOutput)")
+        #expect(warning.standardError.isEmpty, "\(warning.standardError)")
+
+        let wrong = try CommandRunner.run(["demo", "--log-level", "loud"])
+        #expect(wrong.status == 64)
+        #expect(wrong.standardError.contains("--log-level"), "\(wrong.standardError)")
+    }
+
     @Test func statsFileAndControlSocketRunWithoutTouchingStandardOutput() throws {
         let directory = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
