@@ -56,6 +56,17 @@ struct CallCommand: AsyncParsableCommand {
         let deadline = call.deadline(from: MediaTime.monotonicNow())
         let target = try CallAddress(parsing: address)
         let local = try await CallEngine.open(options: call, participant: name, udpPort: 0)
+        try await Self.place(
+            from: local, to: target, name: name, connectTimeout: connectTimeout, call: call, observation: observation,
+            until: deadline)
+    }
+
+    /// Connects to the listener at `target`, places the call from `local` and runs it to its end;
+    /// shuts `local` down in every case.
+    static func place(
+        from local: CallEngine, to target: CallAddress, name: String, connectTimeout: Double, call: CallOptions,
+        observation: ObservationOptions, until deadline: MediaTime?
+    ) async throws {
         let link: TCPSignallingLink
         do {
             link = try await TCPSignallingLink.connect(

@@ -14,9 +14,11 @@ struct CallEngine {
 
     /// Opens the devices first (a wrong device name fails before anything touches the network), then
     /// binds UDP on every interface at `udpPort` (0: any free port), offering the interfaces'
-    /// addresses or those of `--advertise`.
+    /// addresses or those of `--advertise`. `audio` replaces the options' devices (`listen --echo`'s
+    /// loop, `echo-test`'s metered ones).
     static func open(
-        options: CallOptions, participant: ParticipantID, host: String = "0.0.0.0", udpPort: Int
+        options: CallOptions, participant: ParticipantID, host: String = "0.0.0.0", udpPort: Int,
+        audio: (input: any AudioInput, output: any AudioOutput)? = nil
     ) async throws(CommandFailure) -> CallEngine {
         let candidates: [PeerAddress]?
         do {
@@ -24,7 +26,12 @@ struct CallEngine {
         } catch {
             throw CommandFailure(error.message)
         }
-        let (input, output) = try options.openAudio()
+        let (input, output): (any AudioInput, any AudioOutput)
+        if let audio {
+            (input, output) = audio
+        } else {
+            (input, output) = try options.openAudio()
+        }
         return try await open(
             participant: participant, configuration: options.engineConfiguration(), input: input, output: output,
             host: host, udpPort: udpPort, candidates: candidates)

@@ -69,6 +69,12 @@ struct CallOptions: ParsableArguments, FrameLengthOption {
         _ = try advertisedCandidates()
     }
 
+    /// Whether a sound device or a file was named (--capture, --playback, --input, --output, --record).
+    var usesAudioEndpoints: Bool {
+        endpoints.capture != nil || endpoints.playback != nil || endpoints.input != nil || endpoints.output != nil
+            || record != nil
+    }
+
     /// The addresses `--advertise` offers instead of this host's interfaces; nil without it.
     func advertisedCandidates() throws(ValidationError) -> [PeerAddress]? {
         guard !advertise.isEmpty else { return nil }

@@ -25,6 +25,7 @@ struct ListenCommand: AsyncParsableCommand {
                   --capture default --playback default --record heard.wav
               voicechat listen --port 7300 --name alice \\
                   --path app --frame-ms 10 --bitrate 24k --ptt
+              voicechat listen --port 7300 --name echo --echo --accept 0
             """
     )
 
@@ -49,6 +50,10 @@ struct ListenCommand: AsyncParsableCommand {
             valueName: "calls"))
     var accept = 1
 
+    @Flag(
+        help: "Send every caller back what they say, without sound devices: the other end of `voicechat echo-test`.")
+    var echo = false
+
     @OptionGroup var call: CallOptions
 
     @OptionGroup var observation: ObservationOptions
@@ -64,6 +69,11 @@ struct ListenCommand: AsyncParsableCommand {
             throw ValidationError("--host: \(error).")
         }
         try call.validateWithoutRelay(command: "listen")
+        if echo, call.usesAudioEndpoints {
+            throw ValidationError(
+                "--echo sends callers back what they say and uses no sound device or file; leave out "
+                    + "--capture, --playback, --input, --output and --record.")
+        }
         guard accept >= 0 else {
             throw ValidationError("--accept must be a number of calls, 0 for no limit, not \(accept).")
         }
@@ -73,7 +83,8 @@ struct ListenCommand: AsyncParsableCommand {
         StatusOutput.configure(for: observation)
         InterruptSignal.install()
         let deadline = call.deadline(from: MediaTime.monotonicNow())
-        let local = try await CallEngine.open(options: call, participant: name, host: host, udpPort: port)
+        let local = try await CallEngine.open(
+            options: call, participant: name, host: host, udpPort: port, audio: echoLoop())
         let listener: TCPSignallingListener
         do {
             listener = try await TCPSignallingListener.bind(host: host, port: port, participant: name)
@@ -82,7 +93,9 @@ struct ListenCommand: AsyncParsableCommand {
             throw CommandFailure(error.description)
         }
         let address = host == "0.0.0.0" ? "port \(port)" : "\(host) port \(port)"
-        printStatus("listening on \(address) as \(name) (TCP signalling, UDP voice)", level: .notice)
+        printStatus(
+            "listening on \(address) as \(name) (TCP signalling, UDP voice)"
+                + (echo ? "; sending callers back what they say" : ""), level: .notice)
         // The first call's engine is opened before anyone calls, so that a port in use or a device
         // that does not open is said at once; each later call gets a fresh one (the last one shut
         // down with its call).
@@ -99,7 +112,8 @@ struct ListenCommand: AsyncParsableCommand {
                 callEngine = engine
             } else {
                 do {
-                    callEngine = try await CallEngine.open(options: call, participant: name, host: host, udpPort: port)
+                    callEngine = try await CallEngine.open(
+                        options: call, participant: name, host: host, udpPort: port, audio: echoLoop())
                 } catch {
                     await link.close()
                     firstFailure = firstFailure ?? error
@@ -129,6 +143,13 @@ struct ListenCommand: AsyncParsableCommand {
             printStatus("stopped after \(answered) call\(answered == 1 ? "" : "s")", level: .notice)
         }
         if let firstFailure { throw firstFailure }
+    }
+
+    /// `--echo`'s device: a fresh loop for each call's engine.
+    private func echoLoop() -> (input: any AudioInput, output: any AudioOutput)? {
+        guard echo else { return nil }
+        let loop = EchoLoopback()
+        return (loop, loop)
     }
 
     /// The first caller's link, or nil once the deadline passes or Ctrl-C arrives.

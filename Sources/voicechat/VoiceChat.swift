@@ -14,8 +14,8 @@ struct VoiceChat: AsyncParsableCommand {
             """,
         version: VersionText.description,
         subcommands: [
-            DemoCommand.self, ListenCommand.self, CallCommand.self, RelayCommand.self, RelayAdminCommand.self,
-            TokenCommand.self,
+            DemoCommand.self, ListenCommand.self, CallCommand.self, EchoTestCommand.self, RelayCommand.self,
+            RelayAdminCommand.self, TokenCommand.self,
             JoinCommand.self, DevicesCommand.self, LoopbackCommand.self, SimulateCommand.self,
         ]
     )

@@ -7,7 +7,7 @@ import Testing
         let result = try CommandRunner.run(["help", "nosuch"])
         #expect(result.status == 64)
         #expect(result.standardError.contains("there is no command \"nosuch\""))
-        #expect(result.standardError.contains("demo, listen, call, relay, relay-admin, token, join"))
+        #expect(result.standardError.contains("demo, listen, call, echo-test, relay, relay-admin, token, join"))
     }
 
     /// The `--control` help names exactly the commands the socket takes (it once listed a

@@ -112,7 +112,7 @@ enum TestPort: Int, CaseIterable {
     case loopbackDirect, loopbackApp, jackCall, relayJoinUDP, relayJoinTCP, nobodyListening, unknownALSADevice
     case busyListener, relayWithForgedToken, silentRelay, relayReport, relayInUse, relayForeignHost
     case listenPaths, interruptedListener, terminatedListener, endedInputListener, acceptingListener
-    case relayAdmin
+    case relayAdmin, echoListener
 
     /// Ports each test process may use: 20000 + 2199 × 20 + 19 stays under 65535.
     private static let perProcess = 20
