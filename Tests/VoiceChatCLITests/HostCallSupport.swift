@@ -112,14 +112,14 @@ enum TestPort: Int, CaseIterable {
     case loopbackDirect, loopbackApp, jackCall, relayJoinUDP, relayJoinTCP, nobodyListening, unknownALSADevice
     case busyListener, relayWithForgedToken, silentRelay, relayReport, relayInUse, relayForeignHost
     case listenPaths, interruptedListener, terminatedListener, endedInputListener, acceptingListener
-    case relayAdmin, echoListener
+    case relayAdmin, echoListener, readmeCall, readmeRelay
 
-    /// Ports each test process may use: 20000 + 2199 × 20 + 19 stays under 65535.
-    private static let perProcess = 20
+    /// Ports each test process may use: 20000 + 1799 × 24 + 23 stays under 65535.
+    private static let perProcess = 24
 
     var port: Int {
         precondition(Self.allCases.count <= Self.perProcess, "more test ports than a process's range holds")
-        return 20_000 + Int(getpid() % 2_200) * Self.perProcess + rawValue
+        return 20_000 + Int(getpid() % 1_800) * Self.perProcess + rawValue
     }
 }
 
