@@ -2,7 +2,7 @@
 # Installs what the engine, its tests and its benchmarks need on a fresh Debian 12 machine,
 # and only what is missing: the C libraries' development packages, the tools the tests drive
 # (ALSA utilities, a JACK server with ALSA's jack plugin, sox, espeak-ng, opus-tools,
-# iproute2, netcat), and a Python venv in .venv with the speech-quality scorer. Safe to rerun.
+# iproute2, netcat, tmux), and a Python venv in .venv with the speech-quality scorer. Safe to rerun.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,6 +13,7 @@ packages=(
     sox espeak-ng opus-tools                     # fixtures and the codec reference
     iproute2                                     # network namespaces for two-host tests
     netcat-openbsd                               # `nc -U`, to talk to a control socket by hand
+    tmux                                         # a terminal for the interactive console's tests
     python3-venv                                 # the scoring venv
 )
 missing=()

@@ -112,7 +112,7 @@ enum TestPort: Int, CaseIterable {
     case loopbackDirect, loopbackApp, jackCall, relayJoinUDP, relayJoinTCP, nobodyListening, unknownALSADevice
     case busyListener, relayWithForgedToken, silentRelay, relayReport, relayInUse, relayForeignHost
     case listenPaths, interruptedListener, terminatedListener, endedInputListener, acceptingListener
-    case relayAdmin, echoListener, readmeCall, readmeRelay
+    case relayAdmin, echoListener, readmeCall, readmeRelay, consoleOpen, consolePushToTalk
 
     /// Ports each test process may use: 20000 + 1799 × 24 + 23 stays under 65535.
     private static let perProcess = 24
