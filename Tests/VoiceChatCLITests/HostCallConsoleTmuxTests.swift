@@ -51,7 +51,12 @@ import Testing
             return false
         }
 
-        func close() { _ = try? tmux(["kill-server"]) }
+        /// Ends this server and removes its socket file, which tmux leaves behind.
+        func close() {
+            _ = try? tmux(["kill-server"])
+            let directory = ProcessInfo.processInfo.environment["TMUX_TMPDIR"] ?? "/tmp"
+            unlink("\(directory)/tmux-\(getuid())/\(socketName)")
+        }
 
         static let tmuxPath = "/usr/bin/tmux"
     }
