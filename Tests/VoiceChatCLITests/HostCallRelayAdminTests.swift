@@ -43,6 +43,13 @@ import VoiceTestHarness
 
         let matches = try admin("matches")
         #expect(matches.status == 0 && matches.standardOutput == "arena: alice, bob\n", "\(matches)")
+        // Both talk through it: the relay counts them as talking (it once said "0 talking").
+        let stats = try admin("stats")
+        let talking = stats.standardOutput.split(separator: ";").first.flatMap { line in
+            line.split(separator: ",").last?.split(separator: " ").first.flatMap { Int($0) }
+        }
+        #expect(stats.standardOutput.hasPrefix("1 match, 2 players, "), "\(stats)")
+        #expect((talking ?? 0) >= 1, "\(stats)")
         let players = try admin("--json", "players", "arena")
         #expect(players.status == 0, "\(players)")
         #expect(players.standardOutput.contains(#""player":"alice""#), "\(players)")
