@@ -103,7 +103,7 @@ let package = Package(
         .target(
             name: "VoiceRelay",
             dependencies: [
-                "VoiceWire", "VoiceRelayClient", "CVoiceSocket",
+                "VoiceCore", "VoiceWire", "VoiceRelayClient", "CVoiceSocket",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOExtras", package: "swift-nio-extras"),
@@ -126,7 +126,7 @@ let package = Package(
         .target(
             name: "VoiceSignalling",
             dependencies: [
-                "VoiceEngine", "VoiceRelayClient", "VoiceWire",
+                "VoiceCore", "VoiceEngine", "VoiceRelayClient", "VoiceWire",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]

@@ -1,4 +1,5 @@
 import NIOCore
+import VoiceCore
 
 /// One participant of one match, as the relay sees it.
 ///

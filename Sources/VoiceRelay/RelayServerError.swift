@@ -1,4 +1,3 @@
-
 /// Why a relay could not start.
 public enum RelayServerError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Binding the UDP socket, TCP listener or metrics endpoint failed.

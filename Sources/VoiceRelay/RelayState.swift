@@ -1,5 +1,6 @@
 import Logging
 import NIOCore
+import VoiceCore
 import VoiceRelayClient
 import VoiceWire
 
@@ -37,7 +38,7 @@ final class RelayState {
     private var unjoinedConnections: [RelayConnectionID: UInt64] = [:]
     /// Where each TCP connection comes from: its IP address, for the per-address limits.
     private var connectionHosts: [RelayConnectionID: String] = [:]
-    private var addressLimits: RelayAddressLimits
+    private var addressLimits: AddressLimits
     private(set) var participantCount = 0
     var counters = RelayCounters()
     var joins = 0
@@ -51,7 +52,10 @@ final class RelayState {
     init(configuration: RelayConfiguration, logger: Logger) {
         self.configuration = configuration
         self.logger = logger
-        addressLimits = RelayAddressLimits(configuration.limits)
+        addressLimits = AddressLimits(
+            maximumUnjoinedConnections: configuration.limits.maximumUnjoinedConnectionsPerAddress,
+            attemptsPerSecond: configuration.limits.joinAttemptsPerSecondPerAddress,
+            attemptBurst: configuration.limits.joinAttemptBurst)
         actions.reserveCapacity(64)
         forwardDestinations.reserveCapacity(256)
     }
@@ -401,7 +405,7 @@ final class RelayState {
             case .udp(let address): address.ipAddress ?? "?"
             case .tcp(let connection): connectionHosts[connection] ?? "?"
             }
-        guard addressLimits.admitJoinAttempt(from: host, now: now) else {
+        guard addressLimits.admitAttempt(from: host, now: now) else {
             drop(.joinRateLimited, member: nil)
             return false
         }
@@ -498,7 +502,7 @@ final class RelayState {
             logger.notice(
                 "refused connections or joins over the per-address limits",
                 metadata: [
-                    "address": "\(host)", "connections": "\(refused.connections)", "joins": "\(refused.joins)",
+                    "address": "\(host)", "connections": "\(refused.connections)", "joins": "\(refused.attempts)",
                 ])
         }
     }

@@ -1,12 +1,11 @@
-
 /// A token bucket on a monotonic nanosecond clock: `rate` tokens per second, at most `burst` saved.
-struct TokenBucket {
+public struct TokenBucket: Sendable {
     private let ratePerNanosecond: Double
     private let burst: Double
     private var tokens: Double
     private var lastRefill: UInt64
 
-    init(ratePerSecond: Double, burst: Double, now: UInt64) {
+    public init(ratePerSecond: Double, burst: Double, now: UInt64) {
         ratePerNanosecond = ratePerSecond / 1e9
         self.burst = burst
         tokens = burst
@@ -15,7 +14,7 @@ struct TokenBucket {
 
     /// Takes `cost` tokens if there are enough.
     @inline(__always)
-    mutating func take(_ cost: Double, now: UInt64) -> Bool {
+    public mutating func take(_ cost: Double, now: UInt64) -> Bool {
         if now > lastRefill {
             tokens = min(burst, tokens + Double(now - lastRefill) * ratePerNanosecond)
             lastRefill = now
