@@ -7,9 +7,14 @@ final class LinkChannelHandler: ChannelInboundHandler {
 
     private let connection: LinkConnection
     private var decoder = SignallingFrameDecoder()
+    /// Until the peer's hello, frames longer than this close the connection at their length field
+    /// (a listener's callers: nothing but a hello may come first); nil for no lower limit.
+    private var firstFrameLimit: Int?
 
-    init(connection: LinkConnection) {
+    init(connection: LinkConnection, firstFrameLimit: Int? = nil) {
         self.connection = connection
+        self.firstFrameLimit = firstFrameLimit
+        if let firstFrameLimit { decoder.maximumLength = firstFrameLimit }
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -20,6 +25,10 @@ final class LinkChannelHandler: ChannelInboundHandler {
                 guard connection.received(frame) else {
                     context.close(promise: nil)
                     return
+                }
+                if firstFrameLimit != nil, connection.hasSaidHello {
+                    firstFrameLimit = nil
+                    decoder.maximumLength = SignallingFrame.maximumLength + 1
                 }
             }
         } catch {

@@ -36,6 +36,14 @@ final class LinkConnection: Sendable {
 
     var ending: SignallingLinkEnding? { state.withLock { $0.ending } }
 
+    /// Whether the peer's hello has arrived.
+    var hasSaidHello: Bool {
+        state.withLock { state in
+            if case .success = state.helloResult { return true }
+            return false
+        }
+    }
+
     // MARK: The hello exchange
 
     /// `handler` gets the peer's participant ID or the reason there is none, exactly once (at once if

@@ -45,6 +45,8 @@ public enum SignallingFrame: Sendable, Hashable {
     /// Real-time frames carry one datagram; anything larger is not one.
     public static let maximumRealTimeBytes = 1500
     public static let maximumParticipantBytes = 256
+    /// The longest hello, kind included: what a listener takes from a caller who has not said who it is.
+    public static let maximumHelloLength = 1 + magic.count + 1 + maximumParticipantBytes
     public static let maximumReasonBytes = 1024
     /// Length field plus type byte.
     public static let headerBytes = 5

@@ -6,6 +6,8 @@ public struct SignallingFrameDecoder: Sendable {
     private var buffer: [UInt8] = []
     /// Bytes of `buffer` already consumed; compacted lazily so that many small frames cost no copying each.
     private var consumed = 0
+    /// The longest frame taken (its kind and payload); a longer length field is refused on arrival.
+    public var maximumLength = SignallingFrame.maximumLength + 1
 
     public init() {}
 
@@ -23,9 +25,7 @@ public struct SignallingFrameDecoder: Sendable {
         let start = consumed
         let length = lengthField(at: start)
         guard length > 0 else { throw .emptyFrame }
-        guard length <= SignallingFrame.maximumLength + 1 else {
-            throw .oversize(kind: nil, length: length, maximum: SignallingFrame.maximumLength + 1)
-        }
+        guard length <= maximumLength else { throw .oversize(kind: nil, length: length, maximum: maximumLength) }
         guard available >= 4 + length else { return nil }
         let frame = try SignallingFrame(kind: buffer[start + 4], payload: buffer[(start + 5)..<(start + 4 + length)])
         consumed += 4 + length

@@ -87,7 +87,9 @@ struct ListenCommand: AsyncParsableCommand {
             options: call, participant: name, host: host, udpPort: port, audio: echoLoop())
         let listener: TCPSignallingListener
         do {
-            listener = try await TCPSignallingListener.bind(host: host, port: port, participant: name)
+            listener = try await TCPSignallingListener.bind(host: host, port: port, participant: name) { line in
+                printStatus(line, level: .warning)
+            }
         } catch {
             await local.shutDown()
             throw CommandFailure(error.description)
@@ -135,6 +137,15 @@ struct ListenCommand: AsyncParsableCommand {
         }
         await listener.close()
         await engine?.shutDown()
+        let refusals = listener.refusals
+        if refusals.total > 0 {
+            printStatus(
+                "refused \(refusals.total) connection\(refusals.total == 1 ? "" : "s") before a hello: "
+                    + "\(refusals.helloTimeouts) without a hello in time, \(refusals.firstFrameTooLarge) with a first "
+                    + "frame too long, \(refusals.addressConnectionLimit) over an address's limit, "
+                    + "\(refusals.connectionRateLimited) too fast",
+                level: .notice)
+        }
         if answered == 0 {
             printStatus(
                 InterruptSignal.wasReceived ? "stopped: interrupted, no call arrived" : "stopped: no call arrived",

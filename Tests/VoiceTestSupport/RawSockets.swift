@@ -1,4 +1,5 @@
 import Foundation
+import VoiceCore
 
 #if canImport(Glibc)
     import Glibc
@@ -65,6 +66,21 @@ public final class RawClient {
 
     public func write(_ bytes: [UInt8]) {
         _ = bytes.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    /// Seconds until the server closed the connection (reads what it sends meanwhile), or nil if it
+    /// was still open after `seconds`.
+    public func secondsUntilClosed(within seconds: Double) -> Double? {
+        let start = MediaTime.monotonicNow()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let elapsed = Double(MediaTime.monotonicNow() - start) / 1e9
+            let left = Int32(max(0, (seconds - elapsed) * 1000))
+            var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&entry, 1, left) > 0 else { return nil }
+            let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            if count <= 0 { return Double(MediaTime.monotonicNow() - start) / 1e9 }
+        }
     }
 
     public func close() { Glibc.close(descriptor) }
