@@ -53,6 +53,9 @@ public struct RelayConfiguration: Sendable {
     public var secret: RelaySecret
     /// Matches this relay serves; nil serves any match the game server signed a token for.
     public var allowedMatches: Set<String>?
+    /// This relay's name in tokens: it refuses a token signed for another audience (a token with
+    /// none is for any relay that holds the secret). nil: it takes only tokens for any relay.
+    public var audience: String?
     public var limits = RelayLimits()
     /// A member transport with nothing heard for this long is dropped (clients send keepalives every ~250 ms).
     public var livenessTimeout: Duration = .seconds(5)

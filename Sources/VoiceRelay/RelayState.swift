@@ -260,7 +260,8 @@ final class RelayState {
         let token: RelayToken
         do {
             token = try RelayToken(parsing: text)
-            try token.verify(secret: configuration.secret, now: configuration.unixTime())
+            try token.verify(
+                secret: configuration.secret, now: configuration.unixTime(), audience: configuration.audience)
         } catch {
             logger.debug("refused join", metadata: ["reason": "\(error)"])
             return .refused(RelayRefusal(error))

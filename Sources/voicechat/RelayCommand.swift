@@ -4,6 +4,7 @@ import Logging
 import ServiceLifecycle
 import VoiceControl
 import VoiceRelay
+import VoiceWire
 
 /// Runs the relay standalone: UDP and TCP on one port, until Ctrl-C, SIGTERM or `--duration`.
 struct RelayCommand: AsyncParsableCommand {
@@ -34,6 +35,13 @@ struct RelayCommand: AsyncParsableCommand {
         name: .customLong("match"),
         help: ArgumentHelp("Only admit tokens for this match (repeat for several; default: any).", valueName: "match"))
     var matches: [String] = []
+
+    @Option(
+        help: ArgumentHelp(
+            "This relay's name in tokens: it takes tokens made with `token --audience` and this name, and "
+                + "tokens for any relay; it refuses tokens for another (default: only tokens for any relay).",
+            valueName: "name"))
+    var audience: String?
 
     @Option(help: "Serve Prometheus metrics at http://127.0.0.1:PORT/metrics.")
     var prometheusPort: Int?
@@ -70,6 +78,9 @@ struct RelayCommand: AsyncParsableCommand {
         try validateSeconds(livenessTimeout, option: "--liveness-timeout", maximum: 3_600)
         try validateSeconds(reportEvery, option: "--report-every", maximum: 86_400, allowingZero: true)
         if let duration { try validateSeconds(duration, option: "--duration") }
+        if let audience, audience.isEmpty || audience.utf8.count > RelayToken.maximumIDBytes {
+            throw ValidationError("--audience must be 1…\(RelayToken.maximumIDBytes) bytes, not \"\(audience)\".")
+        }
         if let adminSocket {
             do {
                 try ControlServer.checkPath(adminSocket)
@@ -82,6 +93,7 @@ struct RelayCommand: AsyncParsableCommand {
     func run() async throws {
         var configuration = RelayConfiguration(host: host, port: port, secret: try RelaySecretFile.load(secretFile))
         configuration.allowedMatches = matches.isEmpty ? nil : Set(matches)
+        configuration.audience = audience
         configuration.prometheusPort = prometheusPort
         configuration.livenessTimeout = Duration.milliseconds(Int(livenessTimeout * 1000))
         var logger = Logger(label: "voicechat.relay")

@@ -9,11 +9,14 @@ struct TokenCommand: ParsableCommand {
         commandName: "token",
         abstract: "Print a relay join token for one participant of one match.",
         discussion: """
-            The token is signed with the relay's shared secret (HMAC-SHA256 over match, participant and \
-            expiry); the relay admits nobody without one. The relay checks it when the player joins and \
-            whenever the player's client joins again (after a network change or a relay restart): a \
-            player who joined stays past the expiry, but rejoining after it needs a new token, so give \
-            tokens a TTL longer than a reconnect could take, or issue a fresh one when a client asks.
+            The token is signed with the relay's shared secret (HMAC-SHA256 over audience, match, \
+            participant and expiry); the relay admits nobody without one. The relay checks it when the \
+            player joins and whenever the player's client joins again (after a network change or a relay \
+            restart): a player who joined stays past the expiry, but rejoining after it needs a new token, \
+            so give tokens a TTL longer than a reconnect could take, or issue a fresh one when a client \
+            asks. The relay takes a token up to 30 s past its expiry, for clocks that differ. With \
+            --audience, only the relay started with that --audience takes it; without, any relay that \
+            holds the secret does.
 
             Example: voicechat token --secret-file relay.secret --match arena-7 --participant alice --ttl 3600
             """
@@ -31,6 +34,9 @@ struct TokenCommand: ParsableCommand {
     @Option(help: "Seconds during which the token admits the player, 1…315360000 (ten years).")
     var ttl = 3600
 
+    @Option(help: "The relay the token is for, as its --audience names it (default: any relay with the secret).")
+    var audience = ""
+
     static let maximumTTL = 315_360_000
 
     func validate() throws {
@@ -40,13 +46,22 @@ struct TokenCommand: ParsableCommand {
         for (option, value) in [("--match", match), ("--participant", participant)] where value.isEmpty {
             throw ValidationError("\(option) is empty: give the ID the token is for (as `join` will be given it).")
         }
+        for (option, value) in [("--match", match), ("--participant", participant), ("--audience", audience)]
+        where value.utf8.count > RelayToken.maximumIDBytes {
+            throw ValidationError(
+                "\(option) is \(value.utf8.count) bytes long; a token holds at most "
+                    + "\(RelayToken.maximumIDBytes).")
+        }
     }
 
     func run() throws {
         let secret = try RelaySecretFile.load(secretFile)
         let expiry = UInt64(Date().timeIntervalSince1970) + UInt64(ttl)
         do {
-            print(try RelayToken.sign(match: match, participant: participant, expiry: expiry, secret: secret).text)
+            print(
+                try RelayToken.sign(
+                    audience: audience, match: match, participant: participant, expiry: expiry, secret: secret
+                ).text)
         } catch {
             throw CommandFailure("cannot make a token: \(error)")
         }

@@ -49,6 +49,23 @@ import VoiceWire
         #expect(throws: RelayTokenError.self) { try token.verify(secret: other, now: now) }
     }
 
+    @Test func aTokenCanNameTheRelayItIsFor() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let secretURL = try secretFile(in: directory)
+        let result = try CommandRunner.run([
+            "token", "--secret-file", secretURL.path, "--match", "m", "--participant", "a", "--audience", "eu-1",
+        ])
+        #expect(result.status == 0, "stderr: \(result.standardError)")
+        let token = try RelayToken(parsing: result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines))
+        #expect(token.audience == "eu-1")
+        let empty = try CommandRunner.run([
+            "relay", "--port", "7700", "--secret-file", secretURL.path, "--audience", "",
+        ])
+        #expect(empty.status == 64)
+        #expect(empty.standardError.contains("--audience must be 1…256 bytes"), "\(empty.standardError)")
+    }
+
     @Test func aSecretFileOthersCanReadIsWarnedAbout() throws {
         let directory = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

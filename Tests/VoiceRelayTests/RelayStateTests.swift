@@ -14,10 +14,12 @@ import VoiceWire
     let second: UInt64 = 1_000_000_000
 
     func makeState(
-        livenessTimeout: Duration = .seconds(5), logger: Logger = Logger(label: "voicechat.relay.state-test")
+        livenessTimeout: Duration = .seconds(5), audience: String? = nil,
+        logger: Logger = Logger(label: "voicechat.relay.state-test")
     ) -> RelayState {
         var configuration = RelayConfiguration(secret: secret)
         configuration.livenessTimeout = livenessTimeout
+        configuration.audience = audience
         configuration.unixTime = { 1_000_000 }
         return RelayState(configuration: configuration, logger: logger)
     }
@@ -376,6 +378,27 @@ import VoiceWire
         // A second later the address has tokens again.
         _ = try join("bob", from: .udp(Self.address(1)), into: state, now: second)
         #expect(state.participantCount == 2)
+    }
+
+    /// A relay named "eu-1" takes tokens for it and for any relay, and answers one for another
+    /// relay with a refusal that says so.
+    @Test func aTokenForAnotherRelayIsRefused() throws {
+        let state = makeState(audience: "eu-1")
+        func joins(_ participant: String, audience: String, port: Int) throws -> [RelayMessage] {
+            let token = try RelayToken.sign(
+                audience: audience, match: Self.match, participant: participant, expiry: 2_000_000, secret: secret
+            ).text
+            let join = RelayMessage.join(RelayJoin(token: token, participant: participant, channels: [1], muted: []))
+            state.received(ByteBuffer(bytes: try join.serialized()), from: .udp(Self.address(port)), now: 0)
+            return Self.take(state).actions.compactMap { action in
+                guard case .datagram(let bytes, _) = action else { return nil }
+                return bytes.withUnsafeReadableBytes { try? RelayMessage(parsing: $0) }
+            }
+        }
+        #expect(try joins("alice", audience: "eu-1", port: 1).contains { if case .joined = $0 { true } else { false } })
+        #expect(try joins("bob", audience: "", port: 2).contains { if case .joined = $0 { true } else { false } })
+        #expect(try joins("mallory", audience: "us-2", port: 3) == [.refused(.wrongAudience)])
+        #expect(state.refusals[Int(RelayRefusal.wrongAudience.rawValue)] == 1)
     }
 
     /// One line per join, leave and refused join, naming the player, the match, where it came

@@ -15,10 +15,39 @@ import VoiceWire
         #expect(!token.text.contains(where: { " '\"$&;|\\".contains($0) }))
     }
 
-    @Test func expiredTokenIsRefused() throws {
+    /// Taken up to `expiryGraceSeconds` (30 s) past its expiry, for clocks that differ; refused after.
+    @Test func expiredTokenIsRefusedAfterTheGrace() throws {
         let token = try RelayToken.sign(match: "m", participant: "p", expiry: 100, secret: secret)
-        #expect(throws: RelayTokenError.expired(expiry: 100, now: 101)) {
-            try token.verify(secret: secret, now: 101)
+        try token.verify(secret: secret, now: 100 + RelayToken.expiryGraceSeconds)
+        #expect(throws: RelayTokenError.expired(expiry: 100, now: 131)) {
+            try token.verify(secret: secret, now: 131)
+        }
+        // An expiry so late that adding the grace would overflow is refused, not trapped on.
+        let never = try RelayToken.sign(match: "m", participant: "p", expiry: .max, secret: secret)
+        #expect(throws: RelayTokenError.expired(expiry: .max, now: 0)) { try never.verify(secret: secret, now: 0) }
+    }
+
+    @Test func aTokenForOneRelayIsRefusedByAnother() throws {
+        let token = try RelayToken.sign(
+            audience: "eu-1", match: "m", participant: "p", expiry: 100, secret: secret)
+        let parsed = try RelayToken(parsing: token.text)
+        #expect(parsed.audience == "eu-1")
+        try parsed.verify(secret: secret, now: 0, audience: "eu-1")
+        #expect(throws: RelayTokenError.wrongAudience(relay: "us-2", found: "eu-1")) {
+            try parsed.verify(secret: secret, now: 0, audience: "us-2")
+        }
+        // A relay that names no audience takes only tokens for any relay.
+        #expect(throws: RelayTokenError.wrongAudience(relay: "", found: "eu-1")) {
+            try parsed.verify(secret: secret, now: 0)
+        }
+        let anyRelay = try RelayToken.sign(match: "m", participant: "p", expiry: 100, secret: secret)
+        try anyRelay.verify(secret: secret, now: 0, audience: "us-2")
+        try anyRelay.verify(secret: secret, now: 0)
+        // The audience is signed: one changed to another relay's breaks the signature.
+        let other = try RelayToken.sign(audience: "us-2", match: "m", participant: "p", expiry: 100, secret: secret)
+        let spliced = other.text.split(separator: ".")[0] + "." + token.text.split(separator: ".")[1]
+        #expect(throws: RelayTokenError.badSignature) {
+            try RelayToken(parsing: String(spliced)).verify(secret: secret, now: 0, audience: "us-2")
         }
     }
 

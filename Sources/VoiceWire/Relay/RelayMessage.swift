@@ -65,6 +65,8 @@ public enum RelayRefusal: UInt8, Sendable, Hashable, CaseIterable, CustomStringC
     /// A signalling join on a connection that carries media, or a media join on a signalling
     /// connection (or a signalling join over UDP): each needs its own TCP connection.
     case wrongConnection = 12
+    /// The token names another relay (its audience) than this one.
+    case wrongAudience = 13
 
     package init(_ error: RelayTokenError) {
         switch error {
@@ -72,6 +74,7 @@ public enum RelayRefusal: UInt8, Sendable, Hashable, CaseIterable, CustomStringC
         case .badSignature: self = .badSignature
         case .expired: self = .expired
         case .wrongMatch: self = .wrongMatch
+        case .wrongAudience: self = .wrongAudience
         }
     }
 
@@ -89,6 +92,7 @@ public enum RelayRefusal: UInt8, Sendable, Hashable, CaseIterable, CustomStringC
         case .tooManyChannels: "too many channels"
         case .tooManyMutes: "too many muted players"
         case .wrongConnection: "signalling and media need separate connections (signalling over TCP only)"
+        case .wrongAudience: "token for another relay"
         }
     }
 }

@@ -1,34 +1,43 @@
 import Crypto
 
-/// Permission to join one match as one participant until an expiry, signed by the game server.
+/// Permission to join one match as one participant until an expiry, on the relays of one audience
+/// (or any relay that holds the secret), signed by the game server.
 ///
 /// Text form (pasteable on a command line, no characters a shell interprets):
 /// `base64url(payload) "." base64url(HMAC-SHA256(secret, payload))`, where payload is
-/// `"vcrt1" | u16 length | match UTF-8 | u16 length | participant UTF-8 | u64 expiry`, big-endian.
+/// `"vcrt2" | u16 length | audience UTF-8 | u16 length | match UTF-8 | u16 length | participant UTF-8
+/// | u64 expiry`, big-endian; an empty audience means any relay.
 public struct RelayToken: Sendable, Hashable, CustomStringConvertible {
-    /// Longest match or participant ID a token carries, in UTF-8 bytes.
+    /// Longest audience, match or participant ID a token carries, in UTF-8 bytes.
     public static let maximumIDBytes = 256
     /// Longest text form `init(parsing:)` accepts.
     public static let maximumTextBytes = 1024
+    /// How long past its expiry a token is still taken, for clocks that differ between the game
+    /// server that signs and the relay that checks.
+    public static let expiryGraceSeconds: UInt64 = 30
 
+    /// The relay (or group of relays) the token is for, as each names itself (`relay --audience`);
+    /// empty: any relay that holds the secret.
+    public let audience: String
     public let match: String
     public let participant: String
-    /// Unix seconds after which the relay refuses the token.
+    /// Unix seconds after which (and `expiryGraceSeconds`) the relay refuses the token.
     public let expiry: UInt64
     let mac: [UInt8]
 
-    private static let magic = Array("vcrt1".utf8)
+    private static let magic = Array("vcrt2".utf8)
 
     /// Signs a token (the game server's side).
     public static func sign(
-        match: String, participant: String, expiry: UInt64, secret: RelaySecret
+        audience: String = "", match: String, participant: String, expiry: UInt64, secret: RelaySecret
     ) throws(RelayTokenError) -> RelayToken {
-        let payload = try payload(match: match, participant: participant, expiry: expiry)
+        let payload = try payload(audience: audience, match: match, participant: participant, expiry: expiry)
         let mac = Array(HMAC<SHA256>.authenticationCode(for: payload, using: secret.key))
-        return RelayToken(match: match, participant: participant, expiry: expiry, mac: mac)
+        return RelayToken(audience: audience, match: match, participant: participant, expiry: expiry, mac: mac)
     }
 
-    private init(match: String, participant: String, expiry: UInt64, mac: [UInt8]) {
+    private init(audience: String, match: String, participant: String, expiry: UInt64, mac: [UInt8]) {
+        self.audience = audience
         self.match = match
         self.participant = participant
         self.expiry = expiry
@@ -51,47 +60,59 @@ public struct RelayToken: Sendable, Hashable, CustomStringConvertible {
         guard reader.take(Self.magic.count).map(Array.init) == Self.magic else {
             throw .malformed(reason: "unknown token version")
         }
-        guard let match = reader.string(), let participant = reader.string() else {
-            throw .malformed(reason: "match or participant ID is truncated or not UTF-8")
+        guard let audience = reader.string(), let match = reader.string(), let participant = reader.string() else {
+            throw .malformed(reason: "audience, match or participant ID is truncated or not UTF-8")
         }
         guard let expiry = reader.uint64(), reader.isAtEnd else {
             throw .malformed(reason: "expiry is missing or followed by extra bytes")
         }
         guard !match.isEmpty, !participant.isEmpty else { throw .malformed(reason: "empty match or participant ID") }
-        self.init(match: match, participant: participant, expiry: expiry, mac: mac)
+        guard audience.utf8.count <= Self.maximumIDBytes else { throw .malformed(reason: "audience too long") }
+        self.init(audience: audience, match: match, participant: participant, expiry: expiry, mac: mac)
     }
 
-    /// Checks the signature, the expiry against `now` (Unix seconds) and, if given, the match.
-    public func verify(secret: RelaySecret, now: UInt64, match expectedMatch: String? = nil) throws(RelayTokenError) {
-        let payload = try Self.payload(match: match, participant: participant, expiry: expiry)
+    /// Checks the signature; the expiry against `now` (Unix seconds), `expiryGraceSeconds` allowed;
+    /// that the token is for `audience` (the checking relay's name) unless it is for any relay;
+    /// and, if given, the match.
+    public func verify(
+        secret: RelaySecret, now: UInt64, audience relay: String? = nil, match expectedMatch: String? = nil
+    ) throws(RelayTokenError) {
+        let payload = try Self.payload(audience: audience, match: match, participant: participant, expiry: expiry)
         guard HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: payload, using: secret.key) else {
             throw .badSignature
         }
-        guard now <= expiry else { throw .expired(expiry: expiry, now: now) }
+        guard now <= expiry &+ Self.expiryGraceSeconds, expiry <= UInt64.max - Self.expiryGraceSeconds else {
+            throw .expired(expiry: expiry, now: now)
+        }
+        if !audience.isEmpty, audience != (relay ?? "") { throw .wrongAudience(relay: relay ?? "", found: audience) }
         if let expectedMatch, expectedMatch != match { throw .wrongMatch(expected: expectedMatch, found: match) }
     }
 
     /// The text form.
     public var text: String {
-        let payload = (try? Self.payload(match: match, participant: participant, expiry: expiry)) ?? []
+        let payload =
+            (try? Self.payload(audience: audience, match: match, participant: participant, expiry: expiry)) ?? []
         return Base64URL.encode(payload) + "." + Base64URL.encode(mac)
     }
 
     public var description: String { text }
 
-    private static func payload(match: String, participant: String, expiry: UInt64) throws(RelayTokenError)
-        -> [UInt8]
+    private static func payload(audience: String, match: String, participant: String, expiry: UInt64)
+        throws(RelayTokenError) -> [UInt8]
     {
+        let audienceBytes = Array(audience.utf8)
         let matchBytes = Array(match.utf8)
         let participantBytes = Array(participant.utf8)
         guard !matchBytes.isEmpty, !participantBytes.isEmpty else {
             throw .malformed(reason: "empty match or participant ID")
         }
-        guard matchBytes.count <= maximumIDBytes, participantBytes.count <= maximumIDBytes else {
-            throw .malformed(reason: "match or participant ID longer than \(maximumIDBytes) bytes")
+        guard audienceBytes.count <= maximumIDBytes, matchBytes.count <= maximumIDBytes,
+            participantBytes.count <= maximumIDBytes
+        else {
+            throw .malformed(reason: "audience, match or participant ID longer than \(maximumIDBytes) bytes")
         }
         var payload = magic
-        for field in [matchBytes, participantBytes] {
+        for field in [audienceBytes, matchBytes, participantBytes] {
             payload.append(UInt8(field.count >> 8))
             payload.append(UInt8(field.count & 0xFF))
             payload.append(contentsOf: field)

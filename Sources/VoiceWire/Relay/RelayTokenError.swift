@@ -8,6 +8,8 @@ public enum RelayTokenError: Error, Hashable, Sendable, CustomStringConvertible 
     case expired(expiry: UInt64, now: UInt64)
     /// The token is for another match than the one it was presented for.
     case wrongMatch(expected: String, found: String)
+    /// The token names another relay (`audience`) than the one it was presented to.
+    case wrongAudience(relay: String, found: String)
     /// A shared secret shorter than `RelaySecret.minimumBytes`.
     case secretTooShort(bytes: Int, minimum: Int)
 
@@ -22,6 +24,9 @@ public enum RelayTokenError: Error, Hashable, Sendable, CustomStringConvertible 
                 + "server for a fresh one"
         case .wrongMatch(let expected, let found):
             "relay token is for match \"\(found)\", not \"\(expected)\""
+        case .wrongAudience(let relay, let found):
+            "relay token is for relay \"\(found)\", not "
+                + (relay.isEmpty ? "this relay, which names no audience" : "\"\(relay)\"")
         case .secretTooShort(let bytes, let minimum):
             "relay secret has \(bytes) bytes; use at least \(minimum) random bytes"
         }
