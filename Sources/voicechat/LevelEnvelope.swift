@@ -42,52 +42,34 @@ final class LevelEnvelope: @unchecked Sendable {
 }
 
 /// A microphone whose captured audio also goes to a `LevelEnvelope`.
-final class EnvelopeInput: AudioInput {
-    private let device: any AudioInput
+final class EnvelopeInput: WrappingAudioInput {
+    let wrapped: any AudioInput
     let envelope: LevelEnvelope
 
     init(_ device: any AudioInput, envelope: LevelEnvelope) {
-        self.device = device
+        wrapped = device
         self.envelope = envelope
     }
 
-    var name: String { device.name }
-    var format: AudioFormat { device.format }
-    var pacing: DevicePacing { device.pacing }
-    var isExhausted: Bool { device.isExhausted }
-    var statistics: AudioDeviceStatistics { device.statistics }
-    var periodCadence: PeriodCadence? { device.periodCadence }
-    func start() throws(AudioDeviceError) { try device.start() }
-    func stop() { device.stop() }
-
     func read(into buffer: UnsafeMutableBufferPointer<Float>) -> Int {
-        let frames = device.read(into: buffer)
+        let frames = wrapped.read(into: buffer)
         envelope.add(UnsafeBufferPointer(rebasing: buffer[0..<frames * format.channels]))
         return frames
     }
 }
 
 /// A speaker whose queued audio also goes to a `LevelEnvelope`.
-final class EnvelopeOutput: AudioOutput {
-    private let device: any AudioOutput
+final class EnvelopeOutput: WrappingAudioOutput {
+    let wrapped: any AudioOutput
     let envelope: LevelEnvelope
 
     init(_ device: any AudioOutput, envelope: LevelEnvelope) {
-        self.device = device
+        wrapped = device
         self.envelope = envelope
     }
 
-    var name: String { device.name }
-    var format: AudioFormat { device.format }
-    var pacing: DevicePacing { device.pacing }
-    var availableToWrite: Int { device.availableToWrite }
-    var statistics: AudioDeviceStatistics { device.statistics }
-    var periodCadence: PeriodCadence? { device.periodCadence }
-    func start() throws(AudioDeviceError) { try device.start() }
-    func stop() { device.stop() }
-
     func write(_ samples: UnsafeBufferPointer<Float>) -> Int {
-        let frames = device.write(samples)
+        let frames = wrapped.write(samples)
         envelope.add(UnsafeBufferPointer(rebasing: samples[0..<frames * format.channels]))
         return frames
     }
