@@ -19,7 +19,7 @@ struct AllBenchmarks: ParsableCommand {
 
     static let benchmarks = [
         "codec", "ring", "quality", "pipeline", "engine-rt", "echo", "seal", "failover", "relay", "latency", "e2e",
-        "fuzz",
+        "chaos", "fuzz",
     ]
     /// Benchmarks that write reports (WAVs, plots) and take --report-directory.
     static let plotting: Set = ["quality", "relay", "latency", "e2e", "echo"]

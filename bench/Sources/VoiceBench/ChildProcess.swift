@@ -1,6 +1,10 @@
 import Foundation
 import Synchronization
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// A process of this benchmark executable that the benchmark started (a peer under test, the
 /// relay server), without the allocation interposer, which would slow it. It talks in lines:
 /// commands go to its standard input, and every line it prints is handed to `onLine` (on a
@@ -113,6 +117,19 @@ final class ChildProcess: Sendable {
         if process.isRunning { kill(process.processIdentifier, SIGTERM) }
         if !waitForExit(seconds: 5) { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
+    }
+
+    var processIdentifier: Int32 { process.processIdentifier }
+
+    /// Kills it at once (SIGKILL), as a crash or an OOM kill would, and waits for it to be gone.
+    func killAbruptly() {
+        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    /// Descriptors it holds open.
+    var openDescriptors: Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process.processIdentifier)/fd").count) ?? 0
     }
 
     /// User + system CPU seconds so far.

@@ -35,6 +35,9 @@ final class ImpairmentProxy: Sendable {
     }
 
     let counts = Mutex<Counts>(Counts())
+    /// While true the link is down: datagrams both ways are lost and TCP streams stall (nothing is
+    /// read, as over a cable pulled out), until it is false again.
+    let isCut = Atomic<Bool>(false)
 
     /// Binds UDP and TCP on 127.0.0.1 at a free port both share, forwarding to `targetPort`.
     init(targetPort: Int, conditions: NetworkConditions, seed: UInt64) throws {
@@ -108,7 +111,12 @@ final class ImpairmentProxy: Sendable {
                         }
                     }
                 }
-                if count > 0 {
+                if count > 0, isCut.load(ordering: .relaxed) {
+                    counts.withLock {
+                        $0.sent += 1
+                        $0.dropped += 1
+                    }
+                } else if count > 0 {
                     // Impaired from when it came in, not from before the wait that it ended.
                     let arrival = MediaTime.monotonicNow()
                     var index = clients.firstIndex {
@@ -137,7 +145,7 @@ final class ImpairmentProxy: Sendable {
             for offset in 0..<(polls.count - 1) where polls[offset + 1].revents & Int16(POLLIN) != 0 {
                 let client = clients[offset]
                 let count = buffer.withUnsafeMutableBytes { recv(client.upstream, $0.baseAddress, $0.count, 0) }
-                guard count > 0 else { continue }
+                guard count > 0, !isCut.load(ordering: .relaxed) else { continue }
                 _ = buffer.withUnsafeBytes { bytes in
                     Self.withSocketAddress(client.address) { sendto(udpSocket, bytes.baseAddress, count, 0, $0, $1) }
                 }
@@ -183,6 +191,10 @@ final class ImpairmentProxy: Sendable {
         var buffer = [UInt8](repeating: 0, count: 16_384)
         var polls = [pollfd(fd: source, events: Int16(POLLIN), revents: 0)]
         while !stopping.load(ordering: .acquiring) {
+            if isCut.load(ordering: .relaxed) {
+                usleep(5_000)
+                continue
+            }
             guard poll(&polls, 1, 50) > 0 else { continue }
             let count = buffer.withUnsafeMutableBytes { recv(source, $0.baseAddress, $0.count, 0) }
             guard count > 0 else { break }

@@ -11,7 +11,8 @@ struct VoiceBench: AsyncParsableCommand {
             CodecBenchmark.self, RingBenchmark.self, QualityBenchmark.self, PipelineBenchmark.self,
             EngineRTBenchmark.self, EchoBenchmark.self, FuzzBenchmark.self,
             SealBenchmark.self,
-            FailoverBenchmark.self, RelayBenchmark.self, LatencyBenchmark.self, E2EBenchmark.self, AllBenchmarks.self,
+            FailoverBenchmark.self, RelayBenchmark.self, LatencyBenchmark.self, E2EBenchmark.self, ChaosBenchmark.self,
+            AllBenchmarks.self,
             RelayServeCommand.self,
             LatencyPeerCommand.self, ImpairmentProxyCommand.self,
         ]
