@@ -4,7 +4,11 @@ import VoiceCore
 
 /// The Opus settings a user may choose on the command line.
 struct CodecOptions: ParsableArguments, FrameLengthOption {
-    @Option(name: .customLong("frame-ms"), help: "Frame length in ms: 2.5, 5, 10, 20, 40 or 60.")
+    @Option(
+        name: .customLong("frame-ms"),
+        help: ArgumentHelp(
+            "Frame length in ms: 2.5, 5, 10, 20, 40 or 60, every length Opus has, to hear the codec alone "
+                + "(calls take 5, 10 or 20)."))
     var frameMilliseconds = VoiceDefaults.frameDuration.milliseconds
 
     @Option(help: ArgumentHelp("Opus bitrate in bit/s; 'k' means thousands (e.g. 24k, 32000).", valueName: "bitrate"))

@@ -55,7 +55,11 @@ struct SimulateCommand: ParsableCommand {
     @Option(help: "Seed of the network's random choices.")
     var seed: UInt64 = 1
 
-    @Option(name: .customLong("frame-ms"), help: "Frame length in ms: 5, 10, 20, 40 or 60.")
+    @Option(
+        name: .customLong("frame-ms"),
+        help: ArgumentHelp(
+            "Frame length in ms: 5, 10, 20, 40 or 60; the simulation also tries the long frames a call does "
+                + "not take (calls take 5, 10 or 20; 2.5 has no room for the repair copies simulated)."))
     var frameMilliseconds = VoiceDefaults.frameDuration.milliseconds
 
     @Option(help: ArgumentHelp("Opus bitrate in bit/s; 'k' means thousands.", valueName: "bitrate"))

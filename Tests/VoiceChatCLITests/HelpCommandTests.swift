@@ -67,4 +67,26 @@ import Testing
         #expect(result.status == 0)
         #expect(result.standardOutput.contains("USAGE: voicechat join"))
     }
+
+    /// `--frame-ms` takes different lengths in different commands, and each says why.
+    @Test func eachCommandSaysWhyItTakesTheFrameLengthsItTakes() throws {
+        for (command, reason) in [
+            ("call", "the lengths a call's delay budget holds"), ("loopback", "every length Opus has"),
+            ("simulate", "the long frames a call does not take"),
+        ] {
+            let help = try CommandRunner.run(["help", command]).standardOutput.split(separator: "\n")
+                .map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+            #expect(help.contains(reason), "voicechat help \(command) does not say \"\(reason)\"")
+        }
+    }
+
+    /// Shell completion comes from the argument parser; the README says how to install it.
+    @Test func aCompletionScriptIsGenerated() throws {
+        let result = try CommandRunner.run(["--generate-completion-script", "bash"])
+        #expect(result.status == 0)
+        #expect(result.standardOutput.contains("_voicechat"))
+        let readme = try String(
+            contentsOf: CommandRunner.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        #expect(readme.contains("--generate-completion-script"))
+    }
 }
