@@ -66,6 +66,56 @@ import VoiceTesting
         try match(path: "relay-tcp", port: .relayJoinTCP)
     }
 
+    /// The relay stops 4 s into a match whose players talk over direct UDP: they keep talking,
+    /// and neither sees the other disconnect (they did once).
+    @Test func playersOnDirectUDPKeepTalkingWhenTheRelayStops() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let secretFile = try CommandRunner.secretFile(Self.secret, in: directory)
+        let port = TestPort.relayStops.port
+        let relay = try BackgroundCommand.relay(port: port, secretFile: secretFile, seconds: 4, directory: directory)
+        defer { relay.stop() }
+        #expect(relay.waitForOutput("relay listening", seconds: 15), "\(relay.standardError)")
+        func join(_ name: String, says fixture: String) throws -> (BackgroundCommand, String) {
+            let token = try CommandRunner.token(secretFile: secretFile, match: "arena", participant: name)
+            let heard = directory.appendingPathComponent("\(name)-heard.wav").path
+            let process = try BackgroundCommand(
+                executable: CommandRunner.executable.path,
+                arguments: [
+                    "join", "--relay", "127.0.0.1:\(port)", "--match", "arena", "--name", name, "--token", token,
+                    "--channel", "team", "--input", CommandRunner.fixture(fixture), "--output", heard,
+                    "--duration", "10",
+                ],
+                directory: directory, label: name)
+            return (process, heard)
+        }
+        let watch = MachineStallWatch()
+        let (alice, aliceHeard) = try join("alice", says: "speech-female.wav")
+        let (bob, bobHeard) = try join("bob", says: "speech-male.wav")
+        let aliceStatus = alice.waitForExit(seconds: 30)
+        let bobStatus = bob.waitForExit(seconds: 15)
+        let machine = watch.finish()
+        let transcript = """
+            machine: \(machine)
+            alice: \(alice.standardOutput)\(alice.standardError)
+            bob: \(bob.standardOutput)\(bob.standardError)
+            relay: \(relay.standardOutput)
+            """
+        #expect(aliceStatus == 0 && bobStatus == 0, "\(transcript)")
+        #expect(relay.standardOutput.contains("relay stopping"), "\(transcript)")
+        for (player, other) in [(alice, "bob"), (bob, "alice")] {
+            #expect(player.standardOutput.contains("path to \(other): direct"), "\(transcript)")
+            #expect(!player.standardOutput.contains("\(other) disconnected"), "\(transcript)")
+            #expect(player.standardOutput.contains("summary: \(other): path direct"), "\(transcript)")
+        }
+        try HostCallRun.expectSpeech(
+            heardPath: aliceHeard, sentFixture: "speech-male.wav", lags: -50...400, machine: machine,
+            context: transcript)
+        try HostCallRun.expectSpeech(
+            heardPath: bobHeard, sentFixture: "speech-female.wav", lags: -400...50, machine: machine,
+            context: transcript)
+    }
+
     @Test func theDemoRunsARelayAndTwoPlayersAndReportsWhatEachHeard() throws {
         let directory = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -112,14 +112,14 @@ enum TestPort: Int, CaseIterable {
     case loopbackDirect, loopbackApp, jackCall, relayJoinUDP, relayJoinTCP, nobodyListening, unknownALSADevice
     case busyListener, relayWithForgedToken, silentRelay, relayReport, relayInUse, relayForeignHost
     case listenPaths, interruptedListener, terminatedListener, endedInputListener, acceptingListener
-    case relayAdmin, echoListener, readmeCall, readmeRelay, consoleOpen, consolePushToTalk
+    case relayAdmin, echoListener, readmeCall, readmeRelay, consoleOpen, consolePushToTalk, relayStops
 
-    /// Ports each test process may use: 20000 + 1799 × 24 + 23 stays under 65535.
-    private static let perProcess = 24
+    /// Ports each test process may use: 20000 + 1499 × 30 + 29 stays under 65535.
+    private static let perProcess = 30
 
     var port: Int {
         precondition(Self.allCases.count <= Self.perProcess, "more test ports than a process's range holds")
-        return 20_000 + Int(getpid() % 1_800) * Self.perProcess + rawValue
+        return 20_000 + Int(getpid() % 1_500) * Self.perProcess + rawValue
     }
 }
 
