@@ -27,6 +27,21 @@ import VoiceWire
         #expect(throws: RelayTokenError.expired(expiry: .max, now: 0)) { try never.verify(secret: secret, now: 0) }
     }
 
+    @Test func aTokenThatWouldNotFitAJoinIsNotSigned() throws {
+        let longest = String(repeating: "x", count: RelayToken.maximumIDBytes)
+        let error = #expect(throws: RelayTokenError.self) {
+            try RelayToken.sign(audience: longest, match: longest, participant: longest, expiry: 1, secret: secret)
+        }
+        guard case .malformed(let reason) = error else {
+            Issue.record("expected a malformed-token error, got \(String(describing: error))")
+            return
+        }
+        #expect(reason.contains("more than \(RelayToken.maximumTextBytes)"))
+        // Two of them at their longest still fit.
+        let token = try RelayToken.sign(match: longest, participant: longest, expiry: 1, secret: secret)
+        #expect(try RelayToken(parsing: token.text) == token)
+    }
+
     @Test func aTokenForOneRelayIsRefusedByAnother() throws {
         let token = try RelayToken.sign(
             audience: "eu-1", match: "m", participant: "p", expiry: 100, secret: secret)

@@ -33,7 +33,14 @@ public struct RelayToken: Sendable, Hashable, CustomStringConvertible {
     ) throws(RelayTokenError) -> RelayToken {
         let payload = try payload(audience: audience, match: match, participant: participant, expiry: expiry)
         let mac = Array(HMAC<SHA256>.authenticationCode(for: payload, using: secret.key))
-        return RelayToken(audience: audience, match: match, participant: participant, expiry: expiry, mac: mac)
+        let token = RelayToken(audience: audience, match: match, participant: participant, expiry: expiry, mac: mac)
+        // Each ID may be as long as any, but not all three at once: the text must fit a join.
+        guard token.text.utf8.count <= maximumTextBytes else {
+            throw .malformed(
+                reason: "audience, match and participant IDs together make a token of \(token.text.utf8.count) "
+                    + "characters, more than \(maximumTextBytes); shorten one")
+        }
+        return token
     }
 
     private init(audience: String, match: String, participant: String, expiry: UInt64, mac: [UInt8]) {
