@@ -25,6 +25,10 @@ struct FuzzBenchmark: ParsableCommand {
     @Option(help: "Executions to run each target for, instead of --seconds.")
     var runs: Int?
 
+    @Option(
+        help: "Longest input libFuzzer makes, in bytes (default: its own choice, which grows with the corpus).")
+    var maxLength: Int?
+
     @Option(parsing: .upToNextOption, help: "Targets to run (default: all).")
     var targets: [String] = FuzzTarget.allCases.map(\.rawValue)
 
@@ -34,6 +38,7 @@ struct FuzzBenchmark: ParsableCommand {
     func validate() throws {
         guard seconds > 0 else { throw ValidationError("--seconds must be positive, not \(seconds).") }
         if let runs, runs <= 0 { throw ValidationError("--runs must be positive, not \(runs).") }
+        if let maxLength, maxLength <= 0 { throw ValidationError("--max-length must be positive, not \(maxLength).") }
         let unknown = targets.filter { FuzzTarget(rawValue: $0) == nil }
         guard unknown.isEmpty else {
             throw ValidationError(
@@ -87,7 +92,9 @@ struct FuzzBenchmark: ParsableCommand {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: fuzzer)
         let limit = runs.map { "-runs=\($0)" } ?? "-max_total_time=\(seconds)"
-        process.arguments = [limit, "-print_final_stats=1", "-artifact_prefix=\(artifacts)", corpus]
+        process.arguments =
+            [limit, "-print_final_stats=1", "-artifact_prefix=\(artifacts)"]
+            + (maxLength.map { ["-max_len=\($0)"] } ?? []) + [corpus]
         // Real traffic the test suite wrote (FuzzSeedCorpusTests) starts the search; new inputs go to `corpus`.
         let seeds = projectRoot + "/fuzz/seeds/" + target
         if FileManager.default.fileExists(atPath: seeds) { process.arguments?.append(seeds) }
