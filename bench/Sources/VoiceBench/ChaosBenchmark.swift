@@ -89,6 +89,9 @@ struct ChaosBenchmark: ParsableCommand {
         for join in joins where join.waitForLine(containing: "joined;", timeout: 20) == nil {
             throw E2ERun.Failure(description: "\(join.label) did not join: \(join.keptLines.joined(separator: " | "))")
         }
+        print(
+            "four voicechat join processes at the CLI's defaults but --path relay (every voice crosses the relay), "
+                + "with WAV files for devices")
         let watch = MachineStallWatch()
         var report = BenchmarkReport(bench: "chaos")
         func elapsed() -> Double { Double(MediaTime.monotonicNow() - started) / 1e9 }
