@@ -8,6 +8,23 @@ import VoiceTesting
 @Suite struct HostCallRelayJoinTests {
     static let secret = "0123456789abcdef0123456789abcdef"
 
+    /// `voicechat join` for `name` in match "arena" on the relay at `port`, saying `fixture` and
+    /// recording what it hears, with `options` besides; returns it and its recording's path.
+    private static func join(
+        _ name: String, says fixture: String, port: Int, secretFile: URL, directory: URL, options: [String]
+    ) throws -> (BackgroundCommand, String) {
+        let token = try CommandRunner.token(secretFile: secretFile, match: "arena", participant: name)
+        let heard = directory.appendingPathComponent("\(name)-heard.wav").path
+        let process = try BackgroundCommand(
+            executable: CommandRunner.executable.path,
+            arguments: [
+                "join", "--relay", "127.0.0.1:\(port)", "--match", "arena", "--name", name, "--token", token,
+                "--channel", "team", "--input", CommandRunner.fixture(fixture), "--output", heard,
+            ] + options,
+            directory: directory, label: name)
+        return (process, heard)
+    }
+
     private func match(path: String, port testPort: TestPort) throws {
         let directory = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -18,18 +35,9 @@ import VoiceTesting
         #expect(relay.waitForOutput("relay listening", seconds: 15), "\(relay.standardError)")
 
         func join(_ name: String, says fixture: String) throws -> (BackgroundCommand, String) {
-            let token = try CommandRunner.token(secretFile: secretFile, match: "arena", participant: name)
-            let heard = directory.appendingPathComponent("\(name)-heard.wav").path
-            let process = try BackgroundCommand(
-                executable: CommandRunner.executable.path,
-                arguments: [
-                    "join", "--relay", "127.0.0.1:\(port)", "--match", "arena", "--name", name, "--token",
-                    token, "--channel", "team",
-                    "--channel", "all", "--active", "team", "--path", path, "--input", CommandRunner.fixture(fixture),
-                    "--output", heard, "--duration", "11",
-                ],
-                directory: directory, label: name)
-            return (process, heard)
+            try Self.join(
+                name, says: fixture, port: port, secretFile: secretFile, directory: directory,
+                options: ["--channel", "all", "--active", "team", "--path", path, "--duration", "11"])
         }
         let watch = MachineStallWatch()
         let (alice, aliceHeard) = try join("alice", says: "speech-female.wav")
@@ -77,17 +85,9 @@ import VoiceTesting
         defer { relay.stop() }
         #expect(relay.waitForOutput("relay listening", seconds: 15), "\(relay.standardError)")
         func join(_ name: String, says fixture: String) throws -> (BackgroundCommand, String) {
-            let token = try CommandRunner.token(secretFile: secretFile, match: "arena", participant: name)
-            let heard = directory.appendingPathComponent("\(name)-heard.wav").path
-            let process = try BackgroundCommand(
-                executable: CommandRunner.executable.path,
-                arguments: [
-                    "join", "--relay", "127.0.0.1:\(port)", "--match", "arena", "--name", name, "--token", token,
-                    "--channel", "team", "--input", CommandRunner.fixture(fixture), "--output", heard,
-                    "--duration", "10",
-                ],
-                directory: directory, label: name)
-            return (process, heard)
+            try Self.join(
+                name, says: fixture, port: port, secretFile: secretFile, directory: directory,
+                options: ["--duration", "10"])
         }
         let watch = MachineStallWatch()
         let (alice, aliceHeard) = try join("alice", says: "speech-female.wav")
