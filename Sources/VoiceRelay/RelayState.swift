@@ -40,6 +40,9 @@ final class RelayState {
     private var connectionHosts: [RelayConnectionID: String] = [:]
     private var addressLimits: AddressLimits
     private(set) var participantCount = 0
+    /// Set by `shutDown`: from then on nothing is taken, so that a client's rejoin arriving while
+    /// the sockets close cannot find an empty match and report its other players gone.
+    private(set) var isShutDown = false
     var counters = RelayCounters()
     var joins = 0
     var refusals = [Int](repeating: 0, count: RelayRefusal.allCases.count + 1)
@@ -64,6 +67,10 @@ final class RelayState {
 
     /// Handles one datagram or TCP frame.
     func received(_ buffer: ByteBuffer, from source: RelaySource, now: UInt64) {
+        guard !isShutDown else {
+            if case .tcp(let connection) = source { actions.append(.close(connection)) }
+            return
+        }
         let bytes = buffer.readableBytes
         counters.packetsReceived &+= 1
         counters.bytesReceived &+= bytes
@@ -387,6 +394,10 @@ final class RelayState {
     /// join within the hello deadline), or closes it at once when its address holds as many
     /// connections that have not joined as it may.
     func connectionOpened(_ connection: RelayConnectionID, from peer: SocketAddress?, now: UInt64) {
+        guard !isShutDown else {
+            actions.append(.close(connection))
+            return
+        }
         let host = peer?.ipAddress ?? "?"
         guard addressLimits.admitConnection(from: host) else {
             drop(.addressConnectionLimit, member: nil)
@@ -570,6 +581,7 @@ final class RelayState {
 
     /// Tells every member the relay is going away, then forgets them all.
     func shutDown() {
+        isShutDown = true
         for match in Array(matches.values) {
             for member in match.members {
                 notify(member, .kicked(.shutdown))

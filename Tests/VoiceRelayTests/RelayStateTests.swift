@@ -380,6 +380,29 @@ import VoiceWire
         #expect(state.participantCount == 2)
     }
 
+    /// Once it has shut down, the relay takes nothing: a client's rejoin that arrives while its
+    /// sockets close is not admitted into an empty match (whose roster would tell the client that
+    /// its other players had left), and a new connection is closed at once.
+    @Test func aRelayThatHasShutDownAdmitsNobody() throws {
+        let state = makeState()
+        try join("alice", from: .udp(Self.address(1)), into: state)
+        state.shutDown()
+        _ = Self.take(state)
+        let rejoin = try join("alice", from: .udp(Self.address(1)), into: state)
+        #expect(rejoin.isEmpty)
+        #expect(state.matches.isEmpty)
+        let token = try RelayToken.sign(match: Self.match, participant: "alice", expiry: 2_000_000, secret: secret)
+        let signalJoin = try RelayMessage.signalJoin(token: token.text, participant: "alice").serialized()
+        state.received(ByteBuffer(bytes: signalJoin), from: .tcp(RelayConnectionID(rawValue: 7)), now: 0)
+        #expect(state.signallingMatches.isEmpty)
+        state.connectionOpened(RelayConnectionID(rawValue: 8), from: Self.address(2), now: 0)
+        let closes = Self.take(state).actions.compactMap { action -> RelayConnectionID? in
+            if case .close(let connection) = action { return connection }
+            return nil
+        }
+        #expect(closes == [RelayConnectionID(rawValue: 7), RelayConnectionID(rawValue: 8)])
+    }
+
     /// A relay named "eu-1" takes tokens for it and for any relay, and answers one for another
     /// relay with a refusal that says so.
     @Test func aTokenForAnotherRelayIsRefused() throws {
