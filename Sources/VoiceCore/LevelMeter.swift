@@ -94,7 +94,7 @@ public struct LevelMeter: Sendable {
 
     /// The sum of the squared samples, eight lanes at a time: every stream is metered every frame,
     /// and a sum carried sample by sample cannot be vectorised by the compiler.
-    static func sumOfSquares(_ samples: UnsafeBufferPointer<Float>) -> Float {
+    public static func sumOfSquares(_ samples: UnsafeBufferPointer<Float>) -> Float {
         sumOfSquaresAndPeak(samples).sumOfSquares
     }
 

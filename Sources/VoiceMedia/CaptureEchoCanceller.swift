@@ -148,7 +148,7 @@ public final class CaptureEchoCanceller: @unchecked Sendable {
     public func cancel(_ captured: UnsafeBufferPointer<Float>, queuedSamples: Int) -> UnsafeBufferPointer<Float> {
         guard captured.count == frameSamples else { return captured }
         reference.copy(endingAt: reference.written - max(0, queuedSamples), into: referenceFrame)
-        let referenceAudible = Self.level(of: UnsafeBufferPointer(referenceFrame)) > Self.audibleReferenceDBFS
+        let referenceAudible = LevelMeter.rmsDBFS(of: UnsafeBufferPointer(referenceFrame)) > Self.audibleReferenceDBFS
         if referenceAudible { lastAudibleFrame = framesCancelled }
         let target: Float = framesCancelled - lastAudibleFrame <= echoFrames ? 1 : 0
         let block = blockSamples
@@ -165,10 +165,11 @@ public final class CaptureEchoCanceller: @unchecked Sendable {
                 // that block is the gain for this one, so that nothing waits for it.
                 _ = suppressedBlock.update(fromContentsOf: linearBlock)
                 try suppressor.process(suppressedBlock, suppressingResidualEchoOf: canceller)
-                let before = Self.energy(UnsafeBufferPointer(previousLinearBlock))
+                let before = LevelMeter.sumOfSquares(UnsafeBufferPointer(previousLinearBlock))
                 let found =
                     before > Self.silentBlockEnergy
-                    ? min(1, (Self.energy(UnsafeBufferPointer(suppressedBlock)) / before).squareRoot()) : 1
+                    ? min(1, (LevelMeter.sumOfSquares(UnsafeBufferPointer(suppressedBlock)) / before).squareRoot())
+                    : 1
                 let (fromShare, fromGain) = (suppression, gain)
                 suppression = target > suppression ? min(target, suppression + step) : max(target, suppression - step)
                 gain = found
@@ -211,26 +212,10 @@ public final class CaptureEchoCanceller: @unchecked Sendable {
 
     private func measure(captured: UnsafeBufferPointer<Float>) {
         framesWithEcho += 1
-        capturedPower = Self.forgetting * capturedPower + Self.meanPower(captured)
-        outputPower = Self.forgetting * outputPower + Self.meanPower(UnsafeBufferPointer(output))
+        capturedPower = Self.forgetting * capturedPower + Double(LevelMeter.meanPower(of: captured))
+        outputPower = Self.forgetting * outputPower + Double(LevelMeter.meanPower(of: UnsafeBufferPointer(output)))
     }
 
     /// Below this (a block's sum of squares, about -100 dBFS) there is nothing to suppress.
     static let silentBlockEnergy: Float = 1e-7
-
-    private static func energy(_ samples: UnsafeBufferPointer<Float>) -> Float {
-        var sum: Float = 0
-        for sample in samples { sum += sample * sample }
-        return sum
-    }
-
-    private static func level(of samples: UnsafeBufferPointer<Float>) -> Float {
-        10 * log10(max(Float(meanPower(samples)), 1e-20))
-    }
-
-    private static func meanPower(_ samples: UnsafeBufferPointer<Float>) -> Double {
-        var sum: Float = 0
-        for sample in samples { sum += sample * sample }
-        return Double(sum) / Double(max(samples.count, 1))
-    }
 }
