@@ -97,7 +97,9 @@ struct ChaosBenchmark: ParsableCommand {
         func elapsed() -> Double { Double(MediaTime.monotonicNow() - started) / 1e9 }
         func wait(until time: Double) { while elapsed() < time { usleep(10_000) } }
 
-        // (a) Floods.
+        // (a) Floods, after as long a quiet stretch for the baseline.
+        wait(until: max(1, 6 - floodSeconds))
+        let quietStart = Self.packetCounts(directory, players: Self.players.map(\.name))
         wait(until: 6)
         let before = (rss: relay.residentBytes, descriptors: relay.openDescriptors)
         let lostBefore = Self.packetCounts(directory, players: Self.players.map(\.name))
@@ -113,7 +115,9 @@ struct ChaosBenchmark: ParsableCommand {
         let afterFlood = (rss: relay.residentBytes, descriptors: relay.openDescriptors)
         let received = lostAfter.received - lostBefore.received
         let lost = lostAfter.lost - lostBefore.lost
-        let lossPercent = received + lost > 0 ? 100 * Double(lost) / Double(received + lost) : 100
+        let lossPercent = Self.percent(lost: lost, received: received)
+        let quietLossPercent = Self.percent(
+            lost: lostBefore.lost - quietStart.lost, received: lostBefore.received - quietStart.received)
         print(
             String(
                 format: "(a) flood: %d junk datagrams, %d TCP connections (%d held idle, %d sending junk) in %.0f s",
@@ -121,7 +125,9 @@ struct ChaosBenchmark: ParsableCommand {
         // What the relay made of it, by its own count.
         let relayCounts = (try? runToCompletion(voicechat, ["relay-admin", "--socket", adminSocket, "stats"])) ?? ""
         print("(a) the relay's totals after the flood:\n" + relayCounts, terminator: "")
-        report.add("(a) players' loss during the flood", lossPercent, unit: "%", target: .atMost(1))
+        report.add(
+            "(a) players' loss during the flood", lossPercent, unit: "%", baseline: quietLossPercent,
+            target: .atMost(1))
         report.add(
             "(a) relay RSS growth", (during.rss - before.rss) / 1_048_576, unit: "MB", baseline: before.rss / 1_048_576,
             target: .atMost(8))
@@ -173,12 +179,17 @@ struct ChaosBenchmark: ParsableCommand {
         let floodGap = talkers.map { longestGap(of: $0, from: floodStart, to: floodEnd) }.max() ?? 0
         report.add("(a) longest voice gap heard during the flood", floodGap * 1000, unit: "ms")
         let restartGap = talkers.map { longestGap(of: $0, from: killAt, to: restartedAt + 3) }.max() ?? 0
-        report.add("(b) longest voice gap heard, relay killed and restarted", restartGap * 1000, unit: "ms")
+        // The baselines are the events' own lengths: the relay away, the link down.
+        report.add(
+            "(b) longest voice gap heard, relay killed and restarted", restartGap * 1000, unit: "ms",
+            baseline: (restartedAt - killAt) * 1000)
         report.add(
             "(b) voice again after the relay listened again", max(0, restartGap - (restartedAt - killAt)), unit: "s",
             target: .atMost(2))
         let aliceGap = longestGap(of: "alice", from: cutAt, to: restoredAt + 2)
-        report.add("(c) alice's longest voice gap heard, link down 2 s", aliceGap * 1000, unit: "ms")
+        report.add(
+            "(c) alice's longest voice gap heard, link down 2 s", aliceGap * 1000, unit: "ms",
+            baseline: (restoredAt - cutAt) * 1000)
         report.add(
             "(c) alice heard again after her link returned", max(0, aliceGap - (restoredAt - cutAt)), unit: "s",
             target: .atMost(1))
@@ -227,6 +238,11 @@ struct ChaosBenchmark: ParsableCommand {
             longest = max(longest, run)
         }
         return Double(longest) * 0.02
+    }
+
+    /// Lost packets as a share of those expected, %; 100 when nothing was expected.
+    static func percent(lost: Int, received: Int) -> Double {
+        received + lost > 0 ? 100 * Double(lost) / Double(received + lost) : 100
     }
 
     /// Packets received and lost over every player's streams so far, from their last stats lines.
