@@ -71,7 +71,7 @@ let package = Package(
         ),
         .target(
             name: "VoiceWire",
-            dependencies: ["CVoiceSodium", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["VoiceCore", "CVoiceSodium", .product(name: "Crypto", package: "swift-crypto")]
         ),
         .target(name: "VoiceMedia", dependencies: ["VoiceCore", "VoiceCodec", "VoiceWire"]),
         .target(
@@ -93,7 +93,7 @@ let package = Package(
         .target(
             name: "VoiceRelayClient",
             dependencies: [
-                "VoiceWire",
+                "VoiceCore", "VoiceWire",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

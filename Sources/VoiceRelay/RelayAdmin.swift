@@ -1,4 +1,5 @@
 import NIOCore
+import VoiceCore
 import VoiceWire
 
 /// Why an admin operation failed.
@@ -7,6 +8,7 @@ public enum RelayAdminError: Error, Hashable, Sendable, CustomStringConvertible 
     case unknownParticipant(match: String, participant: String)
     /// The relay has not started or has shut down.
     case notRunning
+    case invalidPosition(VoicePosition)
 
     public var description: String {
         switch self {
@@ -14,6 +16,7 @@ public enum RelayAdminError: Error, Hashable, Sendable, CustomStringConvertible 
         case .unknownParticipant(let match, let participant):
             "participant \"\(participant)\" is not a member of match \"\(match)\" on this relay"
         case .notRunning: "the relay is not running"
+        case .invalidPosition(let position): "position \(position) is not three finite numbers"
         }
     }
 }
@@ -30,6 +33,12 @@ public struct RelayParticipantInfo: Sendable, Hashable {
     /// Sent voice within the last second.
     public var isSending: Bool
     public var counters: RelayCounters
+    /// Where it stands, if it or the game server said so.
+    public var position: VoicePosition?
+    /// Whether the game server placed it (its own reports are then ignored).
+    public var isPlacedByServer: Bool
+    /// The channels it hears positionally, and the range on each.
+    public var hearingRanges: [UInt16: Float]
 }
 
 public struct RelayMatchInfo: Sendable, Hashable {
@@ -80,6 +89,18 @@ public struct RelayAdmin: Sendable {
         }
     }
 
+    /// Places the participant at `position` for the match's positional channels, whatever its
+    /// client reports from now on (the game server is the authority on where players stand); nil
+    /// lets its client's reports count again.
+    public func setPosition(_ position: VoicePosition?, participant: String, match: String)
+        async throws(RelayAdminError)
+    {
+        if let position, !position.isFinite { throw .invalidPosition(position) }
+        try await withMember(match: match, participant: participant) { state, member in
+            state.placeByServer(member, at: position)
+        }
+    }
+
     /// Removes the participant from the match (media and signalling); its clients are told and must
     /// get a new token to return.
     public func kick(participant: String, match: String) async throws(RelayAdminError) {
@@ -117,7 +138,10 @@ public struct RelayAdmin: Sendable {
                         muted: member.muted, serverMuted: member.serverMuted, overUDP: member.udpAddress != nil,
                         overTCP: member.tcpConnection != nil,
                         isSending: member.lastVoice != 0 && now &- member.lastVoice < 1_000_000_000,
-                        counters: member.counters)
+                        counters: member.counters, position: member.position,
+                        isPlacedByServer: member.isPlacedByServer,
+                        hearingRanges: Dictionary(
+                            uniqueKeysWithValues: member.hearings.map { ($0.channel, $0.range.range) }))
                 })
         }
     }

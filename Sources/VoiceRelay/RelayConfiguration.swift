@@ -12,6 +12,10 @@ public struct RelayLimits: Sendable, Hashable {
     public var bytesPerSecond: Double = 160_000
     /// Bytes a member may send in a burst.
     public var byteBurst: Double = 64_000
+    /// Sustained positions per second a member may report (a game moves players up to 30 times a second).
+    public var positionsPerSecond: Double = 40
+    /// Positions a member may report in a burst.
+    public var positionBurst: Double = 20
     /// Largest envelope the relay forwards.
     public var maximumDatagramBytes = 1400
     /// Most members of one match.

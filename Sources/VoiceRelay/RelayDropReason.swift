@@ -28,6 +28,10 @@ public enum RelayDropReason: Int, Sendable, Hashable, CaseIterable, CustomString
     /// A TCP connection closed at a frame's header: it had not joined and announced a frame
     /// longer than any join (`RelayMessage.maximumJoinBytes`).
     case unjoinedFrameTooLarge
+    /// A position a member reported for another player than itself.
+    case foreignPosition
+    /// A position a member reported after the game server placed it (the server's stands).
+    case positionHeldByServer
 
     public var description: String {
         switch self {
@@ -44,6 +48,8 @@ public enum RelayDropReason: Int, Sendable, Hashable, CaseIterable, CustomString
         case .addressConnectionLimit: "address_connection_limit"
         case .joinRateLimited: "join_rate_limited"
         case .unjoinedFrameTooLarge: "unjoined_frame_too_large"
+        case .foreignPosition: "foreign_position"
+        case .positionHeldByServer: "position_held_by_server"
         }
     }
 }
@@ -55,6 +61,9 @@ public struct RelayCounters: Sendable, Hashable {
     /// Copies sent to recipients (one envelope to five listeners counts five).
     public var packetsForwarded = 0
     public var bytesForwarded = 0
+    /// Voice copies not sent because the listener hears the channel positionally and the
+    /// speaker is out of its range (one envelope kept from five listeners counts five).
+    public var packetsOutOfRange = 0
     /// Signals forwarded between signalling members (not counted in `packetsForwarded`).
     public var signalsForwarded = 0
     public var signalBytesForwarded = 0

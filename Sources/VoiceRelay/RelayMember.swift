@@ -29,6 +29,14 @@ final class RelayMember {
     var packetBucket: TokenBucket
     var byteBucket: TokenBucket
     var counters = RelayCounters()
+    /// Where the player stands, once it or the game server said so; on positional channels a
+    /// player without a position is heard by nobody and hears nobody.
+    var position: VoicePosition?
+    /// Set once the game server placed the player: its own reports are ignored from then on.
+    var isPlacedByServer = false
+    var positionBucket: TokenBucket
+    /// The channels this member hears positionally, each with whom it hears there now.
+    var hearings: [RelayHearing] = []
 
     init(match: RelayMatch, participant: String, mediaID: UInt32, limits: RelayLimits, now: UInt64) {
         self.match = match
@@ -38,6 +46,8 @@ final class RelayMember {
         muted = []
         packetBucket = TokenBucket(ratePerSecond: limits.packetsPerSecond, burst: limits.packetBurst, now: now)
         byteBucket = TokenBucket(ratePerSecond: limits.bytesPerSecond, burst: limits.byteBurst, now: now)
+        positionBucket = TokenBucket(
+            ratePerSecond: limits.positionsPerSecond, burst: limits.positionBurst, now: now)
     }
 
     @inline(__always)
@@ -46,6 +56,39 @@ final class RelayMember {
     }
 
     var hasTransport: Bool { udpAddress != nil || tcpConnection != nil }
+
+    /// Whether this member hears `speaker`'s voice on `channel`: always, unless it hears the
+    /// channel positionally and the speaker is out of its range. No allocation: the forwarding path asks.
+    @inline(__always)
+    func hears(_ speaker: UInt32, on channel: UInt16) -> Bool {
+        for hearing in hearings where hearing.channel == channel {
+            return hearing.audible.contains(speaker)
+        }
+        return true
+    }
+
+    /// Brings whether this member hears `speaker` up to date, at `distanceSquared` from it (nil:
+    /// one of the two has no position).
+    func updateHearing(of speaker: UInt32, distanceSquared: Float?) {
+        for index in hearings.indices {
+            let was = hearings[index].audible.contains(speaker)
+            let now =
+                distanceSquared.map { hearings[index].range.isAudible(distanceSquared: $0, wasAudible: was) } ?? false
+            if now && !was {
+                hearings[index].audible.insert(speaker)
+            } else if was && !now {
+                hearings[index].audible.remove(speaker)
+            }
+        }
+    }
+}
+
+/// One channel a member hears positionally: its range, and the players within it now.
+struct RelayHearing {
+    let channel: UInt16
+    let range: HearingRange
+    /// Media IDs of the players within range (with the margin for those already in it).
+    var audible: Set<UInt32>
 }
 
 /// The members of one match. Same thread contract as `RelayMember`.

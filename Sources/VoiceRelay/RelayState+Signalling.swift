@@ -84,7 +84,7 @@ extension RelayState {
             removeSignalling(member)
             actions.append(.close(member.connection))
         case .join, .joined, .refused, .startChannel, .stopChannel, .mute, .unmute, .pong, .kicked, .moved,
-            .serverMute, .signalJoin, .signalJoined, .memberJoined, .memberLeft, .signal:
+            .serverMute, .signalJoin, .signalJoined, .memberJoined, .memberLeft, .signal, .position, .hearingRange:
             drop(.malformed, member: nil)
         }
     }

@@ -133,16 +133,29 @@ final class RelayState {
         if header.destination == SealedEnvelopeHeader.everyone {
             for recipient in sender.match.members where recipient !== sender {
                 guard recipient.listens(to: header.channel) else { continue }
-                if isVoice, recipient.muted.contains(sender.mediaID) { continue }
+                if isVoice, !wants(recipient, voiceFrom: sender, on: header.channel) { continue }
                 deliver(buffer, to: recipient, reliable: isTCP, sender: sender)
             }
         } else {
             guard let recipient = sender.match.member(mediaID: header.destination), recipient !== sender else {
                 return drop(.unknownDestination, member: sender)
             }
-            if isVoice, recipient.muted.contains(sender.mediaID) { return }
+            if isVoice, !wants(recipient, voiceFrom: sender, on: header.channel) { return }
             deliver(buffer, to: recipient, reliable: isTCP, sender: sender)
         }
+    }
+
+    /// Whether `recipient` wants `sender`'s voice on `channel`: it has not muted the sender, and
+    /// on a channel it hears positionally, the sender is in its range.
+    @inline(__always)
+    private func wants(_ recipient: RelayMember, voiceFrom sender: RelayMember, on channel: UInt16) -> Bool {
+        if recipient.muted.contains(sender.mediaID) { return false }
+        guard recipient.hears(sender.mediaID, on: channel) else {
+            counters.packetsOutOfRange &+= 1
+            sender.counters.packetsOutOfRange &+= 1
+            return false
+        }
+        return true
     }
 
     /// Counts a forwarded UDP copy its I/O could not queue: the socket's outbound queue was full.
@@ -246,6 +259,8 @@ final class RelayState {
                 member.muted.append(id)
             }
         case .unmute(let id): member.muted.removeAll { $0 == id }
+        case .position(let mediaID, let position): reportedPosition(position, of: mediaID, by: member, now: now)
+        case .hearingRange(let channel, let range): setHearingRange(range, on: channel, of: member, source: source)
         case .leave: remove(member, because: "left")
         case .join, .joined, .refused, .pong, .kicked, .moved, .serverMute, .signalJoin, .signalJoined,
             .memberJoined, .memberLeft, .sendSignal, .signal:
@@ -386,6 +401,7 @@ final class RelayState {
         let match = member.match
         let before = match.members.count
         match.members.removeAll { $0 === member }
+        forgetHearing(of: member)
         if match.members.count < before { participantCount -= 1 }
         if match.members.isEmpty { matches[match.id] = nil }
     }

@@ -1,5 +1,6 @@
 import NIOConcurrencyHelpers
 import NIOCore
+import VoiceCore
 import VoiceWire
 
 /// The engine's side of a relay: joins one match over UDP or TCP, sends and receives envelopes,
@@ -92,6 +93,13 @@ public final class RelayClient: Sendable {
     public func stopChannel(_ channel: UInt16) { control { $0.stopChannel(channel) } }
     public func mute(_ mediaID: UInt32) { control { $0.mute(mediaID) } }
     public func unmute(_ mediaID: UInt32) { control { $0.unmute(mediaID) } }
+    /// Hears `channel` positionally within `range` (0: the whole channel again), now and after every join.
+    public func setHearingRange(_ range: Float, on channel: UInt16) {
+        control { $0.setHearingRange(range, on: channel) }
+    }
+    /// Tells the relay where the player stands (finite coordinates), now and again every
+    /// `positionRepeatInterval` and after every join.
+    public func setPosition(_ position: VoicePosition) { control { $0.setPosition(position) } }
 
     /// A fresh token (e.g. after `.refused(.expired)`); the client joins again with it.
     public func updateToken(_ token: String) { control { $0.updateToken(token) } }

@@ -21,6 +21,11 @@ public struct RelayClientConfiguration: Sendable {
     public var channels: [UInt16]
     /// Media IDs muted at join.
     public var muted: [UInt32]
+    /// Channels heard positionally, and the range on each, told to the relay after every join.
+    public var hearingRanges: [UInt16: Float] = [:]
+    /// How often the player's position is told again while it stands still: a datagram with it
+    /// may have been lost, and a relay that restarted knows no position.
+    public var positionRepeatInterval: Duration = .seconds(1)
     /// How often a joined client proves it is alive (and keeps NAT bindings open).
     public var keepaliveInterval: Duration = .milliseconds(250)
     /// Nothing heard from the relay for this long means it is gone: the client reports `.lost` and rejoins.

@@ -1,5 +1,6 @@
 import NIOCore
 import NIOPosix
+import VoiceCore
 import VoiceWire
 
 /// The protocol state of one `RelayClient`.
@@ -22,6 +23,9 @@ final class ClientCore {
     private var isClosed = false
     /// What the relay last said of the game server's mute; it says it again at every join.
     private var isServerMuted = false
+    /// Where the player stands, for the relay's positional channels; told after every join.
+    private var position: VoicePosition?
+    private var lastPositionSent: UInt64 = 0
 
     init(
         configuration: RelayClientConfiguration, relayAddress: SocketAddress, loop: any EventLoop,
@@ -85,6 +89,8 @@ final class ClientCore {
                     channel?.close(promise: nil)
                     channel = nil
                 }
+            } else if position != nil, now &- lastPositionSent >= nanoseconds(configuration.positionRepeatInterval) {
+                sendPosition(now: now)
             } else if now &- lastSent >= nanoseconds(configuration.keepaliveInterval) {
                 nonce &+= 1
                 send(.keepalive(nonce: nonce), now: now)
@@ -128,6 +134,10 @@ final class ClientCore {
         case .joined(let mediaID):
             if state != .joined(mediaID: mediaID) {
                 setState(.joined(mediaID: mediaID))
+                for (channel, range) in configuration.hearingRanges.sorted(by: { $0.key < $1.key }) {
+                    send(.hearingRange(channel: channel, range: range), now: now)
+                }
+                sendPosition(now: now)
                 onEvent(.joined(mediaID: mediaID))
             }
         case .refused(let reason):
@@ -165,7 +175,7 @@ final class ClientCore {
             isServerMuted = on
             onEvent(.serverMute(on))
         case .pong, .join, .startChannel, .stopChannel, .mute, .unmute, .keepalive, .leave, .signalJoin, .signalJoined,
-            .memberJoined, .memberLeft, .sendSignal, .signal:
+            .memberJoined, .memberLeft, .sendSignal, .signal, .position, .hearingRange:
             break
         }
     }
@@ -223,6 +233,23 @@ final class ClientCore {
     func unmute(_ id: UInt32) {
         configuration.muted.removeAll { $0 == id }
         send(.unmute(id), now: NIODeadline.now().uptimeNanoseconds)
+    }
+
+    func setHearingRange(_ range: Float, on channel: UInt16) {
+        configuration.hearingRanges[channel] = range > 0 ? range : nil
+        guard state.isJoined else { return }
+        send(.hearingRange(channel: channel, range: range), now: NIODeadline.now().uptimeNanoseconds)
+    }
+
+    func setPosition(_ position: VoicePosition) {
+        self.position = position
+        sendPosition(now: NIODeadline.now().uptimeNanoseconds)
+    }
+
+    private func sendPosition(now: UInt64) {
+        guard case .joined(let mediaID) = state, let position else { return }
+        send(.position(mediaID: mediaID, position), now: now)
+        lastPositionSent = now
     }
 
     func updateToken(_ token: String) {

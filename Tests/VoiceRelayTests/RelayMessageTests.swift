@@ -1,4 +1,5 @@
 import Testing
+import VoiceCore
 import VoiceRelay
 import VoiceRelayClient
 import VoiceWire
@@ -11,6 +12,8 @@ import VoiceWire
         .refused(.wrongConnection), .signalJoin(token: "abc.def", participant: "alice"),
         .signalJoined(members: []), .signalJoined(members: ["bob", "carol"]), .memberJoined("bob"),
         .memberLeft("bob"), .sendSignal(to: "bob", payload: [1, 2, 3]), .signal(from: "alice", payload: []),
+        .position(mediaID: 7, VoicePosition(x: -12.5, y: 0, z: 1e6)), .hearingRange(channel: 2, range: 40),
+        .hearingRange(channel: 2, range: 0),
     ]
 
     @Test(arguments: messages)
@@ -36,6 +39,22 @@ import VoiceWire
         #expect(throws: RelayMessageError.unknownReason(200)) { try RelayMessage(parsing: [0x14, 3, 200]) }
         #expect(throws: RelayMessageError.wire(.wrongMessageType(expected: .relay, found: .sealed))) {
             try RelayMessage(parsing: [0x13, 1])
+        }
+    }
+
+    @Test func positionsThatAreNotFiniteAndNegativeRangesAreRefused() throws {
+        var position = try RelayMessage.position(mediaID: 7, VoicePosition(x: 1, y: 2, z: 3)).serialized()
+        let nan = Float.nan.bitPattern
+        position.replaceSubrange(10..<14, with: [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: nan >> $0) })
+        #expect(throws: RelayMessageError.invalidNumber(field: "position")) { try RelayMessage(parsing: position) }
+        var range = try RelayMessage.hearingRange(channel: 1, range: 5).serialized()
+        range[4] |= 0x80
+        #expect(throws: RelayMessageError.invalidNumber(field: "range")) { try RelayMessage(parsing: range) }
+        #expect(throws: RelayMessageError.invalidNumber(field: "range")) {
+            try RelayMessage.hearingRange(channel: 1, range: .infinity).serialized()
+        }
+        #expect(throws: RelayMessageError.invalidNumber(field: "position")) {
+            try RelayMessage.position(mediaID: 1, VoicePosition(x: 0, y: .infinity, z: 0)).serialized()
         }
     }
 

@@ -24,6 +24,9 @@ struct ByteReader {
         take(4).map { $0.reduce(UInt32(0)) { $0 << 8 | UInt32($1) } }
     }
 
+    /// A big-endian IEEE 754 single.
+    mutating func float() -> Float? { uint32().map(Float.init(bitPattern:)) }
+
     mutating func uint64() -> UInt64? {
         take(8).map { $0.reduce(UInt64(0)) { $0 << 8 | UInt64($1) } }
     }

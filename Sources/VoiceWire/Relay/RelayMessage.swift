@@ -1,3 +1,5 @@
+import VoiceCore
+
 /// Byte 1 of a relay control message.
 public enum RelayMessageKind: UInt8, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     case join = 1
@@ -19,6 +21,8 @@ public enum RelayMessageKind: UInt8, Sendable, Hashable, CaseIterable, CustomStr
     case memberLeft = 17
     case sendSignal = 18
     case signal = 19
+    case position = 20
+    case hearingRange = 21
 
     public var description: String {
         switch self {
@@ -41,6 +45,8 @@ public enum RelayMessageKind: UInt8, Sendable, Hashable, CaseIterable, CustomStr
         case .memberLeft: "member left"
         case .sendSignal: "send signal"
         case .signal: "signal"
+        case .position: "position"
+        case .hearingRange: "hearing range"
         }
     }
 }
@@ -172,6 +178,12 @@ public enum RelayMessage: Sendable, Hashable {
     case sendSignal(to: String, payload: [UInt8])
     /// To a signalling member: `payload` from `participant`.
     case signal(from: String, payload: [UInt8])
+    /// From a member: where the player of `mediaID` stands (its own, or the relay refuses it), for
+    /// the positional channels' ranges. Three big-endian IEEE 754 floats, finite.
+    case position(mediaID: UInt32, VoicePosition)
+    /// From a member: it hears `channel` positionally, only players within `range` (plus the
+    /// relay's margin); a range of 0 hears the channel whole again.
+    case hearingRange(channel: UInt16, range: Float)
 
     /// Most other members a `signalJoined` lists: what fits one TCP frame with the longest IDs.
     public static let maximumRosterEntries = 250
@@ -206,6 +218,8 @@ public enum RelayMessage: Sendable, Hashable {
         case .memberLeft: .memberLeft
         case .sendSignal: .sendSignal
         case .signal: .signal
+        case .position: .position
+        case .hearingRange: .hearingRange
         }
     }
 
@@ -264,6 +278,16 @@ public enum RelayMessage: Sendable, Hashable {
             writer.string(participant)
             writer.uint16(UInt16(payload.count))
             writer.append(payload)
+        case .position(let mediaID, let position):
+            guard position.isFinite else { throw .invalidNumber(field: "position") }
+            writer.uint32(mediaID)
+            writer.uint32(position.x.bitPattern)
+            writer.uint32(position.y.bitPattern)
+            writer.uint32(position.z.bitPattern)
+        case .hearingRange(let channel, let range):
+            guard range.isFinite, range >= 0 else { throw .invalidNumber(field: "range") }
+            writer.uint16(channel)
+            writer.uint32(range.bitPattern)
         }
         return writer.bytes
     }
@@ -362,6 +386,16 @@ public enum RelayMessage: Sendable, Hashable {
                 kind == .sendSignal
                 ? .sendSignal(to: participant, payload: Array(payload))
                 : .signal(from: participant, payload: Array(payload))
+        case .position:
+            guard let mediaID = reader.uint32(), let x = reader.float(), let y = reader.float(), let z = reader.float()
+            else { throw wrongLength }
+            let position = VoicePosition(x: x, y: y, z: z)
+            guard position.isFinite else { throw .invalidNumber(field: "position") }
+            self = .position(mediaID: mediaID, position)
+        case .hearingRange:
+            guard let channel = reader.uint16(), let range = reader.float() else { throw wrongLength }
+            guard range.isFinite, range >= 0 else { throw .invalidNumber(field: "range") }
+            self = .hearingRange(channel: channel, range: range)
         }
         guard reader.isAtEnd else { throw wrongLength }
     }

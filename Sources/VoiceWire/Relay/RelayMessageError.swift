@@ -14,6 +14,8 @@ public enum RelayMessageError: Error, Hashable, Sendable, CustomStringConvertibl
     case unknownReason(UInt8)
     /// A signal payload larger than one relay frame carries.
     case payloadTooLarge(bytes: Int, maximum: Int)
+    /// A number that is not finite, or out of its field's range (a negative hearing range).
+    case invalidNumber(field: String)
 
     public var description: String {
         switch self {
@@ -28,6 +30,8 @@ public enum RelayMessageError: Error, Hashable, Sendable, CustomStringConvertibl
         case .unknownReason(let reason): "relay message carries unknown reason code \(reason)"
         case .payloadTooLarge(let bytes, let maximum):
             "signal of \(bytes) bytes exceeds the relay's maximum of \(maximum); split it or send it another way"
+        case .invalidNumber(let field):
+            "relay message field \(field) is not a finite number in its range"
         }
     }
 }

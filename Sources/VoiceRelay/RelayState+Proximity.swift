@@ -1,0 +1,73 @@
+import VoiceCore
+import VoiceWire
+
+/// Positional channels: who is in range of whom. Ranges change only when a player moves, sets
+/// its range, or leaves, so the forwarding path only looks up a set.
+extension RelayState {
+    /// A position a member reported. It may place only itself, no more often than its limit,
+    /// and not once the game server has placed it.
+    func reportedPosition(_ position: VoicePosition, of mediaID: UInt32, by member: RelayMember, now: UInt64) {
+        guard mediaID == member.mediaID else {
+            logger.debug(
+                "refused a position for another player",
+                metadata: ["match": "\(member.match.id)", "participant": "\(member.participant)"])
+            return drop(.foreignPosition, member: member)
+        }
+        guard !member.isPlacedByServer else { return drop(.positionHeldByServer, member: member) }
+        guard member.positionBucket.take(1, now: now) else { return drop(.rateLimited, member: member) }
+        place(member, at: position)
+    }
+
+    /// The game server's order: the member stands at `position` whatever it reports itself; nil
+    /// hands its position back to its own reports (it keeps the last one until it sends another).
+    func placeByServer(_ member: RelayMember, at position: VoicePosition?) {
+        member.isPlacedByServer = position != nil
+        if let position { place(member, at: position) }
+    }
+
+    /// Moves `member` and brings every hearing in its match that involves it up to date.
+    func place(_ member: RelayMember, at position: VoicePosition) {
+        member.position = position
+        for other in member.match.members where other !== member {
+            let distanceSquared = other.position.map { position.distanceSquared(to: $0) }
+            if !other.hearings.isEmpty { other.updateHearing(of: member.mediaID, distanceSquared: distanceSquared) }
+            if !member.hearings.isEmpty { member.updateHearing(of: other.mediaID, distanceSquared: distanceSquared) }
+        }
+    }
+
+    /// The member hears `channel` within `range` from now on (0: the whole channel again).
+    func setHearingRange(_ range: Float, on channel: UInt16, of member: RelayMember, source: RelaySource) {
+        let previous = member.hearings.firstIndex { $0.channel == channel }
+        guard range > 0 else {
+            if let previous { member.hearings.remove(at: previous) }
+            return
+        }
+        if previous == nil, member.hearings.count > RelayJoin.maximumChannels {
+            return send(.refused(.tooManyChannels), to: source)
+        }
+        // Those heard so far keep the margin; the rest must come within the new range.
+        let heard = previous.map { member.hearings[$0].audible } ?? []
+        var hearing = RelayHearing(channel: channel, range: HearingRange(range: range), audible: [])
+        if let position = member.position {
+            for other in member.match.members where other !== member {
+                guard let there = other.position else { continue }
+                let audible = hearing.range.isAudible(
+                    distanceSquared: position.distanceSquared(to: there), wasAudible: heard.contains(other.mediaID))
+                if audible { hearing.audible.insert(other.mediaID) }
+            }
+        }
+        if let previous {
+            member.hearings[previous] = hearing
+        } else {
+            member.hearings.append(hearing)
+        }
+    }
+
+    /// A member left: nobody hears it in range any more, so that a player who joins again under
+    /// the same media ID is heard only once its new position is known.
+    func forgetHearing(of member: RelayMember) {
+        for other in member.match.members where !other.hearings.isEmpty {
+            other.updateHearing(of: member.mediaID, distanceSquared: nil)
+        }
+    }
+}
