@@ -75,6 +75,7 @@ extension EngineCore {
             // Direct and app-carried peers share one envelope; the relay forwards by the clear
             // header, so each peer behind it gets one addressed to it.
             var everyone: UnsafeRawBufferPointer?
+            let isPositional = session.channels[channel]?.proximity != nil
             for peer in listeners {
                 guard let route = peer.activeRoute else { continue }
                 let envelope: UnsafeRawBufferPointer?
@@ -84,6 +85,11 @@ extension EngineCore {
                         .voice, channel: channel, destination: peer.mediaID.rawValue, plaintext: voice, in: session,
                         into: addressedEnvelope)
                 case .direct, .appCarried:
+                    // The relay culls by range; on a path without one, the sender does.
+                    if isPositional, !peer.inRangeChannels.contains(channel) {
+                        counters.voiceOutOfRange += 1
+                        continue
+                    }
                     everyone =
                         everyone
                         ?? seal(
@@ -127,6 +133,9 @@ extension EngineCore {
                 try mixer.addStream(sender: header.sender, channel: channel.mixerChannel)
             } catch {
                 return
+            }
+            if channel.proximity != nil, let peer = session.peers[name] {
+                updateProximity(of: peer, on: channel, in: session)
             }
             session.endedStreams[key] = nil
             session.streams[key] = ReceivingStream(

@@ -94,8 +94,9 @@ extension EngineCore {
         queue(bytes, to: .relay(kind, link: link))
     }
 
-    /// Tells the relay what this participant hears: its started channels, and the players it muted
-    /// in every one of them (a player muted in some channels only must still reach the others).
+    /// Tells the relay what this participant hears: its started channels, the players it muted
+    /// in every one of them (a player muted in some channels only must still reach the others),
+    /// and the range of each positional one.
     /// The link compares with what each of its clients already told the relay, so an unchanged
     /// interest costs no message.
     func mirrorToRelay(_ session: Session) {
@@ -107,7 +108,9 @@ extension EngineCore {
             let mutedEverywhere = started.dropFirst().reduce(first.mutedPlayers) { $0.intersection($1.mutedPlayers) }
             muted = Set(mutedEverywhere.map(\.rawValue))
         }
-        outbox.append(.relayInterest(channels: channels, muted: muted, link: relay.link))
+        var ranges: [UInt16: Float] = [:]
+        for channel in started { ranges[channel.number] = channel.proximity?.range }
+        outbox.append(.relayInterest(channels: channels, muted: muted, hearingRanges: ranges, link: relay.link))
     }
 
     /// The relay route every listener is on, when they all share one: then a single envelope to

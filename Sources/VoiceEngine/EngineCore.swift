@@ -15,6 +15,9 @@ public struct EngineCounters: Sendable, Hashable, Codable {
     public var replayedDatagrams = 0
     /// Voice for a channel this participant has not started.
     public var voiceForStoppedChannels = 0
+    /// Voice frames not sent to a peer on a direct or app-carried path: it stands out of the
+    /// positional channel's range.
+    public var voiceOutOfRange = 0
     /// Datagrams sent, by path kind.
     public var datagramsSent: [String: Int] = [:]
     /// Datagrams dropped because the engine thread had not yet taken the many received before them.
@@ -186,6 +189,7 @@ final class EngineCore {
             tickPaths(session, now: now)
             tickCall(session, now: now)
             tickKeys(session, now: now)
+            sendPositionToRelay(session, now: now)
         }
         if let captured {
             sendCaptured(captured, now: now, queuedSamples: speakerQueuedSamples)

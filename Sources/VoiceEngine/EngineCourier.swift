@@ -96,7 +96,9 @@ final class EngineCourier: Sendable {
     private func send(_ item: OutgoingItem) {
         switch item {
         case .signalling(let bytes, let participant, let client): client.send(bytes, to: participant)
-        case .relayInterest(let channels, let muted, let link): link.update(channels: channels, muted: muted)
+        case .relayInterest(let channels, let muted, let ranges, let link):
+            link.update(channels: channels, muted: muted, hearingRanges: ranges)
+        case .relayPosition(let position, let link): link.setPosition(position)
         case .callEvent(let event, let sink): sink.deliver(event)
         case .matchEvent(let event, let sink): sink.deliver(event)
         }

@@ -1,3 +1,4 @@
+import VoiceCore
 import VoiceTransport
 
 /// Where the engine's datagrams go when they leave by a direct path.
@@ -23,8 +24,11 @@ enum DatagramDestination {
 /// runs under it.
 enum OutgoingItem {
     case signalling([UInt8], to: ParticipantID, client: any VoiceChatClient)
-    /// What the relay should forward to this participant: its started channels and muted players.
-    case relayInterest(channels: Set<UInt16>, muted: Set<UInt32>, link: RelayLink)
+    /// What the relay should forward to this participant: its started channels, muted players,
+    /// and the range it hears each positional channel within.
+    case relayInterest(channels: Set<UInt16>, muted: Set<UInt32>, hearingRanges: [UInt16: Float], link: RelayLink)
+    /// Where this participant stands, for the relay's positional channels.
+    case relayPosition(VoicePosition, link: RelayLink)
     case callEvent(VoiceChatEvent, EventSink<VoiceChatEvent>)
     case matchEvent(MatchEvent, EventSink<MatchEvent>)
 }

@@ -103,6 +103,27 @@ public final class Match: Sendable {
         return VoiceChannel(name: name, number: number, match: self)
     }
 
+    /// Where this player stands in the game's world, for the match's positional channels (up
+    /// to 30 times a second, say, as the game moves it; finite coordinates in the game's units).
+    /// The relay hears it too, at most every 33 ms, and forwards to this player only the voice of
+    /// players in range.
+    public func setPosition(_ position: VoicePosition) throws(VoiceChatError) {
+        let now = engine.now
+        try engine.withCore { core throws(VoiceChatError) in
+            try core.setPosition(position, of: nil, match: matchID, now: now)
+        }
+    }
+
+    /// Where another player stands, as the game knows it: how loud they are heard on positional
+    /// channels, and whether a direct path sends them this player's voice there. Until both
+    /// positions are known, a player is out of range.
+    public func setPosition(_ position: VoicePosition, of player: ParticipantID) throws(VoiceChatError) {
+        let now = engine.now
+        try engine.withCore { core throws(VoiceChatError) in
+            try core.setPosition(position, of: player, match: matchID, now: now)
+        }
+    }
+
     /// Sends the game's own data to `players` (nil: everyone). Reliable data goes through the
     /// app's client in order, up to 87 KB; unreliable data goes on the real-time path, up to 1000
     /// bytes, and is dropped for players without a path.
@@ -192,6 +213,19 @@ public final class VoiceChannel: Sendable {
             guard let channel = core.sessions[.match(matchID)]?.channels[number] else { return 0 }
             return core.mixer.channel(channel.mixerChannel)?.volume ?? 0
         }
+    }
+
+    /// Makes the channel positional (nil: heard whole again): players are heard only within the
+    /// range and fainter with distance (`Match.setPosition`); the relay forwards to each listener
+    /// only the voice of players within its range, and direct paths send only to those.
+    public func setProximity(_ settings: ProximitySettings?) throws(VoiceChatError) {
+        try engine.withCore { core throws(VoiceChatError) in
+            try core.setProximity(settings, channel: number, match: matchID)
+        }
+    }
+
+    public var proximity: ProximitySettings? {
+        engine.withCore { core in core.sessions[.match(matchID)]?.channels[number]?.proximity }
     }
 
     /// Mutes or unmutes one player in this channel only; a muted player is not even decoded.

@@ -1,5 +1,6 @@
 import NIOPosix
 import Synchronization
+import VoiceCore
 import VoiceRelayClient
 import VoiceTransport
 
@@ -23,24 +24,36 @@ final class RelayLink: Sendable {
         var clients: [RealTimePathKind: ConnectedClient] = [:]
         var channels: Set<UInt16> = []
         var muted: Set<UInt32> = []
+        var hearingRanges: [UInt16: Float] = [:]
+        var position: VoicePosition?
         var token: String
         var connecting: [Task<Void, Never>] = []
         var isClosed = false
     }
 
-    /// A client and the channels and mutes the relay already has from it.
+    /// A client and the channels, mutes and ranges the relay already has from it.
     private struct ConnectedClient {
         let client: RelayClient
         var channels: Set<UInt16>
         var muted: Set<UInt32>
+        var hearingRanges: [UInt16: Float]
 
-        mutating func update(channels wanted: Set<UInt16>, muted wantedMutes: Set<UInt32>) {
+        mutating func update(
+            channels wanted: Set<UInt16>, muted wantedMutes: Set<UInt32>, hearingRanges wantedRanges: [UInt16: Float]
+        ) {
             for channel in wanted.subtracting(channels).sorted() { client.startChannel(channel) }
             for channel in channels.subtracting(wanted).sorted() { client.stopChannel(channel) }
             for id in wantedMutes.subtracting(muted).sorted() { client.mute(id) }
             for id in muted.subtracting(wantedMutes).sorted() { client.unmute(id) }
+            for (channel, range) in wantedRanges.sorted(by: { $0.key < $1.key }) where hearingRanges[channel] != range {
+                client.setHearingRange(range, on: channel)
+            }
+            for channel in hearingRanges.keys.sorted() where wantedRanges[channel] == nil {
+                client.setHearingRange(0, on: channel)
+            }
             channels = wanted
             muted = wantedMutes
+            hearingRanges = wantedRanges
         }
     }
 
@@ -67,11 +80,12 @@ final class RelayLink: Sendable {
     }
 
     private func connect(_ kind: RealTimePathKind, engine: VoiceEngine?) async {
-        let (channels, muted, token) = state.withLock { ($0.channels, $0.muted, $0.token) }
-        let configuration = RelayClientConfiguration(
+        let (channels, muted, ranges, token) = state.withLock { ($0.channels, $0.muted, $0.hearingRanges, $0.token) }
+        var configuration = RelayClientConfiguration(
             host: options.host, port: kind == .relayTCP ? options.tcpPort ?? options.port : options.port,
             transport: kind == .relayTCP ? .tcp : .udp, token: token, participant: participant,
             channels: channels.sorted(), muted: muted.sorted())
+        configuration.hearingRanges = ranges
         let route: PathRoute = kind == .relayTCP ? .relayTCP : .relayUDP
         let matchID = self.matchID
         let client: RelayClient
@@ -86,8 +100,10 @@ final class RelayLink: Sendable {
         }
         let isClosed = state.withLock { state -> Bool in
             guard !state.isClosed else { return true }
-            var connected = ConnectedClient(client: client, channels: Set(channels), muted: Set(muted))
-            connected.update(channels: state.channels, muted: state.muted)
+            var connected = ConnectedClient(
+                client: client, channels: Set(channels), muted: Set(muted), hearingRanges: ranges)
+            connected.update(channels: state.channels, muted: state.muted, hearingRanges: state.hearingRanges)
+            if let position = state.position { client.setPosition(position) }
             state.clients[kind] = connected
             return false
         }
@@ -99,13 +115,26 @@ final class RelayLink: Sendable {
         state.withLock { $0.clients[kind]?.client }?.send(datagram)
     }
 
-    /// What the relay should forward to this player: voice of `channels` only, none from `muted`.
-    func update(channels: Set<UInt16>, muted: Set<UInt32>) {
+    /// What the relay should forward to this player: voice of `channels` only, none from `muted`,
+    /// and on the channels of `hearingRanges` only from players within range.
+    func update(channels: Set<UInt16>, muted: Set<UInt32>, hearingRanges: [UInt16: Float]) {
         state.withLock { state in
             state.channels = channels
             state.muted = muted
-            for kind in Array(state.clients.keys) { state.clients[kind]?.update(channels: channels, muted: muted) }
+            state.hearingRanges = hearingRanges
+            for kind in Array(state.clients.keys) {
+                state.clients[kind]?.update(channels: channels, muted: muted, hearingRanges: hearingRanges)
+            }
         }
+    }
+
+    /// Where this player stands, for every client now and for those that connect later.
+    func setPosition(_ position: VoicePosition) {
+        let clients = state.withLock { state in
+            state.position = position
+            return state.clients.values.map(\.client)
+        }
+        for client in clients { client.setPosition(position) }
     }
 
     /// A fresh token, for the joins that follow (after a refusal as expired, for instance).

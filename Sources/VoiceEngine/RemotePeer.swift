@@ -20,6 +20,11 @@ final class RemotePeer {
     var wasConnected = false
     /// Whether the peer left or was unreachable past the timeout.
     var isGone = false
+    /// Where the game says the peer stands, for positional channels.
+    var position: VoicePosition?
+    /// The positional channels on which the peer is within range of this participant, by the
+    /// channel's hearing range and its margin; a direct path sends voice there only to these.
+    var inRangeChannels: Set<UInt16> = []
 
     init(participant: ParticipantID) {
         self.participant = participant
@@ -39,6 +44,8 @@ final class LocalChannel {
     var isStarted: Bool
     /// Players this participant muted in this channel.
     var mutedPlayers: Set<MediaID> = []
+    /// Set when the channel is positional.
+    var proximity: ProximitySettings?
 
     init(number: UInt16, name: String, mixerChannel: UInt16, isStarted: Bool = false) {
         self.number = number

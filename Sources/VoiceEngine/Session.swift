@@ -84,6 +84,11 @@ final class Session {
     let events: SessionEvents
     /// The match's relay, when the app gave it one.
     var relay: SessionRelay?
+    /// Where the game says this participant stands, for positional channels.
+    var ownPosition: VoicePosition?
+    /// Whether the relay has yet to hear `ownPosition`, and when it last did.
+    var isRelayPositionPending = false
+    var relayPositionSentAt = MediaTime.min / 2
 
     init(reference: SessionReference, client: any VoiceChatClient, events: SessionEvents) {
         self.reference = reference

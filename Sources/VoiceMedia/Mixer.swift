@@ -17,7 +17,8 @@ public struct MixerStreamKey: Hashable, Sendable, CustomStringConvertible {
 ///
 /// Channels have a volume (0…1, 0 silences the channel), can be started and stopped, and mute
 /// players individually, as GameKit's voice chats do. Each player also has a volume of their own
-/// across every channel (0…2, as a chat app's per-user volume), which multiplies the channel's. Streams are keyed by sender and channel,
+/// across every channel (0…2, as a chat app's per-user volume), which multiplies the channel's; on a
+/// positional channel, a level for the player's distance multiplies both. Streams are keyed by sender and channel,
 /// so a player heard in two channels is two streams and is mixed once for each channel they
 /// speak in. Each frame:
 ///
@@ -51,8 +52,16 @@ public final class VoiceMixer {
         let frame: UnsafeMutableBufferPointer<Float>
         /// Channel volume, or 0 when the channel is stopped or the player muted in it.
         var gain: Float
+        /// On a positional channel, the level for the player's distance; 1 elsewhere.
+        var distanceGain: Float
+        /// The distance level the last mixed frame ended at: a change is ramped over the next
+        /// frame, so that a player who moves never clicks.
+        var appliedDistanceGain: Float
         /// Whether `frame` holds this round's audio.
         var isFilled: Bool
+
+        /// Whether anything of it reaches the mix this round (else it is not even decoded).
+        var isHeard: Bool { gain > 0 && (distanceGain > 0 || appliedDistanceGain > 0) }
     }
 
     public let frameDuration: FrameDuration
@@ -66,6 +75,8 @@ public final class VoiceMixer {
     private var channels: [UInt16: Channel] = [:]
     /// Players' own volumes, where not 1.
     private var playerVolumes: [UInt32: Float] = [:]
+    /// Distance levels on positional channels, where set (kept for streams that start later).
+    private var distanceGains: [MixerStreamKey: Float] = [:]
     private var streams: [Stream] = []
     private var streamIndex: [MixerStreamKey: Int] = [:]
 
@@ -163,6 +174,21 @@ public final class VoiceMixer {
         guard volume.isFinite, (0...1).contains(volume) else { throw .volumeOutOfRange(volume) }
     }
 
+    // MARK: Distance
+
+    /// The level of a player on a positional channel for where they stand (0…1; nil: not
+    /// positional, full level). Takes effect over the next mixed frame.
+    public func setDistanceGain(_ gain: Float?, sender: UInt32, channel: UInt16) {
+        let key = MixerStreamKey(sender: sender, channel: channel)
+        distanceGains[key] = gain.map { min(max($0, 0), 1) }
+        if let index = streamIndex[key] { streams[index].distanceGain = distanceGains[key] ?? 1 }
+    }
+
+    /// The level set for a player's distance on a channel (1 when not positional).
+    public func distanceGain(sender: UInt32, channel: UInt16) -> Float {
+        distanceGains[MixerStreamKey(sender: sender, channel: channel)] ?? 1
+    }
+
     // MARK: Streams
 
     /// Registers a remote speaker's stream in a channel the mixer knows, and makes its frame buffer.
@@ -173,7 +199,11 @@ public final class VoiceMixer {
         let frame = UnsafeMutableBufferPointer<Float>.allocate(capacity: frameSamples)
         frame.initialize(repeating: 0)
         streamIndex[key] = streams.count
-        streams.append(Stream(key: key, frame: frame, gain: gain(of: sender, in: state), isFilled: false))
+        let distance = distanceGains[key] ?? 1
+        streams.append(
+            Stream(
+                key: key, frame: frame, gain: gain(of: sender, in: state), distanceGain: distance,
+                appliedDistanceGain: distance, isFilled: false))
     }
 
     public func removeStream(sender: UInt32, channel: UInt16) {
@@ -192,7 +222,9 @@ public final class VoiceMixer {
     /// side should advance the stream without decoding it (`skipFrame`).
     public func shouldDecode(sender: UInt32, channel: UInt16) -> Bool {
         guard let state = channels[channel] else { return false }
-        return gain(of: sender, in: state) > 0
+        let key = MixerStreamKey(sender: sender, channel: channel)
+        if let index = streamIndex[key] { return streams[index].isHeard }
+        return gain(of: sender, in: state) > 0 && (distanceGains[key] ?? 1) > 0
     }
 
     // MARK: Mixing
@@ -204,7 +236,7 @@ public final class VoiceMixer {
     public func fill(
         sender: UInt32, channel: UInt16, _ fill: (UnsafeMutableBufferPointer<Float>) -> Void
     ) -> Bool {
-        guard let index = streamIndex[MixerStreamKey(sender: sender, channel: channel)], streams[index].gain > 0
+        guard let index = streamIndex[MixerStreamKey(sender: sender, channel: channel)], streams[index].isHeard
         else { return false }
         fill(streams[index].frame)
         streams[index].isFilled = true
@@ -230,11 +262,22 @@ public final class VoiceMixer {
         var mixed = 0
         for index in streams.indices where streams[index].isFilled {
             streams[index].isFilled = false
-            let gain = streams[index].gain
             // A stream muted or stopped after it was filled drops out here.
-            guard gain > 0 else { continue }
+            guard streams[index].isHeard else { continue }
+            let gain = streams[index].gain
             let frame = streams[index].frame
-            for sample in 0..<frameSamples { output[sample] += frame[sample] * gain }
+            let from = streams[index].appliedDistanceGain
+            let to = streams[index].distanceGain
+            if from == to {
+                let level = gain * to
+                for sample in 0..<frameSamples { output[sample] += frame[sample] * level }
+            } else {
+                let step = (to - from) / Float(frameSamples)
+                for sample in 0..<frameSamples {
+                    output[sample] += frame[sample] * gain * (from + step * Float(sample + 1))
+                }
+                streams[index].appliedDistanceGain = to
+            }
             mixed += 1
         }
         lastMixedStreamCount = mixed

@@ -72,6 +72,54 @@ import VoiceWire
         await relayWorld.shutdown(players)
     }
 
+    /// A positional channel through the relay: each client tells the relay where it stands and
+    /// its range, and the relay forwards voice to a listener only from players within it.
+    @Test func theRelayForwardsAPositionalChannelOnlyToListenersInRange() async throws {
+        let relayWorld = try await RelayWorld.start()
+        let players = try ["alice", "bob", "carol"].enumerated().map { index, name in
+            try relayWorld.participant(name, index: index)
+        }
+        let (alice, bob, carol) = (players[0], players[1], players[2])
+        let settings = try ProximitySettings(range: 40, referenceDistance: 10)
+        var matches: [Match] = []
+        for player in players {
+            let match = try player.join(
+                "arena", players: players.map(\.name), relay: try relayWorld.options(player.name))
+            let field = try match.voiceChat(named: "field")
+            try field.start()
+            try field.setActive(true)
+            try field.setProximity(settings)
+            matches.append(match)
+        }
+        carol.isTalking = false
+        // carol at the origin, alice 5 away, bob 100 away; every game knows where everyone is.
+        let positions: [Float] = [5, 100, 0]
+        for (match, own) in zip(matches, positions) {
+            try match.setPosition(VoicePosition(x: own, y: 0, z: 0))
+            for (other, x) in zip(players, positions) where other.name != match.engine.participant {
+                try match.setPosition(VoicePosition(x: x, y: 0, z: 0), of: other.name)
+            }
+        }
+        try await relayWorld.run(until: "the relay knows where everyone stands and their ranges", players) {
+            let members = (try? await relayWorld.relay.admin.participants(match: "arena")) ?? []
+            return members.count == 3 && members.allSatisfy { $0.position != nil && $0.hearingRanges.count == 1 }
+        }
+        try await relayWorld.run(seconds: 2.5, players)
+        #expect(carol.heardLevel(of: alice.frequency, lastSeconds: 1.5) > 0.05)
+        #expect(carol.heardLevel(of: bob.frequency, lastSeconds: 1.5) < 0.002)
+        #expect(alice.heardLevel(of: bob.frequency, lastSeconds: 1.5) < 0.002)
+        let statistics = try await relayWorld.relay.admin.statistics()
+        #expect(statistics.counters.packetsOutOfRange > 100, "bob's voice kept from alice and carol at the relay")
+        #expect(try await relayWorld.member("carol").position == VoicePosition(x: 0, y: 0, z: 0))
+
+        // bob walks up to carol: the relay lets him through to her.
+        try matches[1].setPosition(VoicePosition(x: 10, y: 0, z: 0))
+        for match in [matches[0], matches[2]] { try match.setPosition(VoicePosition(x: 10, y: 0, z: 0), of: "bob") }
+        try await relayWorld.run(seconds: 2.5, players)
+        #expect(carol.heardLevel(of: bob.frequency, lastSeconds: 1.5) > 0.01)
+        await relayWorld.shutdown(players)
+    }
+
     /// A player removed from the match gets none of the voice sent after, although he is still
     /// a member of the channel at the relay and holds the key in use until the next one is: while
     /// the key changes, the voice goes to each remaining listener addressed to it.

@@ -122,6 +122,37 @@ import VoiceMedia
         #expect(mixer.lastMixedStreamCount == 0)
     }
 
+    @Test func aChangeOfDistanceLevelIsRampedOverOneFrameAndSilenceStopsTheDecoding() throws {
+        let mixer = try VoiceMixer()
+        try mixer.addChannel(Self.lobby)
+        try mixer.start(channel: Self.lobby)
+        mixer.setDistanceGain(0.5, sender: Self.playerA, channel: Self.lobby)
+        try mixer.addStream(sender: Self.playerA, channel: Self.lobby)
+        try Self.submit(mixer, 0.5, sender: Self.playerA, channel: Self.lobby)
+        #expect(try Self.mix(mixer).allSatisfy { $0 == 0.25 }, "a stream starts at the level set before it")
+
+        mixer.setDistanceGain(1, sender: Self.playerA, channel: Self.lobby)
+        try Self.submit(mixer, 0.5, sender: Self.playerA, channel: Self.lobby)
+        let ramp = try Self.mix(mixer)
+        let steps = zip(ramp, ramp.dropFirst()).map { $1 - $0 }
+        #expect(steps.allSatisfy { $0 > 0 && $0 < 0.001 }, "rising a little every sample, no step")
+        #expect(abs(ramp.last! - 0.5) < 1e-6)
+        try Self.submit(mixer, 0.5, sender: Self.playerA, channel: Self.lobby)
+        #expect(try Self.mix(mixer).allSatisfy { $0 == 0.5 })
+
+        // Out of range: one frame fades out, then the stream is not decoded at all.
+        mixer.setDistanceGain(0, sender: Self.playerA, channel: Self.lobby)
+        #expect(mixer.shouldDecode(sender: Self.playerA, channel: Self.lobby))
+        try Self.submit(mixer, 0.5, sender: Self.playerA, channel: Self.lobby)
+        let fade = try Self.mix(mixer)
+        #expect(fade.first! > 0.49 && abs(fade.last!) < 1e-6)
+        #expect(!mixer.shouldDecode(sender: Self.playerA, channel: Self.lobby))
+        #expect(try !Self.submit(mixer, 0.5, sender: Self.playerA, channel: Self.lobby))
+
+        mixer.setDistanceGain(nil, sender: Self.playerA, channel: Self.lobby)
+        #expect(mixer.distanceGain(sender: Self.playerA, channel: Self.lobby) == 1)
+    }
+
     @Test func aStoppedChannelContributesNothingUntilStartedAgain() throws {
         let mixer = try Self.makeTwoChannelMixer()
         try mixer.stop(channel: Self.squad)

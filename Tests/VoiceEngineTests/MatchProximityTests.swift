@@ -1,0 +1,90 @@
+import Testing
+import VoiceCore
+import VoiceEngine
+import VoiceTestSupport
+
+/// Positional channels between real engines in virtual time, on direct paths.
+@Suite struct MatchProximityTests {
+    /// alice, bob and carol in channel "field", range 40, full level within 1, linear rolloff;
+    /// carol stands at the origin and listens.
+    func field() throws -> (SimulatedWorld, [SimulatedParticipant], [VoiceChannel]) {
+        let world = SimulatedWorld()
+        let players = try world.threePlayerMatch()
+        let settings = try ProximitySettings(range: 40, referenceDistance: 1, rolloff: .linear)
+        var channels: [VoiceChannel] = []
+        for player in players {
+            let channel = try #require(player.match).voiceChat(named: "field")
+            try channel.start()
+            try channel.setActive(true)
+            try channel.setProximity(settings)
+            channels.append(channel)
+        }
+        players[2].isTalking = false
+        return (world, players, channels)
+    }
+
+    /// Tells every player where everyone stands, as a game would.
+    func place(_ positions: [Float], _ players: [SimulatedParticipant]) throws {
+        for player in players {
+            let match = try #require(player.match)
+            for (other, x) in zip(players, positions) {
+                let position = VoicePosition(x: x, y: 0, z: 0)
+                if other.name == player.name {
+                    try match.setPosition(position)
+                } else {
+                    try match.setPosition(position, of: other.name)
+                }
+            }
+        }
+    }
+
+    @Test func playersAreHeardFainterWithDistanceAndNotAtAllBeyondTheRange() throws {
+        let (world, players, _) = try field()
+        let (alice, bob, carol) = (players[0], players[1], players[2])
+
+        world.run(seconds: 2, players)
+        #expect(carol.heardLevel(of: alice.frequency, lastSeconds: 1.5) < 0.002, "nobody has a position yet")
+
+        try place([2, 30, 0], players)
+        world.run(seconds: 2.5, players)
+        let near = carol.heardLevel(of: alice.frequency, lastSeconds: 1.5)
+        let far = carol.heardLevel(of: bob.frequency, lastSeconds: 1.5)
+        #expect(near > 0.05)
+        // Linear from 1 at 1 to 0 at 40: 0.974 at 2, 0.256 at 30.
+        #expect(abs(far / near - 0.256 / 0.974) < 0.06, "far \(far), near \(near)")
+
+        // bob walks away beyond the range and its margin: carol hears nothing of him, and his
+        // engine stops sending him to her (and to alice, 58 away).
+        let sentBefore = bob.engine.counters.voiceOutOfRange
+        try place([2, 60, 0], players)
+        world.run(seconds: 2, players)
+        #expect(carol.heardLevel(of: bob.frequency, lastSeconds: 1.5) < 0.002)
+        #expect(carol.heardLevel(of: alice.frequency, lastSeconds: 1.5) > 0.05)
+        #expect(bob.engine.counters.voiceOutOfRange - sentBefore >= 2 * 90, "two listeners, 2 s of 20 ms frames")
+        #expect(alice.engine.counters.voiceOutOfRange > 0, "alice does not send to bob either")
+    }
+
+    @Test func aChannelThatIsNoLongerPositionalIsHeardWhole() throws {
+        let (world, players, channels) = try field()
+        let (bob, carol) = (players[1], players[2])
+        try place([2, 30, 0], players)
+        world.run(seconds: 2, players)
+        let far = carol.heardLevel(of: bob.frequency, lastSeconds: 1.5)
+        for channel in channels { try channel.setProximity(nil) }
+        world.run(seconds: 2, players)
+        let whole = carol.heardLevel(of: bob.frequency, lastSeconds: 1.5)
+        #expect(abs(far / whole - 0.256) < 0.05, "far \(far), whole \(whole)")
+        #expect(channels[2].proximity == nil)
+    }
+
+    @Test func aPositionThatIsNotFiniteOrOfAStrangerIsRefused() throws {
+        let (_, players, _) = try field()
+        let match = try #require(players[0].match)
+        #expect(throws: VoiceChatError.self) { try match.setPosition(VoicePosition(x: .nan, y: 0, z: 0)) }
+        #expect(throws: VoiceChatError.self) { try match.setPosition(.origin, of: "mallory") }
+        #expect(throws: ProximitySettingsError.range(-1)) { try ProximitySettings(range: -1) }
+        #expect(throws: ProximitySettingsError.referenceDistance(50, range: 40)) {
+            try ProximitySettings(range: 40, referenceDistance: 50)
+        }
+    }
+}
