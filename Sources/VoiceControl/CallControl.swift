@@ -88,6 +88,14 @@ public final class CallControl: VoiceSessionControl {
             voiceActivityThresholdDBFS: voiceActivityThresholdDBFS)
     }
 
+    public func setPosition(_ position: VoicePosition, player: String?) throws(ControlError) {
+        throw .matchOnly(operation: "setting a position")
+    }
+
+    public func setProximity(_ settings: ProximitySettings?, channel: String) throws(ControlError) {
+        throw .matchOnly(operation: "making a channel positional")
+    }
+
     private func apply(_ volume: Float) throws(ControlError) {
         try ControlError.fromEngine { () throws(VoiceChatError) in try service.setRemoteParticipantVolume(volume) }
     }

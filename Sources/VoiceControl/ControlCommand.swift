@@ -13,6 +13,8 @@ public enum ControlCommand: String, Sendable, Hashable, CaseIterable, Codable {
     case activateChannel = "activate-channel"
     case setMaxDelay = "set-max-delay"
     case setSpeechProcessing = "set-speech-processing"
+    case setPosition = "set-position"
+    case setProximity = "set-proximity"
     case stats
     case subscribe
     case unsubscribe
@@ -30,6 +32,8 @@ public enum ControlCommand: String, Sendable, Hashable, CaseIterable, Codable {
         case .startChannel, .stopChannel, .activateChannel: [("channel", true)]
         case .setMaxDelay: [("milliseconds", true)]
         case .setSpeechProcessing: [("denoise", false), ("agc", false), ("vadThresholdDB", false)]
+        case .setPosition: [("x", true), ("y", true), ("z", true), ("player", false)]
+        case .setProximity: [("channel", true), ("range", true), ("referenceDistance", false), ("rolloff", false)]
         case .subscribe: [("intervalMilliseconds", false)]
         }
     }
@@ -57,6 +61,13 @@ public enum ControlCommand: String, Sendable, Hashable, CaseIterable, Codable {
         case .setSpeechProcessing:
             "noise suppression, automatic gain control and the level below which nothing is sent as speech "
                 + "(-120…0 dBFS), any of them: {\"denoise\": true, \"agc\": false, \"vadThresholdDB\": -50}"
+        case .setPosition:
+            "where this player stands in the game's world (or another player, with \"player\"), for positional "
+                + "channels: {\"x\": 12, \"y\": 0, \"z\": -3.5, \"player\": \"bob\"}"
+        case .setProximity:
+            "make a channel positional: heard within range, full level within referenceDistance (default 1), "
+                + "rolloff inverse (default) or linear; range 0 hears it whole again: "
+                + "{\"channel\": \"field\", \"range\": 40, \"referenceDistance\": 2, \"rolloff\": \"linear\"}"
         case .stats: "reply with one snapshot of levels, paths and network statistics"
         case .subscribe:
             "push {\"event\": \"stats\", \"snapshot\": …} every intervalMilliseconds (default 1000, 50…60000) "

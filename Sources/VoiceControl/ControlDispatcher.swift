@@ -49,6 +49,10 @@ public struct ControlDispatcher: Sendable {
             try control.setSpeechProcessing(
                 denoise: request.denoise, automaticGainControl: request.agc,
                 voiceActivityThresholdDBFS: request.vadThresholdDB)
+        case .setPosition:
+            try control.setPosition(try required(request.position, "x", request), player: request.player)
+        case .setProximity:
+            try control.setProximity(request.proximity, channel: try required(request.channel, "channel", request))
         case .startChannel: try control.startChannel(try required(request.channel, "channel", request))
         case .stopChannel: try control.stopChannel(try required(request.channel, "channel", request))
         case .activateChannel: try control.activateChannel(try required(request.channel, "channel", request))

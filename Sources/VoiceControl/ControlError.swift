@@ -7,6 +7,8 @@ public enum ControlError: Error, Hashable, Sendable, CustomStringConvertible {
     case unknownPlayer(String, available: [String])
     /// Channels exist only in matches.
     case noChannels(operation: String)
+    /// Positions and positional channels exist only in matches.
+    case matchOnly(operation: String)
     /// A match control given no channels cannot act on "every channel".
     case noChannelsInMatch(operation: String)
     /// A volume outside 0…1 or not a number.
@@ -33,6 +35,8 @@ public enum ControlError: Error, Hashable, Sendable, CustomStringConvertible {
                 : "no player \"\(name)\"; use one of: \(available.joined(separator: ", "))"
         case .noChannels(let operation):
             "\(operation) needs a match: a 1:1 call has no channels (leave \"channel\" out to act on the call)"
+        case .matchOnly(let operation):
+            "\(operation) needs a match: positions and positional channels belong to a match's channels, not a 1:1 call"
         case .noChannelsInMatch(let operation):
             "\(operation) needs a channel, and this match is controlled without any; join a channel first"
         case .volumeOutOfRange(let volume):

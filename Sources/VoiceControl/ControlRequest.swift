@@ -1,4 +1,5 @@
 import Foundation
+import VoiceCore
 import VoiceMedia
 
 /// One request line, validated: `{"id": 1, "command": "set-volume", "volume": 0.5, "channel": "team"}`.
@@ -21,6 +22,10 @@ public struct ControlRequest: Sendable, Hashable {
     public var denoise: Bool?
     public var agc: Bool?
     public var vadThresholdDB: Float?
+    /// `set-position`'s coordinates.
+    public var position: VoicePosition?
+    /// `set-proximity`'s settings; nil with `command == .setProximity`: the channel is heard whole.
+    public var proximity: ProximitySettings?
 
     public static let defaultIntervalMilliseconds = 1000
     public static let intervalRange = 50...60_000
@@ -97,6 +102,38 @@ public struct ControlRequest: Sendable, Hashable {
         }
         if command == .setSpeechProcessing, request.denoise == nil, request.agc == nil, request.vadThresholdDB == nil {
             throw .badRequest("set-speech-processing needs at least one of: denoise, agc, vadThresholdDB")
+        }
+        if command == .setPosition {
+            let position = VoicePosition(
+                x: Float(try number(fields, "x", command: name) ?? 0),
+                y: Float(try number(fields, "y", command: name) ?? 0),
+                z: Float(try number(fields, "z", command: name) ?? 0))
+            guard position.isFinite else {
+                throw .badRequest(
+                    "position \(position) is too far out for a 32-bit float; give coordinates in the game's units")
+            }
+            request.position = position
+        }
+        if command == .setProximity {
+            let range = try number(fields, "range", command: name) ?? 0
+            let rolloffName = try string(fields, "rolloff", command: name)
+            let rolloff = try rolloffName.map { name throws(ControlError) -> ProximitySettings.Rolloff in
+                guard let rolloff = ProximitySettings.Rolloff(rawValue: name) else {
+                    let known = ProximitySettings.Rolloff.allCases.map(\.rawValue).joined(separator: ", ")
+                    throw .badRequest("rolloff \"\(name)\" is not one of: \(known)")
+                }
+                return rolloff
+            }
+            if range != 0 {
+                do {
+                    request.proximity = try ProximitySettings(
+                        range: Float(range),
+                        referenceDistance: Float(try number(fields, "referenceDistance", command: name) ?? 1),
+                        rolloff: rolloff ?? .inverseDistance)
+                } catch {
+                    throw .badRequest("\(error); range 0 hears the channel whole again")
+                }
+            }
         }
         if let interval = try number(fields, "intervalMilliseconds", command: name) {
             guard interval.rounded() == interval, intervalRange.contains(Int(exactly: interval) ?? -1) else {

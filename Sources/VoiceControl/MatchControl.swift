@@ -103,6 +103,20 @@ public final class MatchControl: VoiceSessionControl {
             voiceActivityThresholdDBFS: voiceActivityThresholdDBFS)
     }
 
+    public func setPosition(_ position: VoicePosition, player: String?) throws(ControlError) {
+        guard let player, player != match.engine.participant else {
+            return try ControlError.fromEngine { () throws(VoiceChatError) in try match.setPosition(position) }
+        }
+        let players = match.engine.statistics().filter { $0.session == match.matchID }.map(\.participant)
+        guard players.contains(player) else { throw .unknownPlayer(player, available: players.sorted()) }
+        try ControlError.fromEngine { () throws(VoiceChatError) in try match.setPosition(position, of: player) }
+    }
+
+    public func setProximity(_ settings: ProximitySettings?, channel name: String) throws(ControlError) {
+        let channel = try self.channel(named: name)
+        try ControlError.fromEngine { () throws(VoiceChatError) in try channel.setProximity(settings) }
+    }
+
     private func channel(named name: String) throws(ControlError) -> VoiceChannel {
         guard let channel = channels.first(where: { $0.name == name }) else {
             throw .unknownChannel(name, available: channels.map(\.name))

@@ -1,3 +1,5 @@
+import VoiceCore
+
 /// The operations a control socket, the interactive console and scripts drive, over either a 1:1
 /// call (`CallControl`) or a match (`MatchControl`). Every method may be called from any thread;
 /// a refused operation throws and leaves the session as it was.
@@ -24,4 +26,8 @@ public protocol VoiceSessionControl: AnyObject, Sendable {
     /// nil leaves a setting as it is.
     func setSpeechProcessing(denoise: Bool?, automaticGainControl: Bool?, voiceActivityThresholdDBFS: Float?)
         throws(ControlError)
+    /// Where this player (`player` nil) or another stands, for positional channels (matches only).
+    func setPosition(_ position: VoicePosition, player: String?) throws(ControlError)
+    /// Makes a channel positional, or (nil) heard whole again (matches only).
+    func setProximity(_ settings: ProximitySettings?, channel: String) throws(ControlError)
 }

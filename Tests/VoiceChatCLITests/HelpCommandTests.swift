@@ -22,7 +22,8 @@ import Testing
                 "mute", "unmute", "push-to-talk", "talk", "set-volume", "mute-player", "unmute-player",
                 "set-player-volume",
                 "start-channel",
-                "stop-channel", "activate-channel", "set-max-delay", "set-speech-processing", "stats", "subscribe",
+                "stop-channel", "activate-channel", "set-max-delay", "set-speech-processing", "set-position",
+                "set-proximity", "stats", "subscribe",
                 "unsubscribe", "help",
             ])
     }

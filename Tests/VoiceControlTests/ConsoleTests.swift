@@ -1,5 +1,6 @@
 import Testing
 import VoiceControl
+import VoiceCore
 
 @testable import voicechat
 
@@ -123,6 +124,8 @@ import VoiceControl
             func setSpeechProcessing(denoise: Bool?, automaticGainControl: Bool?, voiceActivityThresholdDBFS: Float?)
                 throws(ControlError)
             {}
+            func setPosition(_ position: VoicePosition, player: String?) throws(ControlError) {}
+            func setProximity(_ settings: ProximitySettings?, channel: String) throws(ControlError) {}
         }
         #expect(
             ConsoleKeyHandler(control: Refusing()).handle(UInt8(ascii: "m"))

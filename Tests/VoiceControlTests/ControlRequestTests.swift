@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VoiceControl
+import VoiceCore
 
 @Suite struct ControlRequestTests {
     private func failure(_ line: String) -> (id: JSONValue?, message: String?) {
@@ -57,6 +58,18 @@ import VoiceControl
                 == "set-volume takes no field \"chanel\"; it takes: volume, channel")
         #expect(
             failure(#"{"command":"subscribe","intervalMilliseconds":5}"#).message?.contains("from 50 to 60000") == true)
+        #expect(failure(#"{"command":"set-position","x":1,"y":2}"#).message == "set-position needs field \"z\"")
+        #expect(
+            failure(#"{"command":"set-position","x":1e300,"y":0,"z":0}"#).message?.contains("too far out") == true)
+        #expect(
+            failure(#"{"command":"set-proximity","channel":"field","range":-5}"#).message?.contains(
+                "a proximity range of -5.0 is not a positive number") == true)
+        #expect(
+            failure(#"{"command":"set-proximity","channel":"field","range":40,"referenceDistance":80}"#).message?
+                .contains("not a positive number below the range") == true)
+        #expect(
+            failure(#"{"command":"set-proximity","channel":"field","range":40,"rolloff":"cubic"}"#).message
+                == "rolloff \"cubic\" is not one of: inverse, linear")
     }
 
     @Test func repliesEncodeAsCompactLinesThatDecodeBack() throws {
@@ -85,6 +98,10 @@ import VoiceControl
             #"{"id":10,"command":"unmute"}"#,
             #"{"id":11,"command":"set-player-volume","player":"bob","volume":1.5}"#,
             #"{"id":13,"command":"set-speech-processing","denoise":true,"vadThresholdDB":-50}"#,
+            #"{"id":14,"command":"set-position","x":12,"y":0,"z":-3.5}"#,
+            #"{"id":15,"command":"set-position","x":1,"y":2,"z":3,"player":"bob"}"#,
+            #"{"id":16,"command":"set-proximity","channel":"team","range":40,"referenceDistance":2,"rolloff":"linear"}"#,
+            #"{"id":17,"command":"set-proximity","channel":"team","range":0}"#,
         ]
         for line in lines {
             let (reply, change) = dispatcher.handle(Array(line.utf8))
@@ -97,6 +114,10 @@ import VoiceControl
                 .player("bob", muted: false, channel: nil), .start("all"), .activate("all"), .stop("team"),
                 .pushToTalk(true), .talking(true), .microphoneMuted(false), .playerVolume("bob", 1.5),
                 .speechProcessing(denoise: true, agc: nil, threshold: -50),
+                .position(VoicePosition(x: 12, y: 0, z: -3.5), player: nil),
+                .position(VoicePosition(x: 1, y: 2, z: 3), player: "bob"),
+                .proximity(try? ProximitySettings(range: 40, referenceDistance: 2, rolloff: .linear), channel: "team"),
+                .proximity(nil, channel: "team"),
             ])
         let (subscribe, change) = dispatcher.handle(Array(#"{"command":"subscribe"}"#.utf8))
         #expect(subscribe.intervalMilliseconds == 1000)

@@ -238,6 +238,59 @@ import VoiceTestSupport
         #expect(team.isStarted)
     }
 
+    /// Positions and a positional channel set over the control socket: alice hears bob fainter
+    /// as he stands farther, and not at all beyond the range; a call refuses both.
+    @Test func positionsAndAPositionalChannelAreSetThroughTheControlSocket() async throws {
+        let world = SimulatedWorld()
+        let players = try world.threePlayerMatch()
+        let (alice, bob, carol) = (players[0], players[1], players[2])
+        let aliceMatch = try #require(alice.match)
+        let field = try aliceMatch.voiceChat(named: "field")
+        let bobMatch = try #require(bob.match)
+        let bobField = try bobMatch.voiceChat(named: "field")
+        try bobField.start()
+        try bobField.setActive(true)
+        try bobField.setProximity(try ProximitySettings(range: 40, referenceDistance: 1, rolloff: .linear))
+        try bobMatch.setPosition(.origin)
+        try bobMatch.setPosition(.origin, of: "alice")
+        alice.isTalking = false
+        carol.isTalking = false
+        let control = MatchControl(match: aliceMatch, channels: [field])
+        let path = temporarySocketPath()
+        let server = try await ControlServer.start(path: path, control: control)
+        defer { Task { await server.close() } }
+        let client = try LineClient(path: path)
+
+        #expect(try client.request(#"{"id":1,"command":"start-channel","channel":"field"}"#).ok)
+        world.run(seconds: 1.5, players)
+        let whole = alice.heardLevel(of: bob.frequency, lastSeconds: 1)
+        #expect(whole > 0.05)
+        let proximity = #"{"id":2,"command":"set-proximity","channel":"field","range":40,"rolloff":"linear"}"#
+        #expect(try client.request(proximity).ok)
+        #expect(field.proximity == (try ProximitySettings(range: 40, referenceDistance: 1, rolloff: .linear)))
+        #expect(try client.request(#"{"id":3,"command":"set-position","x":0,"y":0,"z":0}"#).ok)
+        #expect(try client.request(#"{"id":4,"command":"set-position","x":0,"y":30,"z":0,"player":"bob"}"#).ok)
+        world.run(seconds: 1.5, players)
+        let far = alice.heardLevel(of: bob.frequency, lastSeconds: 1)
+        #expect(abs(far / whole - 0.256) < 0.05, "\(far) against \(whole)")
+        #expect(try client.request(#"{"id":5,"command":"set-position","x":0,"y":0,"z":50,"player":"bob"}"#).ok)
+        world.run(seconds: 1.5, players)
+        #expect(alice.heardLevel(of: bob.frequency, lastSeconds: 1) < 0.002)
+        let stranger = try client.request(#"{"id":6,"command":"set-position","x":0,"y":0,"z":0,"player":"mallory"}"#)
+        #expect(stranger.error == "no player \"mallory\"; use one of: bob, carol")
+        let unknown = try client.request(#"{"id":7,"command":"set-proximity","channel":"red","range":10}"#)
+        #expect(unknown.error == "no channel \"red\"; use one of: field")
+        #expect(try client.request(#"{"id":8,"command":"set-proximity","channel":"field","range":0}"#).ok)
+        world.run(seconds: 1.5, players)
+        #expect(abs(alice.heardLevel(of: bob.frequency, lastSeconds: 1) / whole - 1) < 0.05)
+
+        let call = try SimulatedWorld().acceptedCall()
+        let callControl = CallControl(service: call.bobService, remote: "alice")
+        #expect(throws: ControlError.matchOnly(operation: "setting a position")) {
+            try callControl.setPosition(.origin, player: nil)
+        }
+    }
+
     @Test func subscribersGetSnapshotsOfARunningCall() async throws {
         let world = SimulatedWorld()
         let setup = try world.acceptedCall()

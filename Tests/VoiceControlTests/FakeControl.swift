@@ -1,5 +1,6 @@
 import Synchronization
 import VoiceControl
+import VoiceCore
 
 /// A control that records what it was asked to do and answers with a snapshot it keeps up to date,
 /// for tests of the layers above the engine.
@@ -10,6 +11,8 @@ final class FakeControl: VoiceSessionControl {
         case maximumDelay(Double)
         case playerVolume(String, Float)
         case speechProcessing(denoise: Bool?, agc: Bool?, threshold: Float?)
+        case position(VoicePosition, player: String?)
+        case proximity(ProximitySettings?, channel: String)
     }
 
     private let state: Mutex<(snapshot: SessionSnapshot, calls: [Call])>
@@ -65,6 +68,16 @@ final class FakeControl: VoiceSessionControl {
                 throw .unknownPlayer(player, available: snapshot.participants.map(\.participant))
             }
             snapshot.participants[index].volume = volume
+        }
+    }
+
+    func setPosition(_ position: VoicePosition, player: String?) throws(ControlError) {
+        try record(.position(position, player: player)) { _ in }
+    }
+
+    func setProximity(_ settings: ProximitySettings?, channel: String) throws(ControlError) {
+        try record(.proximity(settings, channel: channel)) { snapshot throws(ControlError) in
+            _ = try Self.index(of: channel, in: snapshot)
         }
     }
 
