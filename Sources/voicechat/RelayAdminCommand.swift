@@ -18,6 +18,7 @@ struct RelayAdminCommand: AsyncParsableCommand {
               voicechat relay-admin --socket /tmp/relay.admin players arena
               voicechat relay-admin --socket /tmp/relay.admin mute arena bob
               voicechat relay-admin --socket /tmp/relay.admin move arena bob team
+              voicechat relay-admin --socket /tmp/relay.admin position arena bob 10 0 -4
             """
     )
 
@@ -31,11 +32,14 @@ struct RelayAdminCommand: AsyncParsableCommand {
         help: ArgumentHelp(
             "What to do: "
                 + RelayAdminRequest.Command.allCases.map(\.rawValue).joined(separator: ", ")
-                + "; then the match, the player and the channel it needs.",
+                + "; then the match, the player, and the channel or coordinates it needs.",
             valueName: "command"))
     var command: String
 
-    @Argument(help: ArgumentHelp("match, player and channel, as the command needs", valueName: "arguments"))
+    // Coordinates may be negative: "-4.5" is an argument, not an option.
+    @Argument(
+        parsing: .allUnrecognized,
+        help: ArgumentHelp("match, player, channel or coordinates, as the command needs", valueName: "arguments"))
     var arguments: [String] = []
 
     /// The request the arguments make, or a usage error naming what is missing.
@@ -49,8 +53,9 @@ struct RelayAdminCommand: AsyncParsableCommand {
             switch command {
             case .matches, .stats: []
             case .players: ["match"]
-            case .kick, .mute, .unmute: ["match", "player"]
+            case .kick, .mute, .unmute, .releasePosition: ["match", "player"]
             case .move: ["match", "player", "channel"]
+            case .position: ["match", "player", "x", "y", "z"]
             }
         guard arguments.count == needed.count else {
             let usage = ([command.rawValue] + needed.map { $0.uppercased() }).joined(separator: " ")
@@ -64,6 +69,16 @@ struct RelayAdminCommand: AsyncParsableCommand {
             switch name {
             case "match": request.match = value
             case "player": request.player = value
+            case "x", "y", "z":
+                guard let coordinate = Double(value), Float(coordinate).isFinite else {
+                    throw ValidationError(
+                        "\(name) \"\(value)\" is not a number; give the player's coordinates in the game's units")
+                }
+                switch name {
+                case "x": request.x = coordinate
+                case "y": request.y = coordinate
+                default: request.z = coordinate
+                }
             default: request.channel = value
             }
         }
@@ -104,6 +119,13 @@ struct RelayAdminCommand: AsyncParsableCommand {
                 var flags = [player.overUDP ? "udp" : nil, player.overTCP ? "tcp" : nil].compactMap(\.self)
                 if player.sending { flags.append("talking") }
                 if player.serverMuted { flags.append("server-muted") }
+                if let position = player.position {
+                    let at = position.map { String(describing: $0) }.joined(separator: ", ")
+                    flags.append("at (\(at))" + (player.placedByServer ? " placed by the server" : ""))
+                }
+                for (channel, range) in player.hearingRanges.sorted(by: { $0.key < $1.key }) {
+                    flags.append("hears \(channel) within \(range)")
+                }
                 return "\(player.player)  media \(player.mediaID)  channels "
                     + (player.channels.isEmpty ? "none" : player.channels.map(String.init).joined(separator: ","))
                     + "  \(flags.joined(separator: " "))  \(player.packetsReceived) packets in, "
@@ -114,7 +136,7 @@ struct RelayAdminCommand: AsyncParsableCommand {
             var text =
                 "\(statistics.matches) match\(statistics.matches == 1 ? "" : "es"), \(statistics.players) players, "
                 + "\(statistics.sending) talking; \(statistics.joins) joins; \(statistics.packetsReceived) packets in, "
-                + "\(statistics.packetsForwarded) forwarded\n"
+                + "\(statistics.packetsForwarded) forwarded, \(statistics.packetsOutOfRange) kept from listeners out of range\n"
             for (reason, count) in statistics.refusals.sorted(by: { $0.key < $1.key }) {
                 text += "refused \(reason): \(count)\n"
             }
@@ -128,6 +150,11 @@ struct RelayAdminCommand: AsyncParsableCommand {
         case .move:
             let channel = request.channel ?? ""
             return "moved \(request.player ?? "") to " + (channel.isEmpty ? "no channel" : "channel \(channel)") + "\n"
+        case .position:
+            let at = [request.x, request.y, request.z].map { String(describing: $0 ?? 0) }.joined(separator: ", ")
+            return "placed \(request.player ?? "") at (\(at)) in \(request.match ?? "")\n"
+        case .releasePosition:
+            return "\(request.player ?? "")'s own position reports count again in \(request.match ?? "")\n"
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import VoiceControl
+import VoiceCore
 import VoiceEngine
 import VoiceRelay
 
@@ -13,6 +14,8 @@ struct RelayAdminRequest: Codable, Sendable, Hashable {
         case mute
         case unmute
         case move
+        case position
+        case releasePosition = "release-position"
         case stats
 
         /// What each needs besides "command".
@@ -26,6 +29,11 @@ struct RelayAdminRequest: Codable, Sendable, Hashable {
             case .move:
                 "make a channel the player's only started channel (\"\" for none): "
                     + "{\"match\": \"arena\", \"player\": \"bob\", \"channel\": \"team\"}"
+            case .position:
+                "place a player for positional channels; its own reports are ignored from then on: "
+                    + "{\"match\": \"arena\", \"player\": \"bob\", \"x\": 10, \"y\": 0, \"z\": -4}"
+            case .releasePosition:
+                "let a player's own position reports count again: {\"match\": \"arena\", \"player\": \"bob\"}"
             case .stats: "the relay's totals: joins, refusals, packets, drops"
             }
         }
@@ -37,6 +45,10 @@ struct RelayAdminRequest: Codable, Sendable, Hashable {
     var player: String?
     /// A channel's name as the players start it; the relay sees only its number.
     var channel: String?
+    /// `position`'s coordinates, in the game's units.
+    var x: Double?
+    var y: Double?
+    var z: Double?
 }
 
 /// The reply to one request.
@@ -57,6 +69,11 @@ struct RelayAdminReply: Codable, Sendable, Hashable {
         var sending: Bool
         var packetsReceived: Int
         var packetsForwarded: Int
+        /// Where it stands, [x, y, z], if it or the game server said so.
+        var position: [Float]?
+        var placedByServer: Bool
+        /// Range by channel number, for the channels it hears positionally.
+        var hearingRanges: [String: Float]
     }
 
     struct Statistics: Codable, Sendable, Hashable {
@@ -67,6 +84,8 @@ struct RelayAdminReply: Codable, Sendable, Hashable {
         var refusals: [String: Int]
         var packetsReceived: Int
         var packetsForwarded: Int
+        /// Voice copies kept from listeners out of range on positional channels.
+        var packetsOutOfRange: Int
         var drops: [String: Int]
     }
 
@@ -111,7 +130,9 @@ struct RelayAdminDispatcher: Sendable {
                 RelayAdminReply.Player(
                     player: $0.participant, mediaID: $0.mediaID, channels: $0.channels, serverMuted: $0.serverMuted,
                     overUDP: $0.overUDP, overTCP: $0.overTCP, sending: $0.isSending,
-                    packetsReceived: $0.counters.packetsReceived, packetsForwarded: $0.counters.packetsForwarded)
+                    packetsReceived: $0.counters.packetsReceived, packetsForwarded: $0.counters.packetsForwarded,
+                    position: $0.position.map { [$0.x, $0.y, $0.z] }, placedByServer: $0.isPlacedByServer,
+                    hearingRanges: Dictionary(uniqueKeysWithValues: $0.hearingRanges.map { ("\($0.key)", $0.value) }))
             }.sorted { $0.player < $1.player }
         case .kick:
             let (match, player) = try member(request)
@@ -124,6 +145,18 @@ struct RelayAdminDispatcher: Sendable {
             let channel = try required(request.channel, "channel", request)
             let number = channel.isEmpty ? 0 : channelNumber(named: channel)
             try await admin.move(participant: player, match: match, toChannel: number)
+        case .position:
+            let (match, player) = try member(request)
+            let coordinates = try [("x", request.x), ("y", request.y), ("z", request.z)].map {
+                name, value throws(RelayAdminFailure) -> Float in
+                guard let value else { throw RelayAdminFailure("position needs field \"\(name)\"") }
+                return Float(value)
+            }
+            let position = VoicePosition(x: coordinates[0], y: coordinates[1], z: coordinates[2])
+            try await admin.setPosition(position, participant: player, match: match)
+        case .releasePosition:
+            let (match, player) = try member(request)
+            try await admin.setPosition(nil, participant: player, match: match)
         case .stats:
             let statistics = try await admin.statistics()
             reply.statistics = RelayAdminReply.Statistics(
@@ -132,6 +165,7 @@ struct RelayAdminDispatcher: Sendable {
                 refusals: Dictionary(uniqueKeysWithValues: statistics.refusals.map { ("\($0.key)", $0.value) }),
                 packetsReceived: statistics.counters.packetsReceived,
                 packetsForwarded: statistics.counters.packetsForwarded,
+                packetsOutOfRange: statistics.counters.packetsOutOfRange,
                 drops: Dictionary(
                     uniqueKeysWithValues: RelayDropReason.allCases.compactMap { reason in
                         let count = statistics.counters.drops(reason)

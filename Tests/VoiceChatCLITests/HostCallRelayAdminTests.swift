@@ -62,6 +62,15 @@ import Testing
         #expect(move.status == 0 && move.standardOutput == "moved alice to channel team\n", "\(move)")
         #expect(alice.waitForOutput("the game server moved you to channel team", seconds: 5), "\(alice.standardOutput)")
 
+        // The game server places bob for positional channels; his own reports no longer count.
+        let place = try admin("position", "arena", "bob", "10", "0", "-4.5")
+        #expect(place.status == 0 && place.standardOutput == "placed bob at (10.0, 0.0, -4.5) in arena\n", "\(place)")
+        let placed = try admin("players", "arena")
+        #expect(placed.standardOutput.contains("at (10.0, 0.0, -4.5) placed by the server"), "\(placed)")
+        let release = try admin("release-position", "arena", "bob")
+        #expect(release.status == 0, "\(release)")
+        #expect(try !admin("players", "arena").standardOutput.contains("placed by the server"))
+
         let kick = try admin("kick", "arena", "bob")
         #expect(kick.status == 0 && kick.standardOutput == "kicked bob from arena\n", "\(kick)")
         let bobStatus = bob.waitForExit(seconds: 10)
@@ -88,6 +97,11 @@ import Testing
         let result = try CommandRunner.run(["relay-admin", "--socket", "/tmp/x", "move", "arena", "bob"])
         #expect(result.status == 64)
         #expect(result.standardError.contains("move takes match, player, channel, not 2 arguments"))
+        let position = try CommandRunner.run([
+            "relay-admin", "--socket", "/tmp/x", "position", "arena", "bob", "1", "ten", "0",
+        ])
+        #expect(position.status == 64)
+        #expect(position.standardError.contains("y \"ten\" is not a number"), "\(position.standardError)")
         let unknown = try CommandRunner.run(["relay-admin", "--socket", "/tmp/x", "ban", "arena"])
         #expect(unknown.status == 64)
         #expect(unknown.standardError.contains("there is no admin command \"ban\""))
