@@ -19,7 +19,7 @@ struct AllBenchmarks: ParsableCommand {
 
     static let benchmarks = [
         "codec", "ring", "quality", "pipeline", "engine-rt", "echo", "seal", "failover", "relay", "latency", "e2e",
-        "chaos", "fuzz",
+        "chaos", "proximity", "fuzz",
     ]
     /// Benchmarks that write reports (WAVs, plots) and take --report-directory.
     static let plotting: Set = ["quality", "relay", "latency", "e2e", "echo"]
@@ -31,6 +31,7 @@ struct AllBenchmarks: ParsableCommand {
         "pipeline": ["--seconds", "6", "--repetitions", "2"],
         "engine-rt": ["--seconds", "5"],
         "echo": ["--delays", "90"],
+        "proximity": ["--seconds", "10"],
         "fuzz": ["--seconds", "3"],
         "seal": ["--batch", "500", "--repetitions", "5"],
         "failover": ["--repetitions", "3"],
