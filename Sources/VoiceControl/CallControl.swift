@@ -88,7 +88,7 @@ public final class CallControl: VoiceSessionControl {
             voiceActivityThresholdDBFS: voiceActivityThresholdDBFS)
     }
 
-    public func setPosition(_ position: VoicePosition, player: String?) throws(ControlError) {
+    public func setPosition(_ position: VoicePosition, right: VoicePosition?, player: String?) throws(ControlError) {
         throw .matchOnly(operation: "setting a position")
     }
 

@@ -32,7 +32,7 @@ public enum ControlCommand: String, Sendable, Hashable, CaseIterable, Codable {
         case .startChannel, .stopChannel, .activateChannel: [("channel", true)]
         case .setMaxDelay: [("milliseconds", true)]
         case .setSpeechProcessing: [("denoise", false), ("agc", false), ("vadThresholdDB", false)]
-        case .setPosition: [("x", true), ("y", true), ("z", true), ("player", false)]
+        case .setPosition: [("x", true), ("y", true), ("z", true), ("right", false), ("player", false)]
         case .setProximity: [("channel", true), ("range", true), ("referenceDistance", false), ("rolloff", false)]
         case .subscribe: [("intervalMilliseconds", false)]
         }
@@ -63,7 +63,8 @@ public enum ControlCommand: String, Sendable, Hashable, CaseIterable, Codable {
                 + "(-120…0 dBFS), any of them: {\"denoise\": true, \"agc\": false, \"vadThresholdDB\": -50}"
         case .setPosition:
             "where this player stands in the game's world (or another player, with \"player\"), for positional "
-                + "channels: {\"x\": 12, \"y\": 0, \"z\": -3.5, \"player\": \"bob\"}"
+                + "channels, and the direction to this player's right, for a stereo speaker: "
+                + "{\"x\": 12, \"y\": 0, \"z\": -3.5, \"right\": [1, 0, 0]} or {\"x\": 3, \"y\": 0, \"z\": 9, \"player\": \"bob\"}"
         case .setProximity:
             "make a channel positional: heard within range, full level within referenceDistance (default 1), "
                 + "rolloff inverse (default) or linear; range 0 hears it whole again: "

@@ -50,7 +50,8 @@ public struct ControlDispatcher: Sendable {
                 denoise: request.denoise, automaticGainControl: request.agc,
                 voiceActivityThresholdDBFS: request.vadThresholdDB)
         case .setPosition:
-            try control.setPosition(try required(request.position, "x", request), player: request.player)
+            try control.setPosition(
+                try required(request.position, "x", request), right: request.right, player: request.player)
         case .setProximity:
             try control.setProximity(request.proximity, channel: try required(request.channel, "channel", request))
         case .startChannel: try control.startChannel(try required(request.channel, "channel", request))

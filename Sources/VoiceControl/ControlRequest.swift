@@ -22,8 +22,9 @@ public struct ControlRequest: Sendable, Hashable {
     public var denoise: Bool?
     public var agc: Bool?
     public var vadThresholdDB: Float?
-    /// `set-position`'s coordinates.
+    /// `set-position`'s coordinates, and the direction to this player's right.
     public var position: VoicePosition?
+    public var right: VoicePosition?
     /// `set-proximity`'s settings; nil with `command == .setProximity`: the channel is heard whole.
     public var proximity: ProximitySettings?
 
@@ -113,6 +114,23 @@ public struct ControlRequest: Sendable, Hashable {
                     "position \(position) is too far out for a 32-bit float; give coordinates in the game's units")
             }
             request.position = position
+            if let value = fields["right"] {
+                guard case .array(let items) = value, items.count == 3,
+                    case .number(let x) = items[0], case .number(let y) = items[1], case .number(let z) = items[2]
+                else {
+                    throw .badRequest(
+                        "field \"right\" of set-position must be three numbers, [x, y, z], not \(describe(value))")
+                }
+                let right = VoicePosition(x: Float(x), y: Float(y), z: Float(z))
+                guard right.isFinite, right != .origin else {
+                    throw .badRequest(
+                        "field \"right\" of set-position must be a direction: three finite numbers, not all 0")
+                }
+                guard request.player == nil else {
+                    throw .badRequest("\"right\" is this player's own orientation; leave \"player\" out to give it")
+                }
+                request.right = right
+            }
         }
         if command == .setProximity {
             let range = try number(fields, "range", command: name) ?? 0

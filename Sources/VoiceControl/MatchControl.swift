@@ -103,9 +103,11 @@ public final class MatchControl: VoiceSessionControl {
             voiceActivityThresholdDBFS: voiceActivityThresholdDBFS)
     }
 
-    public func setPosition(_ position: VoicePosition, player: String?) throws(ControlError) {
+    public func setPosition(_ position: VoicePosition, right: VoicePosition?, player: String?) throws(ControlError) {
         guard let player, player != match.engine.participant else {
-            return try ControlError.fromEngine { () throws(VoiceChatError) in try match.setPosition(position) }
+            return try ControlError.fromEngine { () throws(VoiceChatError) in
+                try match.setPosition(position, right: right)
+            }
         }
         let players = match.engine.statistics().filter { $0.session == match.matchID }.map(\.participant)
         guard players.contains(player) else { throw .unknownPlayer(player, available: players.sorted()) }

@@ -26,8 +26,9 @@ public protocol VoiceSessionControl: AnyObject, Sendable {
     /// nil leaves a setting as it is.
     func setSpeechProcessing(denoise: Bool?, automaticGainControl: Bool?, voiceActivityThresholdDBFS: Float?)
         throws(ControlError)
-    /// Where this player (`player` nil) or another stands, for positional channels (matches only).
-    func setPosition(_ position: VoicePosition, player: String?) throws(ControlError)
+    /// Where this player (`player` nil, facing so that `right` is to its right) or another
+    /// stands, for positional channels (matches only).
+    func setPosition(_ position: VoicePosition, right: VoicePosition?, player: String?) throws(ControlError)
     /// Makes a channel positional, or (nil) heard whole again (matches only).
     func setProximity(_ settings: ProximitySettings?, channel: String) throws(ControlError)
 }

@@ -30,6 +30,10 @@ public struct EngineConfiguration: Sendable, Hashable {
     public var speechProcessing: SpeechProcessing
     /// Whether the microphone's frames have the speaker's echo removed (`CaptureEchoCanceller`).
     public var echoCancellation: EchoCancellationMode
+    /// The mix's channels when the engine has no speaker of its own (an app that ticks it): 1,
+    /// or 2 for interleaved stereo, where positional channels are panned. With a speaker, its
+    /// channel count decides.
+    public var outputChannels = 1
 
     public init(
         frameDuration: FrameDuration = VoiceDefaults.frameDuration,

@@ -1,4 +1,5 @@
 import VoiceCore
+import VoiceMedia
 
 /// Positional channels: where the players stand, how loud each is heard for its distance, and
 /// whom a direct path sends voice to. Positions change on the game's calls, not per frame, so
@@ -15,12 +16,24 @@ extension EngineCore {
         mirrorToRelay(session)
     }
 
-    /// Places `player` (nil: this participant) at `position` in `match`.
-    func setPosition(_ position: VoicePosition, of player: ParticipantID?, match: String, now: MediaTime)
-        throws(VoiceChatError)
-    {
+    /// Places `player` (nil: this participant, facing so that `right` is to its right) at
+    /// `position` in `match`.
+    func setPosition(
+        _ position: VoicePosition, right: VoicePosition? = nil, of player: ParticipantID?, match: String,
+        now: MediaTime
+    ) throws(VoiceChatError) {
         guard position.isFinite else { throw .outOfRange("position \(position) is not three finite numbers") }
+        if let right {
+            let length = right.distance(to: .origin)
+            guard right.isFinite, length > 0, length.isFinite else {
+                throw .outOfRange("the right direction \(right) is not a direction (three finite numbers, not all 0)")
+            }
+        }
         let session = try matchSession(match)
+        if let right {
+            let length = right.distance(to: .origin)
+            session.ownRight = VoicePosition(x: right.x / length, y: right.y / length, z: right.z / length)
+        }
         if let player, player != participant {
             guard let peer = session.peers[player] else {
                 throw .invalidPlayers("\"\(player)\" is not a player of the match")
@@ -57,12 +70,13 @@ extension EngineCore {
         }
     }
 
-    /// The level `peer` is mixed at on `channel`, and whether a direct path sends it voice there.
-    /// A player whose position (or this participant's) is unknown is out of range, as at the relay.
+    /// Where `peer` is heard on `channel` (its level, and its side on a stereo speaker), and
+    /// whether a direct path sends it voice there. A player whose position (or this
+    /// participant's) is unknown is out of range, as at the relay.
     func updateProximity(of peer: RemotePeer, on channel: LocalChannel, in session: Session) {
         guard let proximity = channel.proximity else {
             peer.inRangeChannels.remove(channel.number)
-            mixer.setDistanceGain(nil, sender: peer.mediaID.rawValue, channel: channel.mixerChannel)
+            mixer.setPlacement(nil, sender: peer.mediaID.rawValue, channel: channel.mixerChannel)
             return
         }
         var distanceSquared: Float?
@@ -79,6 +93,18 @@ extension EngineCore {
             }
         }
         let gain = distanceSquared.map { proximity.gain(atDistance: $0.squareRoot()) } ?? 0
-        mixer.setDistanceGain(gain, sender: peer.mediaID.rawValue, channel: channel.mixerChannel)
+        mixer.setPlacement(
+            MixerPlacement(level: gain, pan: pan(of: peer, in: session)), sender: peer.mediaID.rawValue,
+            channel: channel.mixerChannel)
+    }
+
+    /// How far to this participant's right `peer` stands: the sine of its bearing, −1 (left)
+    /// to 1 (right); 0 without an orientation, or on top of it.
+    private func pan(of peer: RemotePeer, in session: Session) -> Float {
+        guard let own = session.ownPosition, let there = peer.position, let right = session.ownRight else { return 0 }
+        let distance = own.distance(to: there)
+        guard distance > 0 else { return 0 }
+        let toward = (there.x - own.x) * right.x + (there.y - own.y) * right.y + (there.z - own.z) * right.z
+        return toward / distance
     }
 }

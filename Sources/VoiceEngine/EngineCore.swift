@@ -115,6 +115,8 @@ final class EngineCore {
     /// A second envelope, for one peer, while `envelope` holds the one for everyone.
     let addressedEnvelope: UnsafeMutableRawBufferPointer
     let plaintext: UnsafeMutableRawBufferPointer
+    /// A stereo mix averaged down for the echo canceller (empty for a mono one).
+    let playedMono: UnsafeMutableBufferPointer<Float>
     static let datagramCapacity = 1500
     /// A session's peer names while its paths tick; grows to the largest session once.
     var peerNames: [ParticipantID] = []
@@ -126,7 +128,7 @@ final class EngineCore {
 
     init(
         participant: ParticipantID, configuration: EngineConfiguration, network: (any DatagramNetwork)?,
-        outbox: EngineOutbox, cancelsEcho: Bool = false
+        outbox: EngineOutbox, cancelsEcho: Bool = false, outputChannels: Int = 1
     ) throws(VoiceChatError) {
         self.participant = participant
         self.mediaID = MediaID(participant: participant)
@@ -142,7 +144,7 @@ final class EngineCore {
             throw .outOfRange(error.description)
         }
         do {
-            mixer = try VoiceMixer(frameDuration: configuration.frameDuration)
+            mixer = try VoiceMixer(frameDuration: configuration.frameDuration, outputChannels: outputChannels)
         } catch {
             throw .media(error.description)
         }
@@ -156,6 +158,7 @@ final class EngineCore {
         envelope = .allocate(byteCount: Self.datagramCapacity, alignment: 8)
         addressedEnvelope = .allocate(byteCount: Self.datagramCapacity, alignment: 8)
         plaintext = .allocate(byteCount: Self.datagramCapacity, alignment: 8)
+        playedMono = .allocate(capacity: outputChannels > 1 ? configuration.frameDuration.engineFrames : 0)
     }
 
     deinit {
@@ -163,6 +166,26 @@ final class EngineCore {
         envelope.deallocate()
         addressedEnvelope.deallocate()
         plaintext.deallocate()
+        playedMono.deallocate()
+    }
+
+    /// Hands what the speaker was given (the mix, interleaved as the mixer writes it) to the echo
+    /// canceller, which takes mono: a stereo mix is averaged down first.
+    func speakerPlayed(_ samples: UnsafeBufferPointer<Float>) {
+        guard let echoCanceller else { return }
+        let channels = mixer.outputChannels
+        guard channels > 1 else { return echoCanceller.played(samples) }
+        var offset = 0
+        while offset < samples.count {
+            let frames = min((samples.count - offset) / channels, playedMono.count)
+            guard frames > 0 else { return }
+            for frame in 0..<frames {
+                let base = offset + frame * channels
+                playedMono[frame] = (samples[base] + samples[base + 1]) * 0.5
+            }
+            echoCanceller.played(UnsafeBufferPointer(rebasing: playedMono[0..<frames]))
+            offset += frames * channels
+        }
     }
 
     func allocateMixerChannel(name: String) throws(VoiceChatError) -> UInt16 {

@@ -68,7 +68,8 @@ final class EngineThread: Sendable {
             ? CaptureBacklog(frameSamples: samples, capacitySamples: 24_000, framePeriod: period) : nil
         let capture =
             input != nil && backlog == nil ? UnsafeMutableBufferPointer<Float>.allocate(capacity: samples) : nil
-        let mix = UnsafeMutableBufferPointer<Float>.allocate(capacity: samples)
+        let channels = engine.outputChannels
+        let mix = UnsafeMutableBufferPointer<Float>.allocate(capacity: samples * channels)
         capture?.initialize(repeating: 0)
         mix.initialize(repeating: 0)
         defer {
@@ -138,8 +139,8 @@ final class EngineThread: Sendable {
                 // Queued in the same turn, so that the echo canceller's reference is exactly what
                 // the speaker was given (a frame left out to keep the queue short is not).
                 let count = clock.samplesToWrite(remoteVoicePlaying: core.isPlayingRemoteVoice)
-                if let written = playback?.write(UnsafeBufferPointer(rebasing: mix[0..<count])) {
-                    core.echoCanceller?.played(written)
+                if let written = playback?.write(UnsafeBufferPointer(rebasing: mix[0..<count * channels])) {
+                    core.speakerPlayed(written)
                 }
             }
             if let wakeTime {

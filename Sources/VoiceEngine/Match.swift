@@ -104,13 +104,15 @@ public final class Match: Sendable {
     }
 
     /// Where this player stands in the game's world, for the match's positional channels (up
-    /// to 30 times a second, say, as the game moves it; finite coordinates in the game's units).
-    /// The relay hears it too, at most every 33 ms, and forwards to this player only the voice of
-    /// players in range.
-    public func setPosition(_ position: VoicePosition) throws(VoiceChatError) {
+    /// to 30 times a second, say, as the game moves it; finite coordinates in the game's units),
+    /// and, for a stereo speaker, the direction to its right (its camera's right vector; nil
+    /// keeps the last one given, and without one everyone is heard in the centre). The relay
+    /// hears the position too, at most every 33 ms, and forwards to this player only the voice
+    /// of players in range.
+    public func setPosition(_ position: VoicePosition, right: VoicePosition? = nil) throws(VoiceChatError) {
         let now = engine.now
         try engine.withCore { core throws(VoiceChatError) in
-            try core.setPosition(position, of: nil, match: matchID, now: now)
+            try core.setPosition(position, right: right, of: nil, match: matchID, now: now)
         }
     }
 

@@ -18,6 +18,8 @@ import VoiceCore
 struct PlaybackPacer {
     let output: any AudioOutput
     let frameSamples: Int
+    /// Interleaved channels of what is written: each frame of the mix is this many samples.
+    let channels: Int
     /// The ring's free space when empty (measured before the first write), or nil when on demand.
     let capacity: Int?
     private var standing: StandingQueue
@@ -50,6 +52,7 @@ struct PlaybackPacer {
     init(output: any AudioOutput, frameSamples: Int) {
         self.output = output
         self.frameSamples = frameSamples
+        channels = max(output.format.channels, 1)
         capacity = output.pacing == .realTime ? output.availableToWrite : nil
         standing = StandingQueue(allowance: frameSamples, window: Self.standingWindowFrames)
     }
@@ -60,11 +63,12 @@ struct PlaybackPacer {
         return max(0, capacity - output.availableToWrite)
     }
 
-    /// Queues `mix` for the speaker, or the part of it that is not left out; returns what was
-    /// queued, nil for nothing.
+    /// Queues `mix` (interleaved, `channels` to a frame) for the speaker, or the part of it that
+    /// is not left out; returns what was queued, nil for nothing.
     @discardableResult
     mutating func write(_ mix: UnsafeBufferPointer<Float>) -> UnsafeBufferPointer<Float>? {
         let available = output.availableToWrite
+        let frames = mix.count / channels
         if let capacity {
             // What stood over a whole window includes the frames still owed, so it replaces them
             // (and a queue that drained meanwhile owes nothing).
@@ -90,19 +94,19 @@ struct PlaybackPacer {
             }
             if owedSamples > 0 {
                 if owedWaitedFrames >= Self.quietWaitFrames || quiet {
-                    let left = min(owedSamples, mix.count)
+                    let left = min(owedSamples, frames)
                     owedSamples -= left
                     reclaimedSamples += left
                     owedWaitedFrames = 0
-                    let rest = UnsafeBufferPointer(rebasing: mix[left...])
-                    guard !rest.isEmpty, available >= rest.count else { return nil }
+                    let rest = UnsafeBufferPointer(rebasing: mix[(left * channels)...])
+                    guard !rest.isEmpty, available >= frames - left else { return nil }
                     _ = output.write(rest)
                     return rest
                 }
                 owedWaitedFrames += 1
             }
         }
-        guard available >= mix.count else { return nil }
+        guard available >= frames else { return nil }
         _ = output.write(mix)
         return mix
     }

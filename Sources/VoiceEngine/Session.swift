@@ -86,6 +86,8 @@ final class Session {
     var relay: SessionRelay?
     /// Where the game says this participant stands, for positional channels.
     var ownPosition: VoicePosition?
+    /// The direction to this participant's right (unit length), for panning; nil: everyone centred.
+    var ownRight: VoicePosition?
     /// Whether the relay has yet to hear `ownPosition`, and when it last did.
     var isRelayPositionPending = false
     var relayPositionSentAt = MediaTime.min / 2

@@ -58,10 +58,15 @@ public final class VoiceEngine: Sendable {
         self.output = output
         inbox = DatagramQueue(capacity: Self.inboxCapacity, slotBytes: EngineCore.datagramCapacity)
         courier = EngineCourier(network: network, slotBytes: EngineCore.datagramCapacity)
+        let outputChannels = output?.format.channels ?? configuration.outputChannels
+        guard outputChannels == 1 || outputChannels == 2 else {
+            throw .outOfRange("the engine mixes 1 (mono) or 2 (stereo) channels, not \(outputChannels)")
+        }
         let core = try EngineCore(
             participant: participant, configuration: configuration, network: network,
             outbox: EngineOutbox(datagrams: courier.datagrams),
-            cancelsEcho: configuration.echoCancellation.isOn(input: input, output: output))
+            cancelsEcho: configuration.echoCancellation.isOn(input: input, output: output),
+            outputChannels: outputChannels)
         self.core = core
         playbackReference = core.echoCanceller?.reference
     }
@@ -121,7 +126,7 @@ public final class VoiceEngine: Sendable {
     }
 
     /// Runs one frame at `now`: sends `captured` (one frame, or nil for none), writes the mix into
-    /// `output` (one frame), and runs paths, timeouts and keys. The engine thread calls this; so do
+    /// `output` (one frame of `outputChannels` interleaved), and runs paths, timeouts and keys. The engine thread calls this; so do
     /// simulations and tests in virtual time, and an app's audio thread after `startDelivering()`
     /// (which then leaves the sending to the courier, as the engine thread does).
     public func tick(
@@ -131,7 +136,7 @@ public final class VoiceEngine: Sendable {
         // A local function, not a closure value, so that nothing is allocated for it per frame.
         func turn(_ core: EngineCore) {
             core.tick(now: now, captured: captured, output: output)
-            core.echoCanceller?.played(UnsafeBufferPointer(output))
+            core.speakerPlayed(UnsafeBufferPointer(output))
         }
         if courier.isRunning {
             withCoreOnEngineThread(turn)
@@ -198,8 +203,11 @@ public final class VoiceEngine: Sendable {
         return counters
     }
 
-    /// Samples per frame at 48 kHz.
+    /// Samples per frame at 48 kHz, per channel.
     public var frameSamples: Int { configuration.frameDuration.engineFrames }
+
+    /// The mix's channels: 1, or 2 (interleaved stereo, positional channels panned).
+    public var outputChannels: Int { core.mixer.outputChannels }
 
     /// Runs `body` under the engine's lock, then delivers what it queued. In virtual time (no courier
     /// thread, so no thread that ticks on its own), what the inbox holds is opened first.

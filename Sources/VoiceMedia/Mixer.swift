@@ -1,5 +1,9 @@
 import VoiceCore
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Identifies one remote speaker's stream in one channel.
 public struct MixerStreamKey: Hashable, Sendable, CustomStringConvertible {
     public var sender: UInt32
@@ -35,7 +39,8 @@ public struct MixerStreamKey: Hashable, Sendable, CustomStringConvertible {
 ///
 /// Thread contract: one thread at a time (the engine thread); control changes from the
 /// application reach it through the engine. Adding streams and channels allocates (each stream
-/// gets its frame buffer then); `fill`, `submit` and `mix` neither allocate nor lock.
+/// gets its frame buffer then); `fill`, `submit` and `mix` neither allocate nor lock. A stereo
+/// mixer writes interleaved left and right; a player not placed is heard in the centre.
 public final class VoiceMixer {
     /// What the mixer knows about a channel.
     public struct Channel: Sendable, Hashable {
@@ -52,21 +57,23 @@ public final class VoiceMixer {
         let frame: UnsafeMutableBufferPointer<Float>
         /// Channel volume, or 0 when the channel is stopped or the player muted in it.
         var gain: Float
-        /// On a positional channel, the level for the player's distance; 1 elsewhere.
-        var distanceGain: Float
-        /// The distance level the last mixed frame ended at: a change is ramped over the next
-        /// frame, so that a player who moves never clicks.
-        var appliedDistanceGain: Float
+        /// Where the player is heard on a positional channel; `.center` elsewhere.
+        var placement: MixerPlacement
+        /// The placement the last mixed frame ended at: a change is ramped over the next frame,
+        /// so that a player who moves never clicks.
+        var appliedPlacement: MixerPlacement
         /// Whether `frame` holds this round's audio.
         var isFilled: Bool
 
         /// Whether anything of it reaches the mix this round (else it is not even decoded).
-        var isHeard: Bool { gain > 0 && (distanceGain > 0 || appliedDistanceGain > 0) }
+        var isHeard: Bool { gain > 0 && (placement.level > 0 || appliedPlacement.level > 0) }
     }
 
     public let frameDuration: FrameDuration
-    /// Samples per frame at 48 kHz.
+    /// Samples per frame at 48 kHz, per output channel.
     public let frameSamples: Int
+    /// 1 (mono) or 2 (stereo, interleaved): what `mix` writes.
+    public let outputChannels: Int
     public private(set) var outputMeter = LevelMeter()
     public private(set) var limiter: SoftLimiter
     /// How many streams went into the last mixed frame.
@@ -75,15 +82,18 @@ public final class VoiceMixer {
     private var channels: [UInt16: Channel] = [:]
     /// Players' own volumes, where not 1.
     private var playerVolumes: [UInt32: Float] = [:]
-    /// Distance levels on positional channels, where set (kept for streams that start later).
-    private var distanceGains: [MixerStreamKey: Float] = [:]
+    /// Placements on positional channels, where set (kept for streams that start later).
+    private var placements: [MixerStreamKey: MixerPlacement] = [:]
     private var streams: [Stream] = []
     private var streamIndex: [MixerStreamKey: Int] = [:]
 
-    public init(frameDuration: FrameDuration = .ms20, limiter: SoftLimiter.Configuration = SoftLimiter.Configuration())
-        throws(MixerError)
-    {
+    public init(
+        frameDuration: FrameDuration = .ms20, outputChannels: Int = 1,
+        limiter: SoftLimiter.Configuration = SoftLimiter.Configuration()
+    ) throws(MixerError) {
+        guard outputChannels == 1 || outputChannels == 2 else { throw .unsupportedChannels(outputChannels) }
         self.frameDuration = frameDuration
+        self.outputChannels = outputChannels
         frameSamples = frameDuration.engineFrames
         do {
             self.limiter = try SoftLimiter(limiter)
@@ -174,19 +184,19 @@ public final class VoiceMixer {
         guard volume.isFinite, (0...1).contains(volume) else { throw .volumeOutOfRange(volume) }
     }
 
-    // MARK: Distance
+    // MARK: Placement
 
-    /// The level of a player on a positional channel for where they stand (0…1; nil: not
-    /// positional, full level). Takes effect over the next mixed frame.
-    public func setDistanceGain(_ gain: Float?, sender: UInt32, channel: UInt16) {
+    /// Where a player is heard on a positional channel, for where they stand (nil: not
+    /// positional, full level in the centre). Takes effect over the next mixed frame.
+    public func setPlacement(_ placement: MixerPlacement?, sender: UInt32, channel: UInt16) {
         let key = MixerStreamKey(sender: sender, channel: channel)
-        distanceGains[key] = gain.map { min(max($0, 0), 1) }
-        if let index = streamIndex[key] { streams[index].distanceGain = distanceGains[key] ?? 1 }
+        placements[key] = placement.map { MixerPlacement(level: $0.level, pan: $0.pan) }
+        if let index = streamIndex[key] { streams[index].placement = placements[key] ?? .center }
     }
 
-    /// The level set for a player's distance on a channel (1 when not positional).
-    public func distanceGain(sender: UInt32, channel: UInt16) -> Float {
-        distanceGains[MixerStreamKey(sender: sender, channel: channel)] ?? 1
+    /// Where a player is heard on a channel (`.center` when not positional).
+    public func placement(sender: UInt32, channel: UInt16) -> MixerPlacement {
+        placements[MixerStreamKey(sender: sender, channel: channel)] ?? .center
     }
 
     // MARK: Streams
@@ -199,11 +209,11 @@ public final class VoiceMixer {
         let frame = UnsafeMutableBufferPointer<Float>.allocate(capacity: frameSamples)
         frame.initialize(repeating: 0)
         streamIndex[key] = streams.count
-        let distance = distanceGains[key] ?? 1
+        let placement = placements[key] ?? .center
         streams.append(
             Stream(
-                key: key, frame: frame, gain: gain(of: sender, in: state), distanceGain: distance,
-                appliedDistanceGain: distance, isFilled: false))
+                key: key, frame: frame, gain: gain(of: sender, in: state), placement: placement,
+                appliedPlacement: placement, isFilled: false))
     }
 
     public func removeStream(sender: UInt32, channel: UInt16) {
@@ -224,7 +234,7 @@ public final class VoiceMixer {
         guard let state = channels[channel] else { return false }
         let key = MixerStreamKey(sender: sender, channel: channel)
         if let index = streamIndex[key] { return streams[index].isHeard }
-        return gain(of: sender, in: state) > 0 && (distanceGains[key] ?? 1) > 0
+        return gain(of: sender, in: state) > 0 && (placements[key] ?? .center).level > 0
     }
 
     // MARK: Mixing
@@ -254,10 +264,12 @@ public final class VoiceMixer {
     }
 
     /// Writes the mix of every frame handed in since the last call into `output` (exactly
-    /// `frameSamples` samples): each stream × its channel's and its player's volume, summed, then limited and
-    /// metered. Streams without a frame this round contribute nothing.
+    /// `frameSamples` × `outputChannels` samples, interleaved): each stream × its channel's and its
+    /// player's volume and its placement, summed, then limited and metered. Streams without a
+    /// frame this round contribute nothing.
     public func mix(into output: UnsafeMutableBufferPointer<Float>) throws(MixerError) {
-        guard output.count == frameSamples else { throw .wrongFrameLength(got: output.count, expected: frameSamples) }
+        let expected = frameSamples * outputChannels
+        guard output.count == expected else { throw .wrongFrameLength(got: output.count, expected: expected) }
         output.update(repeating: 0)
         var mixed = 0
         for index in streams.indices where streams[index].isFilled {
@@ -266,22 +278,64 @@ public final class VoiceMixer {
             guard streams[index].isHeard else { continue }
             let gain = streams[index].gain
             let frame = streams[index].frame
-            let from = streams[index].appliedDistanceGain
-            let to = streams[index].distanceGain
-            if from == to {
-                let level = gain * to
-                for sample in 0..<frameSamples { output[sample] += frame[sample] * level }
+            let from = streams[index].appliedPlacement
+            let to = streams[index].placement
+            if outputChannels == 1 {
+                add(frame, into: output, from: gain * from.level, to: gain * to.level)
             } else {
-                let step = (to - from) / Float(frameSamples)
-                for sample in 0..<frameSamples {
-                    output[sample] += frame[sample] * gain * (from + step * Float(sample + 1))
-                }
-                streams[index].appliedDistanceGain = to
+                let (fromLeft, fromRight) = from.stereoGains
+                let (toLeft, toRight) = to.stereoGains
+                add(frame, into: output, from: gain * fromLeft, to: gain * toLeft, offset: 0)
+                add(frame, into: output, from: gain * fromRight, to: gain * toRight, offset: 1)
             }
+            streams[index].appliedPlacement = to
             mixed += 1
         }
         lastMixedStreamCount = mixed
         limiter.process(output)
         outputMeter.process(UnsafeBufferPointer(output))
+    }
+
+    /// Adds `frame` × a level ramped from `from` to `to` over the frame into every
+    /// `outputChannels`-th sample of `output` from `offset`.
+    @inline(__always)
+    private func add(
+        _ frame: UnsafeMutableBufferPointer<Float>, into output: UnsafeMutableBufferPointer<Float>, from: Float,
+        to: Float, offset: Int = 0
+    ) {
+        let stride = outputChannels
+        if from == to {
+            for sample in 0..<frameSamples { output[sample * stride + offset] += frame[sample] * to }
+        } else {
+            let step = (to - from) / Float(frameSamples)
+            for sample in 0..<frameSamples {
+                output[sample * stride + offset] += frame[sample] * (from + step * Float(sample + 1))
+            }
+        }
+    }
+}
+
+/// Where a player is heard: a level (0…1) for their distance, and a side, from −1 (all left)
+/// through 0 (centre) to 1 (all right), for a stereo output; a mono output takes the level alone.
+public struct MixerPlacement: Sendable, Hashable {
+    public let level: Float
+    public let pan: Float
+
+    public init(level: Float, pan: Float = 0) {
+        self.level = min(max(level.isFinite ? level : 0, 0), 1)
+        self.pan = min(max(pan.isFinite ? pan : 0, -1), 1)
+    }
+
+    public static let center = MixerPlacement(level: 1)
+
+    /// The left and right levels: equal-power panning (the power of the two sums to that of the
+    /// centre, so a player does not grow louder or fainter walking round the listener), scaled so
+    /// that the centre is the level itself on both sides, as a mono output plays it.
+    public var stereoGains: (left: Float, right: Float) {
+        // Exactly the level in the centre, where the formula would round it.
+        guard pan != 0 else { return (level, level) }
+        let angle = (pan + 1) * Float.pi / 4
+        let scale = level * Float(2).squareRoot()
+        return (scale * cos(angle), scale * sin(angle))
     }
 }

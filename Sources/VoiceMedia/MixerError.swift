@@ -8,6 +8,7 @@ public enum MixerError: Error, Hashable, Sendable, CustomStringConvertible {
     case playerVolumeOutOfRange(Float)
     case wrongFrameLength(got: Int, expected: Int)
     case invalidLimiter(String)
+    case unsupportedChannels(Int)
 
     public var description: String {
         switch self {
@@ -23,6 +24,8 @@ public enum MixerError: Error, Hashable, Sendable, CustomStringConvertible {
             "volume \(volume) is out of range; use 0…1 (0 mutes the channel)"
         case .playerVolumeOutOfRange(let volume):
             "a player's volume of \(volume) is out of range; use 0…2 (1 as they sent it, 0 silences them)"
+        case .unsupportedChannels(let channels):
+            "the mixer writes 1 (mono) or 2 (stereo) channels, not \(channels)"
         case .wrongFrameLength(let got, let expected):
             "got a frame of \(got) samples; this mixer works on frames of exactly \(expected) samples"
         case .invalidLimiter(let message):

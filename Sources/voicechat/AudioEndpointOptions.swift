@@ -17,7 +17,10 @@ struct AudioEndpointOptions: ParsableArguments {
             "WAV file to use instead of a capture device (16-bit or float, any rate).", valueName: "file.wav"))
     var input: String?
 
-    @Option(help: ArgumentHelp("WAV file to write instead of playing (48 kHz mono 16-bit).", valueName: "file.wav"))
+    @Option(
+        help: ArgumentHelp(
+            "WAV file to write instead of playing (48 kHz 16-bit, mono unless --speaker-channels 2).",
+            valueName: "file.wav"))
     var output: String?
 
     @Option(help: "Device sample rate in Hz; other rates than 48000 are resampled.")
@@ -25,6 +28,12 @@ struct AudioEndpointOptions: ParsableArguments {
 
     @Option(help: "Device channels: 1 (mono) or 2 (stereo).")
     var deviceChannels = 1
+
+    @Option(
+        help: ArgumentHelp(
+            "What the speaker plays: 1 (mono) or 2 (stereo, with positional channels panned to where the "
+                + "players stand), on --playback or in --output.", valueName: "channels"))
+    var speakerChannels = 1
 
     @Option(help: "Device period in frames (480 = 10 ms at 48 kHz).")
     var periodFrames = VoiceDefaults.devicePeriodFrames
@@ -45,6 +54,9 @@ struct AudioEndpointOptions: ParsableArguments {
         }
         guard deviceChannels == 1 || deviceChannels == 2 else {
             throw ValidationError("--device-channels must be 1 or 2, not \(deviceChannels).")
+        }
+        guard speakerChannels == 1 || speakerChannels == 2 else {
+            throw ValidationError("--speaker-channels must be 1 (mono) or 2 (stereo), not \(speakerChannels).")
         }
     }
 
@@ -88,9 +100,11 @@ struct AudioEndpointOptions: ParsableArguments {
     func openOutput() throws(AudioDeviceError) -> any AudioOutput {
         if let output {
             return try WAVFileOutput(
-                path: output, channels: 1, pacing: usesDevices ? .realTime : .onDemand,
+                path: output, channels: speakerChannels, pacing: usesDevices ? .realTime : .onDemand,
                 periodFrames: periodFrames)
         }
-        return try ALSAPlaybackDevice(deviceConfiguration(name: playback ?? "default"))
+        var configuration = deviceConfiguration(name: playback ?? "default")
+        if speakerChannels == 2 { configuration.channels = 2 }
+        return try ALSAPlaybackDevice(configuration)
     }
 }

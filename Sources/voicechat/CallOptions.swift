@@ -134,7 +134,7 @@ struct CallOptions: ParsableArguments, FrameLengthOption {
             output = try endpoints.openOutput()
             if let record {
                 let recorder = try WAVFileOutput(
-                    path: record, channels: 1, pacing: .onDemand, writesInBackground: true)
+                    path: record, channels: output.format.channels, pacing: .onDemand, writesInBackground: true)
                 output = RecordingOutput(playing: output, recording: recorder)
             }
         } catch {

@@ -49,6 +49,9 @@ struct EchoTestCommand: AsyncParsableCommand {
             throw ValidationError("--connect-timeout must be between 0 and 120 seconds, not \(connectTimeout).")
         }
         try call.validateWithoutRelay(command: "echo-test")
+        guard call.endpoints.speakerChannels == 1 else {
+            throw ValidationError("echo-test measures a mono speaker: leave --speaker-channels at 1.")
+        }
         _ = try CallAddress(parsing: address)
     }
 

@@ -31,6 +31,10 @@ struct LoopbackCommand: ParsableCommand {
 
     func validate() throws {
         if let duration { try validateSeconds(duration, option: "--duration") }
+        guard endpoints.speakerChannels == 1 else {
+            throw ValidationError(
+                "loopback plays mono: leave --speaker-channels at 1 (stereo is for matches' positional channels).")
+        }
     }
 
     func run() throws {

@@ -124,7 +124,7 @@ import VoiceCore
             func setSpeechProcessing(denoise: Bool?, automaticGainControl: Bool?, voiceActivityThresholdDBFS: Float?)
                 throws(ControlError)
             {}
-            func setPosition(_ position: VoicePosition, player: String?) throws(ControlError) {}
+            func setPosition(_ position: VoicePosition, right: VoicePosition?, player: String?) throws(ControlError) {}
             func setProximity(_ settings: ProximitySettings?, channel: String) throws(ControlError) {}
         }
         #expect(

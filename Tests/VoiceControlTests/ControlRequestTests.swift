@@ -62,6 +62,15 @@ import VoiceCore
         #expect(
             failure(#"{"command":"set-position","x":1e300,"y":0,"z":0}"#).message?.contains("too far out") == true)
         #expect(
+            failure(#"{"command":"set-position","x":0,"y":0,"z":0,"right":[0,0,0]}"#).message?.contains(
+                "must be a direction") == true)
+        #expect(
+            failure(#"{"command":"set-position","x":0,"y":0,"z":0,"right":[1,0]}"#).message?.contains(
+                "must be three numbers") == true)
+        #expect(
+            failure(#"{"command":"set-position","x":0,"y":0,"z":0,"right":[1,0,0],"player":"bob"}"#).message?
+                .contains("leave \"player\" out") == true)
+        #expect(
             failure(#"{"command":"set-proximity","channel":"field","range":-5}"#).message?.contains(
                 "a proximity range of -5.0 is not a positive number") == true)
         #expect(
@@ -98,7 +107,7 @@ import VoiceCore
             #"{"id":10,"command":"unmute"}"#,
             #"{"id":11,"command":"set-player-volume","player":"bob","volume":1.5}"#,
             #"{"id":13,"command":"set-speech-processing","denoise":true,"vadThresholdDB":-50}"#,
-            #"{"id":14,"command":"set-position","x":12,"y":0,"z":-3.5}"#,
+            #"{"id":14,"command":"set-position","x":12,"y":0,"z":-3.5,"right":[0,0,-1]}"#,
             #"{"id":15,"command":"set-position","x":1,"y":2,"z":3,"player":"bob"}"#,
             #"{"id":16,"command":"set-proximity","channel":"team","range":40,"referenceDistance":2,"rolloff":"linear"}"#,
             #"{"id":17,"command":"set-proximity","channel":"team","range":0}"#,
@@ -114,8 +123,8 @@ import VoiceCore
                 .player("bob", muted: false, channel: nil), .start("all"), .activate("all"), .stop("team"),
                 .pushToTalk(true), .talking(true), .microphoneMuted(false), .playerVolume("bob", 1.5),
                 .speechProcessing(denoise: true, agc: nil, threshold: -50),
-                .position(VoicePosition(x: 12, y: 0, z: -3.5), player: nil),
-                .position(VoicePosition(x: 1, y: 2, z: 3), player: "bob"),
+                .position(VoicePosition(x: 12, y: 0, z: -3.5), right: VoicePosition(x: 0, y: 0, z: -1), player: nil),
+                .position(VoicePosition(x: 1, y: 2, z: 3), right: nil, player: "bob"),
                 .proximity(try? ProximitySettings(range: 40, referenceDistance: 2, rolloff: .linear), channel: "team"),
                 .proximity(nil, channel: "team"),
             ])

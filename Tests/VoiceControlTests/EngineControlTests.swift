@@ -287,7 +287,7 @@ import VoiceTestSupport
         let call = try SimulatedWorld().acceptedCall()
         let callControl = CallControl(service: call.bobService, remote: "alice")
         #expect(throws: ControlError.matchOnly(operation: "setting a position")) {
-            try callControl.setPosition(.origin, player: nil)
+            try callControl.setPosition(.origin, right: nil, player: nil)
         }
     }
 

@@ -11,7 +11,7 @@ final class FakeControl: VoiceSessionControl {
         case maximumDelay(Double)
         case playerVolume(String, Float)
         case speechProcessing(denoise: Bool?, agc: Bool?, threshold: Float?)
-        case position(VoicePosition, player: String?)
+        case position(VoicePosition, right: VoicePosition?, player: String?)
         case proximity(ProximitySettings?, channel: String)
     }
 
@@ -71,8 +71,8 @@ final class FakeControl: VoiceSessionControl {
         }
     }
 
-    func setPosition(_ position: VoicePosition, player: String?) throws(ControlError) {
-        try record(.position(position, player: player)) { _ in }
+    func setPosition(_ position: VoicePosition, right: VoicePosition?, player: String?) throws(ControlError) {
+        try record(.position(position, right: right, player: player)) { _ in }
     }
 
     func setProximity(_ settings: ProximitySettings?, channel: String) throws(ControlError) {

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import VoiceCore
 import VoiceEngine
@@ -75,6 +76,65 @@ import VoiceTestSupport
         let whole = carol.heardLevel(of: bob.frequency, lastSeconds: 1.5)
         #expect(abs(far / whole - 0.256) < 0.05, "far \(far), whole \(whole)")
         #expect(channels[2].proximity == nil)
+    }
+
+    /// A stereo listener hears a player on its right on the right, by the direction the game
+    /// gives for its right; turned around, on the left.
+    @Test func aStereoListenerHearsAPlayerOnTheSideTheyStandOn() throws {
+        let world = SimulatedWorld()
+        var stereo = SimulatedWorld.fastConfiguration
+        stereo.outputChannels = 2
+        let players = try ["alice", "bob", "carol"].enumerated().map { index, name in
+            try world.participant(
+                name, index: index, configuration: name == "carol" ? stereo : SimulatedWorld.fastConfiguration)
+        }
+        for player in players { _ = try player.join("arena", players: players.map(\.name)) }
+        world.run(seconds: 0.1, players)
+        let settings = try ProximitySettings(range: 40, referenceDistance: 10)
+        for player in players {
+            let channel = try #require(player.match).voiceChat(named: "field")
+            try channel.start()
+            try channel.setActive(true)
+            try channel.setProximity(settings)
+        }
+        let (alice, bob, carol) = (players[0], players[1], players[2])
+        carol.isTalking = false
+        #expect(carol.engine.outputChannels == 2 && alice.engine.outputChannels == 1)
+        // carol at the origin facing +z with +x to her right; alice 5 to her right, bob 5 ahead.
+        try place([5, 0, 0], [0, 0, 5], players)
+        let carolMatch = try #require(carol.match)
+        try carolMatch.setPosition(.origin, right: VoicePosition(x: 1, y: 0, z: 0))
+        world.run(seconds: 2.5, players)
+        let aliceLeft = carol.heardLevel(of: alice.frequency, lastSeconds: 1.5, side: .left)
+        let aliceRight = carol.heardLevel(of: alice.frequency, lastSeconds: 1.5, side: .right)
+        let bobLeft = carol.heardLevel(of: bob.frequency, lastSeconds: 1.5, side: .left)
+        let bobRight = carol.heardLevel(of: bob.frequency, lastSeconds: 1.5, side: .right)
+        #expect(aliceRight > 0.05)
+        #expect(20 * log10(aliceRight / max(aliceLeft, 1e-9)) >= 6, "alice \(aliceRight) right, \(aliceLeft) left")
+        #expect(abs(bobLeft / bobRight - 1) < 0.05, "bob straight ahead: \(bobLeft) left, \(bobRight) right")
+        #expect(abs(bobLeft - aliceRight / 2.0.squareRoot()) < 0.1 * bobLeft, "equal power")
+
+        // Turned round (right is now -x): alice is on the left.
+        try carolMatch.setPosition(.origin, right: VoicePosition(x: -1, y: 0, z: 0))
+        world.run(seconds: 2, players)
+        let turnedLeft = carol.heardLevel(of: alice.frequency, lastSeconds: 1.5, side: .left)
+        let turnedRight = carol.heardLevel(of: alice.frequency, lastSeconds: 1.5, side: .right)
+        #expect(20 * log10(turnedLeft / max(turnedRight, 1e-9)) >= 6, "alice \(turnedLeft) left, \(turnedRight) right")
+    }
+
+    /// Places the players along the x axis and the z axis at once: `xs[i]`, `zs[i]`.
+    func place(_ xs: [Float], _ zs: [Float], _ players: [SimulatedParticipant]) throws {
+        for player in players {
+            let match = try #require(player.match)
+            for (other, (x, z)) in zip(players, zip(xs, zs)) {
+                let position = VoicePosition(x: x, y: 0, z: z)
+                if other.name == player.name {
+                    try match.setPosition(position)
+                } else {
+                    try match.setPosition(position, of: other.name)
+                }
+            }
+        }
     }
 
     @Test func aPositionThatIsNotFiniteOrOfAStrangerIsRefused() throws {

@@ -21,7 +21,7 @@ import VoiceMedia
     }
 
     private static func mix(_ mixer: VoiceMixer) throws -> [Float] {
-        var output = [Float](repeating: .nan, count: mixer.frameSamples)
+        var output = [Float](repeating: .nan, count: mixer.frameSamples * mixer.outputChannels)
         try output.withUnsafeMutableBufferPointer { try mixer.mix(into: $0) }
         return output
     }
@@ -122,16 +122,16 @@ import VoiceMedia
         #expect(mixer.lastMixedStreamCount == 0)
     }
 
-    @Test func aChangeOfDistanceLevelIsRampedOverOneFrameAndSilenceStopsTheDecoding() throws {
+    @Test func aChangeOfPlacementLevelIsRampedOverOneFrameAndSilenceStopsTheDecoding() throws {
         let mixer = try VoiceMixer()
         try mixer.addChannel(Self.lobby)
         try mixer.start(channel: Self.lobby)
-        mixer.setDistanceGain(0.5, sender: Self.playerA, channel: Self.lobby)
+        mixer.setPlacement(MixerPlacement(level: 0.5), sender: Self.playerA, channel: Self.lobby)
         try mixer.addStream(sender: Self.playerA, channel: Self.lobby)
         try Self.submit(mixer, 0.5, sender: Self.playerA, channel: Self.lobby)
         #expect(try Self.mix(mixer).allSatisfy { $0 == 0.25 }, "a stream starts at the level set before it")
 
-        mixer.setDistanceGain(1, sender: Self.playerA, channel: Self.lobby)
+        mixer.setPlacement(MixerPlacement(level: 1), sender: Self.playerA, channel: Self.lobby)
         try Self.submit(mixer, 0.5, sender: Self.playerA, channel: Self.lobby)
         let ramp = try Self.mix(mixer)
         let steps = zip(ramp, ramp.dropFirst()).map { $1 - $0 }
@@ -141,7 +141,7 @@ import VoiceMedia
         #expect(try Self.mix(mixer).allSatisfy { $0 == 0.5 })
 
         // Out of range: one frame fades out, then the stream is not decoded at all.
-        mixer.setDistanceGain(0, sender: Self.playerA, channel: Self.lobby)
+        mixer.setPlacement(MixerPlacement(level: 0), sender: Self.playerA, channel: Self.lobby)
         #expect(mixer.shouldDecode(sender: Self.playerA, channel: Self.lobby))
         try Self.submit(mixer, 0.5, sender: Self.playerA, channel: Self.lobby)
         let fade = try Self.mix(mixer)
@@ -149,8 +149,35 @@ import VoiceMedia
         #expect(!mixer.shouldDecode(sender: Self.playerA, channel: Self.lobby))
         #expect(try !Self.submit(mixer, 0.5, sender: Self.playerA, channel: Self.lobby))
 
-        mixer.setDistanceGain(nil, sender: Self.playerA, channel: Self.lobby)
-        #expect(mixer.distanceGain(sender: Self.playerA, channel: Self.lobby) == 1)
+        mixer.setPlacement(nil, sender: Self.playerA, channel: Self.lobby)
+        #expect(mixer.placement(sender: Self.playerA, channel: Self.lobby) == .center)
+    }
+
+    @Test func aStereoMixPansPlacedPlayersWithEqualPowerAndKeepsTheRestCentred() throws {
+        let mixer = try VoiceMixer(outputChannels: 2)
+        try mixer.addChannel(Self.lobby)
+        try mixer.start(channel: Self.lobby)
+        try mixer.addStream(sender: Self.playerA, channel: Self.lobby)
+        try Self.submit(mixer, 0.5, sender: Self.playerA, channel: Self.lobby)
+        let centred = try Self.mix(mixer)
+        #expect(centred.count == 2 * mixer.frameSamples)
+        #expect(centred.allSatisfy { $0 == 0.5 }, "not placed: both sides as a mono mix has it")
+
+        mixer.setPlacement(MixerPlacement(level: 1, pan: 1), sender: Self.playerA, channel: Self.lobby)
+        try Self.submit(mixer, 0.5, sender: Self.playerA, channel: Self.lobby)
+        _ = try Self.mix(mixer)  // the ramp
+        try Self.submit(mixer, 0.25, sender: Self.playerA, channel: Self.lobby)
+        let right = try Self.mix(mixer)
+        let left = stride(from: 0, to: right.count, by: 2).map { right[$0] }
+        let rightSide = stride(from: 1, to: right.count, by: 2).map { right[$0] }
+        #expect(left.allSatisfy { abs($0) < 1e-6 }, "all right")
+        #expect(rightSide.allSatisfy { abs($0 - 0.25 * Float(2).squareRoot()) < 1e-5 }, "the power of both sides")
+
+        for pan: Float in [-1, -0.5, 0, 0.3, 1] {
+            let (l, r) = MixerPlacement(level: 0.8, pan: pan).stereoGains
+            #expect(abs(l * l + r * r - 2 * 0.64) < 1e-5, "equal power at \(pan)")
+        }
+        #expect(throws: MixerError.unsupportedChannels(6)) { try VoiceMixer(outputChannels: 6) }
     }
 
     @Test func aStoppedChannelContributesNothingUntilStartedAgain() throws {

@@ -17,6 +17,9 @@ public final class SimulatedParticipant: @unchecked Sendable {
     public var match: Match?
     public var isTalking = true
     private(set) var heard: [Float] = []
+    /// What a stereo engine played on each side (`heard` is then their average).
+    private(set) var heardLeft: [Float] = []
+    private(set) var heardRight: [Float] = []
     private var sample = 0
     public let callEvents = EventLog<VoiceChatEvent>()
     public let matchEvents = EventLog<MatchEvent>()
@@ -75,13 +78,32 @@ public final class SimulatedParticipant: @unchecked Sendable {
         return frame
     }
 
-    public func record(_ frame: [Float]) { heard.append(contentsOf: frame) }
+    /// Keeps one frame the engine played, `channels` interleaved.
+    public func record(_ frame: [Float], channels: Int = 1) {
+        guard channels == 2 else { return heard.append(contentsOf: frame) }
+        for index in stride(from: 0, to: frame.count - 1, by: 2) {
+            heardLeft.append(frame[index])
+            heardRight.append(frame[index + 1])
+            heard.append((frame[index] + frame[index + 1]) / 2)
+        }
+    }
+
+    /// Which of what a participant heard to measure.
+    public enum Side: Sendable {
+        case both, left, right
+    }
 
     /// Power of `frequency` in the last `seconds` of what this participant heard (Goertzel), as
-    /// the RMS amplitude of a sine of that frequency.
-    public func heardLevel(of frequency: Double, lastSeconds seconds: Double) -> Double {
-        let count = min(heard.count, Int(seconds * 48_000))
-        let slice = heard[(heard.count - count)...]
+    /// the RMS amplitude of a sine of that frequency; on one side of a stereo engine's output, if asked.
+    public func heardLevel(of frequency: Double, lastSeconds seconds: Double, side: Side = .both) -> Double {
+        let samples =
+            switch side {
+            case .both: heard
+            case .left: heardLeft
+            case .right: heardRight
+            }
+        let count = min(samples.count, Int(seconds * 48_000))
+        let slice = samples[(samples.count - count)...]
         let omega = 2 * Double.pi * frequency / 48_000
         let coefficient = 2 * cos(omega)
         var previous = 0.0
@@ -111,18 +133,19 @@ extension SimulatedWorld {
     public func run(seconds: Double, _ participants: [SimulatedParticipant]) {
         let frames = Int((seconds * 1000 / Self.frame.milliseconds).rounded())
         let samples = Self.frame.engineFrames
-        var output = [Float](repeating: 0, count: samples)
+        var outputs = [1: [Float](repeating: 0, count: samples), 2: [Float](repeating: 0, count: 2 * samples)]
         for _ in 0..<frames {
             clock.advance(by: Self.frame.nanoseconds)
             deliver()
             for participant in participants {
                 let captured = participant.nextFrame(samples: samples)
+                let channels = participant.engine.outputChannels
                 captured.withUnsafeBufferPointer { capturedBuffer in
-                    output.withUnsafeMutableBufferPointer { outputBuffer in
+                    outputs[channels]!.withUnsafeMutableBufferPointer { outputBuffer in
                         participant.engine.tick(at: clock.now, captured: capturedBuffer, output: outputBuffer)
                     }
                 }
-                participant.record(output)
+                participant.record(outputs[channels]!, channels: channels)
             }
         }
     }
