@@ -20,7 +20,10 @@ struct EngineRTBenchmark: ParsableCommand {
             every speaker talks (50 packets/s each, opened on the listener's engine thread), a \
             second thread hands the listener 1000 signalling messages/s (a speaker's keys again, \
             and reliable game data), and a third calls its API at 100 Hz (statistics, a channel's \
-            volume). Reported: the engine thread's wake-up lateness (p50, p99, max) and how long it \
+            volume, and a player's position). The channel is positional (range 100 m, the speakers \
+            on a 20 m circle round the listener) and the listener's speaker is stereo, so that each \
+            stream's level and side are worked out and mixed, with echo cancellation on the mix \
+            averaged down. Reported: the engine thread's wake-up lateness (p50, p99, max) and how long it \
             waited for the engine's lock (p99, max) in both phases, and its allocations per \
             wake-up.
             """
@@ -40,6 +43,9 @@ struct EngineRTBenchmark: ParsableCommand {
         let run = EngineRTRun(
             speech: speech, speakers: speakers, seconds: seconds, signallingPerSecond: 1_000, apiCallsPerSecond: 100)
         let result = try run.run()
+        print(
+            "settings: the shipped ones, but the match's channel is positional (\(EngineRTRun.proximity)) with the "
+                + "speakers on a 20 m circle round the listener, and the listener's speaker is stereo")
         print(
             "engine thread \(result.realTimeScheduled ? "at real-time priority" : "WITHOUT real-time priority"); "
                 + "listener heard \(result.speakersHeard) of \(speakers) speakers")

@@ -60,7 +60,8 @@ struct EngineRTRun {
         try WAVAudio(format: .engineMono, samples: Array([[Float]](repeating: speech, count: repeats).joined()))
             .write(toFile: microphonePath)
         let microphone = try WAVFileInput(path: microphonePath, pacing: .realTime)
-        let speaker = try WAVFileOutput(path: directory + "/speaker.wav", pacing: .realTime, writesInBackground: true)
+        let speaker = try WAVFileOutput(
+            path: directory + "/speaker.wav", channels: 2, pacing: .realTime, writesInBackground: true)
         let world = try InProcessMatch(
             players: speakers + 1, configuration: EngineConfiguration(), realTimePlayers: 1,
             firstPlayerDevices: (microphone, speaker))
@@ -69,6 +70,7 @@ struct EngineRTRun {
         // Its microphone's frames have their echo removed and are metered, but are not sent:
         // thirty speakers decoding it would leave the harness behind the real clock.
         try listener.channel.setActive(false)
+        try placeOnACircle(world)
         let frame = VoiceDefaults.frameDuration
         let samples = frame.engineFrames
         var stepIndex = 0
@@ -165,6 +167,8 @@ struct EngineRTRun {
         if load {
             let sender = world.players[1].name
             let match = listener.match
+            let speakers = world.players.count - 1
+            let speakerNames = world.players.dropFirst().map(\.name)
             let channel = listener.channel
             helpers.append(
                 try paced("bench-signalling", perSecond: signallingPerSecond) {
@@ -174,9 +178,14 @@ struct EngineRTRun {
             helpers.append(
                 try paced("bench-api", perSecond: apiCallsPerSecond) {
                     let count = called.add(1, ordering: .relaxed).newValue
-                    // What a game's UI does: reads the meters and statistics, moves a volume.
+                    // What a game does: reads the meters and statistics, moves a volume, and moves
+                    // a player (one a call, out and back by a metre).
                     _ = engine.statistics()
                     try? channel.setVolume(count % 2 == 0 ? 1 : 0.9)
+                    let speaker = 1 + count % speakers
+                    try? match.setPosition(
+                        Self.circlePosition(speaker, of: speakers, radius: count % 3 == 0 ? 21 : 20),
+                        of: speakerNames[speaker - 1])
                 })
         }
         let started = MediaTime.monotonicNow()
@@ -197,6 +206,29 @@ struct EngineRTRun {
             packetsReceived: packetsReceived(engine) - packetsBefore, seconds: elapsed,
             signallingMessages: signalled.load(ordering: .relaxed),
             apiCalls: called.load(ordering: .relaxed))
+    }
+
+    /// The match's channel made positional (range 100 m), the listener at the centre of a circle
+    /// of the speakers, 20 m round, facing so that they are heard all round it, each player
+    /// knowing where everyone stands: level and side are then worked out for every stream.
+    static let proximity = try! ProximitySettings(range: 100, referenceDistance: 5)
+
+    static func circlePosition(_ speaker: Int, of count: Int, radius: Float) -> VoicePosition {
+        let angle = 2 * Float.pi * Float(speaker) / Float(count)
+        return VoicePosition(x: radius * cos(angle), y: 0, z: radius * sin(angle))
+    }
+
+    private func placeOnACircle(_ world: InProcessMatch) throws {
+        let positions =
+            [VoicePosition.origin]
+            + (1..<world.players.count).map { Self.circlePosition($0, of: world.players.count - 1, radius: 20) }
+        for (index, player) in world.players.enumerated() {
+            try player.channel.setProximity(Self.proximity)
+            try player.match.setPosition(positions[index], right: VoicePosition(x: 1, y: 0, z: 0))
+            for (other, position) in zip(world.players, positions) where other !== player {
+                try player.match.setPosition(position, of: other.name)
+            }
+        }
     }
 
     private func packetsReceived(_ engine: VoiceEngine) -> Int {
