@@ -199,7 +199,8 @@ let package = Package(
         .testTarget(
             name: "VoiceSignallingTests",
             dependencies: [
-                "VoiceTestSupport", "VoiceSignalling", "VoiceEngine", "VoiceCore", "VoiceFuzzTargets", "VoiceTesting",
+                "VoiceTestSupport", "VoiceSignalling", "VoiceEngine", "VoiceCore", "VoiceWire", "VoiceFuzzTargets",
+                "VoiceTesting",
             ]
         ),
         .testTarget(

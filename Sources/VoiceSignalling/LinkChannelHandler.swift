@@ -1,4 +1,5 @@
 import NIOCore
+import VoiceWire
 
 /// Decodes the TCP stream of one link into frames and reports them, and the connection's end, to its
 /// `LinkConnection`. Lives on the connection's event loop, like every NIO handler.

@@ -1,5 +1,6 @@
 import NIOCore
 import Synchronization
+import VoiceWire
 
 /// The state of one TCP connection that carries a signalling link: the hello exchange, frames that
 /// arrived before anyone listens, and how the connection ended.
@@ -131,7 +132,7 @@ final class LinkConnection: Sendable {
         guard let channel = state.withLock({ $0.ending == nil ? $0.channel : nil }) else { return }
         if case .realTime = frame, !channel.isWritable { return }
         var buffer = channel.allocator.buffer(capacity: frame.encodedByteCount)
-        frame.write(to: &buffer)
+        frame.write { buffer.writeBytes($0) }
         channel.writeAndFlush(buffer, promise: nil)
     }
 

@@ -1,3 +1,5 @@
+import VoiceWire
+
 /// Why a signalling link could not be set up or a listener could not be opened. The description is
 /// one sentence that says what went wrong and what to do.
 public enum SignallingLinkError: Error, Hashable, Sendable, CustomStringConvertible {

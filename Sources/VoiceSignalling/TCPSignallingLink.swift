@@ -1,6 +1,7 @@
 import NIOCore
 import NIOPosix
 import VoiceEngine
+import VoiceWire
 
 #if canImport(Glibc)
     import Glibc

@@ -3,6 +3,7 @@ import NIOPosix
 import Synchronization
 import VoiceCore
 import VoiceEngine
+import VoiceWire
 
 #if canImport(Glibc)
     import Glibc

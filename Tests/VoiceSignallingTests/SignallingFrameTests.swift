@@ -1,5 +1,6 @@
 import Testing
 import VoiceSignalling
+import VoiceWire
 
 @Suite struct SignallingFrameTests {
     private func decodeAll(_ bytes: [UInt8]) throws(SignallingFrameError) -> [SignallingFrame] {

@@ -5,6 +5,7 @@ import VoiceCore
 import VoiceEngine
 import VoiceSignalling
 import VoiceTestSupport
+import VoiceWire
 
 /// Collects what a link receives, for tests to wait on.
 private final class FrameCollector: Sendable {

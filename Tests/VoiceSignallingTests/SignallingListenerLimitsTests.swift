@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 import VoiceSignalling
 import VoiceTestSupport
+import VoiceWire
 
 /// `voicechat listen`'s listener against callers that never say who they are: held to a hello
 /// deadline, a first frame no longer than a hello, and per-address limits, each refusal counted and

@@ -1,5 +1,3 @@
-import NIOCore
-
 /// One unit on a signalling link's TCP stream.
 ///
 /// On the wire every frame is a 4-byte big-endian length (of what follows), a 1-byte type and the
@@ -63,28 +61,30 @@ public enum SignallingFrame: Sendable, Hashable {
 
     /// The frame as it goes on the wire.
     public func encoded() -> [UInt8] {
-        var buffer = ByteBuffer()
-        buffer.reserveCapacity(encodedByteCount)
-        write(to: &buffer)
-        return Array(buffer.readableBytesView)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(encodedByteCount)
+        write { bytes.append(contentsOf: $0) }
+        return bytes
     }
 
-    /// How many bytes `write(to:)` appends.
-    var encodedByteCount: Int { Self.headerBytes + payloadByteCount }
+    /// How many bytes `write(_:)` hands over.
+    public var encodedByteCount: Int { Self.headerBytes + payloadByteCount }
 
-    /// Appends the frame as it goes on the wire, so that a sender fills the buffer it hands to the
-    /// socket with no intermediate copies.
-    func write(to buffer: inout ByteBuffer) {
-        buffer.writeInteger(UInt32(payloadByteCount + 1))
-        buffer.writeInteger(kind.rawValue)
+    /// Hands the frame as it goes on the wire to `append`, piece by piece, so that a sender fills
+    /// the buffer it gives the socket with no intermediate copies.
+    public func write(_ append: (UnsafeRawBufferPointer) -> Void) {
+        var header = (UInt32(payloadByteCount + 1).bigEndian, kind.rawValue)
+        withUnsafeBytes(of: &header.0) { append($0) }
+        withUnsafeBytes(of: &header.1) { append($0) }
         switch self {
         case .hello(let participant):
-            buffer.writeBytes(Self.magic)
-            buffer.writeInteger(Self.version)
-            buffer.writeString(participant)
-        case .signalling(let bytes), .realTime(let bytes): buffer.writeBytes(bytes)
+            Self.magic.withUnsafeBytes(append)
+            withUnsafeBytes(of: Self.version) { append($0) }
+            var name = participant
+            name.withUTF8 { append(UnsafeRawBufferPointer($0)) }
+        case .signalling(let bytes), .realTime(let bytes): bytes.withUnsafeBytes(append)
         case .bye: break
-        case .refused(let reason): buffer.writeBytes(reason.utf8.prefix(Self.maximumReasonBytes))
+        case .refused(let reason): Array(reason.utf8.prefix(Self.maximumReasonBytes)).withUnsafeBytes(append)
         }
     }
 
