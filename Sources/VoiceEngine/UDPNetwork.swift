@@ -1,4 +1,5 @@
 import Synchronization
+import VoiceCore
 import VoiceTransport
 
 /// The engine's direct path over a real UDP socket: one socket for every peer, offered to them

@@ -1,4 +1,5 @@
 import NIOCore
+import VoiceCore
 
 /// This machine's addresses, as direct candidates for the peer to probe.
 public enum CandidateGathering {

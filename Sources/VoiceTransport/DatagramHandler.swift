@@ -1,5 +1,6 @@
 import NIOCore
 import Synchronization
+import VoiceCore
 
 /// Error counts shared by a `UDPEndpoint` and its channel handler; atomics, so any thread may read.
 final class DatagramErrorCounters: Sendable {

@@ -1,3 +1,5 @@
+import VoiceCore
+
 /// One way to reach a remote participant: a remote candidate address over direct UDP, or a shared
 /// carrier (the app's channel, a relay) that the owner knows how to use.
 public enum PathRoute: Sendable, Hashable, CustomStringConvertible {

@@ -1,6 +1,7 @@
 import NIOCore
 import NIOPosix
 import Synchronization
+import VoiceCore
 
 /// A bound UDP socket on SwiftNIO.
 ///

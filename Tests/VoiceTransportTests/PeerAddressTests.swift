@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VoiceCore
 import VoiceTransport
 
 @Suite("PeerAddress")

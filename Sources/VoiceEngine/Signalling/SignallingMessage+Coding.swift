@@ -1,4 +1,5 @@
 import Foundation
+import VoiceCore
 import VoiceTransport
 
 /// The JSON shape of every signalling message: a version, a type, and the fields that type uses.

@@ -1,4 +1,5 @@
 import Foundation
+import VoiceCore
 import VoiceTransport
 
 /// Why a call ended or never started, as the peer is told.

@@ -1,5 +1,3 @@
-import NIOCore
-
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -19,8 +17,6 @@ public struct PeerAddress: Sendable, Hashable, CustomStringConvertible, Codable 
     public let host: String
     public let port: Int
     public let family: Family
-    /// The socket's form of the same address, made once here so that sending needs no parsing.
-    let socketAddress: SocketAddress
 
     /// - Throws: `.invalidHost` unless `host` is a numeric IPv4 or IPv6 address (brackets around an
     ///   IPv6 address are accepted); `.invalidPort` unless `port` is in 1…65535.
@@ -63,31 +59,16 @@ public struct PeerAddress: Sendable, Hashable, CustomStringConvertible, Codable 
     }
 
     /// `port` 0 is accepted here: it is what a local socket asks for when any free port will do.
-    init(host: String, port: Int, allowingAnyPort: Bool) throws(TransportError) {
+    package init(host: String, port: Int, allowingAnyPort: Bool) throws(TransportError) {
         guard (allowingAnyPort ? 0 : 1)...65535 ~= port else { throw .invalidPort(port) }
         var bare = host
         if bare.hasPrefix("[") && bare.hasSuffix("]") && bare.count >= 2 {
             bare = String(bare.dropFirst().dropLast())
         }
-        guard let (canonical, family, socketAddress) = Self.canonicalize(bare, port: port) else {
-            throw .invalidHost(host)
-        }
+        guard let (canonical, family) = Self.canonicalize(bare) else { throw .invalidHost(host) }
         self.host = canonical
         self.port = port
         self.family = family
-        self.socketAddress = socketAddress
-    }
-
-    // Written out as synthesis would make them, so that `socketAddress` (the same address in another
-    // form) takes no part.
-    public static func == (lhs: PeerAddress, rhs: PeerAddress) -> Bool {
-        lhs.host == rhs.host && lhs.port == rhs.port && lhs.family == rhs.family
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(host)
-        hasher.combine(port)
-        hasher.combine(family)
     }
 
     /// "192.0.2.7:5000" or "[2001:db8::7]:5000": the form `init(parsing:)` reads.
@@ -123,24 +104,12 @@ public struct PeerAddress: Sendable, Hashable, CustomStringConvertible, Codable 
 
     /// inet_pton is strict (no leading zeros, no trailing garbage, no zone), and inet_ntop gives the
     /// one canonical spelling.
-    private static func canonicalize(_ host: String, port: Int) -> (String, Family, SocketAddress)? {
+    private static func canonicalize(_ host: String) -> (String, Family)? {
         guard !host.isEmpty, host.utf8.count < 64, !host.contains("%") else { return nil }
         var v4 = in_addr()
-        if inet_pton(AF_INET, host, &v4) == 1 {
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = in_port_t(port).bigEndian
-            address.sin_addr = v4
-            return (text(of: &v4, family: AF_INET), .ipv4, SocketAddress(address, host: ""))
-        }
+        if inet_pton(AF_INET, host, &v4) == 1 { return (text(of: &v4, family: AF_INET), .ipv4) }
         var v6 = in6_addr()
-        if inet_pton(AF_INET6, host, &v6) == 1 {
-            var address = sockaddr_in6()
-            address.sin6_family = sa_family_t(AF_INET6)
-            address.sin6_port = in_port_t(port).bigEndian
-            address.sin6_addr = v6
-            return (text(of: &v6, family: AF_INET6), .ipv6, SocketAddress(address, host: ""))
-        }
+        if inet_pton(AF_INET6, host, &v6) == 1 { return (text(of: &v6, family: AF_INET6), .ipv6) }
         return nil
     }
 
