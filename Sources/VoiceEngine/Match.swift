@@ -1,6 +1,7 @@
 import Synchronization
 import VoiceCore
 import VoiceTransport
+import VoiceWire
 
 /// A group of players who talk in named channels and exchange game data (GameKit's `GKMatch`).
 ///

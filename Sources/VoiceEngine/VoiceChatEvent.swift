@@ -1,4 +1,5 @@
 import VoiceTransport
+import VoiceWire
 
 /// A 1:1 call's identifier: 32 lowercase hexadecimal digits, chosen by the caller.
 public typealias CallID = String

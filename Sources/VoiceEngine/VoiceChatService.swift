@@ -1,6 +1,7 @@
 import Synchronization
 import VoiceCore
 import VoiceTransport
+import VoiceWire
 
 /// 1:1 voice calls between participant IDs (GameKit's `GKVoiceChatService`).
 ///

@@ -3,6 +3,7 @@ import VoiceCore
 import VoiceEngine
 import VoiceSignalling
 import VoiceTransport
+import VoiceWire
 
 /// Runs one 1:1 call over a signalling link until it ends: the call ends or is refused, the link
 /// closes, the deadline passes, or Ctrl-C. Used by `listen` (answering) and `call` (placing).

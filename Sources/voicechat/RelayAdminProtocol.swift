@@ -3,6 +3,7 @@ import VoiceControl
 import VoiceCore
 import VoiceEngine
 import VoiceRelay
+import VoiceWire
 
 /// One request on `voicechat relay --admin-socket`: `{"id": 1, "command": "kick", "match": "arena",
 /// "player": "bob"}`, a JSON object a line.

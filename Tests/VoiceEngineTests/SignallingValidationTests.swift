@@ -3,6 +3,7 @@ import VoiceCore
 import VoiceEngine
 import VoiceTestSupport
 import VoiceTransport
+import VoiceWire
 
 @Suite struct SignallingValidationTests {
     @Test func malformedUnknownAndOutOfStateMessagesAreRejectedAndReported() throws {

@@ -1,6 +1,5 @@
 import Foundation
 import VoiceCore
-import VoiceTransport
 
 /// The JSON shape of every signalling message: a version, a type, and the fields that type uses.
 private struct WireForm: Codable {
@@ -32,7 +31,7 @@ private struct WireChannel: Codable {
 
 extension SignallingMessage {
     /// The message as the bytes the app carries.
-    func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         var form = WireForm(v: Self.version, type: typeName)
         switch self {
         case .invite(let call, let offer):
@@ -68,7 +67,7 @@ extension SignallingMessage {
     }
 
     /// Parses and validates a message from an untrusted peer.
-    init(decoding bytes: [UInt8]) throws(SignallingError) {
+    package init(decoding bytes: [UInt8]) throws(SignallingError) {
         guard bytes.count <= Self.maximumBytes else { throw .oversize(bytes: bytes.count, maximum: Self.maximumBytes) }
         let form: WireForm
         do {

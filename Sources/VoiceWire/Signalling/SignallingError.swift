@@ -16,7 +16,7 @@ public enum SignallingError: Error, Hashable, Sendable, CustomStringConvertible 
     /// The message names a match this participant is not in.
     case unknownMatch(String)
     /// The message came from someone who is not the call's peer or a player of the match.
-    case notAParticipant(ParticipantID)
+    case notAParticipant(String)
     /// The message is valid but makes no sense in the call's current state (e.g. an accept for a
     /// call that was already accepted).
     case wrongState(call: String, state: String, message: String)

@@ -1,6 +1,5 @@
 import Foundation
 import VoiceCore
-import VoiceTransport
 
 /// Why a call ended or never started, as the peer is told.
 public enum CallEndReason: String, Sendable, Hashable, Codable, CustomStringConvertible {
@@ -30,11 +29,11 @@ public enum CallEndReason: String, Sendable, Hashable, Codable, CustomStringConv
 }
 
 /// A session is a 1:1 call or a match: the scope of keys, paths and channels.
-enum SessionReference: Sendable, Hashable, CustomStringConvertible {
+package enum SessionReference: Sendable, Hashable, CustomStringConvertible {
     case call(String)
     case match(String)
 
-    var description: String {
+    package var description: String {
         switch self {
         case .call(let id): "call \(id)"
         case .match(let id): "match \"\(id)\""
@@ -43,13 +42,19 @@ enum SessionReference: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// The part of an offer or answer that sets up keys and paths.
-struct SessionOffer: Sendable, Hashable {
+package struct SessionOffer: Sendable, Hashable {
     /// This participant's X25519 public key for the session.
-    var publicKey: [UInt8]
+    package var publicKey: [UInt8]
     /// Where this participant's engine can be reached directly.
-    var candidates: [PeerAddress]
+    package var candidates: [PeerAddress]
     /// Whether this participant's app carries real-time data itself.
-    var offersRealTime: Bool
+    package var offersRealTime: Bool
+
+    package init(publicKey: [UInt8], candidates: [PeerAddress], offersRealTime: Bool) {
+        self.publicKey = publicKey
+        self.candidates = candidates
+        self.offersRealTime = offersRealTime
+    }
 }
 
 /// Every signalling message the engine sends through the app's reliable channel.
@@ -57,7 +62,7 @@ struct SessionOffer: Sendable, Hashable {
 /// The encoding is a JSON object with a version and a type, so a message is readable in the
 /// app's logs and any field an older build does not know is ignored. Decoding is strict about
 /// everything it uses: sizes, counts, lengths and formats are checked before anything is trusted.
-enum SignallingMessage: Sendable, Hashable {
+package enum SignallingMessage: Sendable, Hashable {
     /// Calling: someone would like a 1:1 voice chat.
     case invite(call: String, offer: SessionOffer)
     /// The invitation is accepted; the answer carries the accepter's keys for the caller.
@@ -77,15 +82,15 @@ enum SignallingMessage: Sendable, Hashable {
     /// The game's own reliable data.
     case gameData(match: String, [UInt8])
 
-    static let version = 1
+    package static let version = 1
     /// Reliable game data is limited to 87 KB, as GKMatch's is; base64 and the envelope fit below this.
-    static let maximumBytes = 160 * 1024
-    static let maximumGameDataBytes = 87 * 1024
-    static let maximumIdentifierBytes = 256
-    static let maximumCandidates = 16
-    static let maximumKeys = 64
+    package static let maximumBytes = 160 * 1024
+    package static let maximumGameDataBytes = 87 * 1024
+    package static let maximumIdentifierBytes = 256
+    package static let maximumCandidates = 16
+    package static let maximumKeys = 64
 
-    var typeName: String {
+    package var typeName: String {
         switch self {
         case .invite: "invite"
         case .accept: "accept"

@@ -1,0 +1,25 @@
+/// One of a sender's keys, wrapped with the pairwise key of the participant it is for.
+package struct WrappedSenderKey: Sendable, Hashable {
+    package var channel: UInt16
+    package var epoch: UInt8
+    package var bytes: [UInt8]
+
+    package init(channel: UInt16, epoch: UInt8, bytes: [UInt8]) {
+        self.channel = channel
+        self.epoch = epoch
+        self.bytes = bytes
+    }
+}
+
+/// What a participant says about one of its voice channels in a match.
+package struct ChannelAnnouncement: Sendable, Hashable {
+    package var number: UInt16
+    package var name: String
+    package var isStarted: Bool
+
+    package init(number: UInt16, name: String, isStarted: Bool) {
+        self.number = number
+        self.name = name
+        self.isStarted = isStarted
+    }
+}
