@@ -86,8 +86,6 @@ public final class VoiceReceiveStream {
     }
     /// Delay of the playout position behind the fastest-path arrival (what the target steers).
     private var playoutDelay: Double = 0
-    /// Arrival-to-playout time of the last frame played from a packet.
-    private var lastBufferingDelay: Double = 0
     private var underflowFrames = 0
     /// Of `underflowFrames`, those concealed while the playout position moved on (taken as lost).
     private var underflowAdvancedFrames = 0
@@ -110,9 +108,8 @@ public final class VoiceReceiveStream {
     /// Packets in a row far off the timeline that mean the sender restarted its numbering.
     private static let farRunForResynchronization = 8
     private var counters = ReceiveStatistics()
-    private var bufferingDelayHistogram: [Int]
-    private var bufferingDelaySum = 0.0
-    private var bufferingDelayCount = 0
+    /// Arrival-to-playout time of the frames played from a packet.
+    private var bufferingDelays = BufferingDelayRecord()
 
     private var loss = ReceiveLossAccounting()
     /// Whether a loss burst longer than the sender's protection reaches (any burst while its
@@ -150,7 +147,6 @@ public final class VoiceReceiveStream {
         receivedSequences = [Int64](repeating: Int64.min, count: Self.sequenceRingSize)
         estimator = ArrivalDelayEstimator(
             bucketMilliseconds: 1, bucketCount: 1_000, forgettingFactor: configuration.histogramForgettingFactor)
-        bufferingDelayHistogram = [Int](repeating: 0, count: 1_000)
         target = PlayoutTarget(configuration: configuration)
     }
 
@@ -163,23 +159,15 @@ public final class VoiceReceiveStream {
     public var statistics: ReceiveStatistics {
         var statistics = counters
         statistics.jitterMilliseconds = jitter.milliseconds
-        statistics.currentDelayMilliseconds = lastBufferingDelay
+        statistics.currentDelayMilliseconds = bufferingDelays.lastMilliseconds
         statistics.playoutDelayMilliseconds = playoutDelay
         statistics.targetDelayMilliseconds = targetDelay
         statistics.targetCeilingMilliseconds = targetCeilingMilliseconds
         statistics.wantedTargetMilliseconds = target.wantedMilliseconds
         statistics.repairDelayMilliseconds = Double(protectionFrames) * frameMilliseconds
-        if bufferingDelayCount > 0 {
-            statistics.meanBufferingDelayMilliseconds = bufferingDelaySum / Double(bufferingDelayCount)
-            let wanted = (Double(bufferingDelayCount) * 0.95).rounded(.up)
-            var cumulative = 0
-            for (milliseconds, count) in bufferingDelayHistogram.enumerated() {
-                cumulative += count
-                if Double(cumulative) >= wanted {
-                    statistics.p95BufferingDelayMilliseconds = Double(milliseconds + 1)
-                    break
-                }
-            }
+        if let mean = bufferingDelays.meanMilliseconds, let p95 = bufferingDelays.p95Milliseconds {
+            statistics.meanBufferingDelayMilliseconds = mean
+            statistics.p95BufferingDelayMilliseconds = p95
         }
         return statistics
     }
@@ -768,10 +756,6 @@ public final class VoiceReceiveStream {
     }
 
     private func recordBufferingDelay(_ nanoseconds: MediaTime) {
-        let milliseconds = Double(max(nanoseconds, 0)) / 1e6
-        lastBufferingDelay = milliseconds
-        bufferingDelaySum += milliseconds
-        bufferingDelayCount += 1
-        bufferingDelayHistogram[min(Int(milliseconds), bufferingDelayHistogram.count - 1)] += 1
+        bufferingDelays.record(nanoseconds)
     }
 }
