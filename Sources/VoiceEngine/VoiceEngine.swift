@@ -197,6 +197,8 @@ public final class VoiceEngine: Sendable {
     /// Counters of refused input, for statistics and tests.
     public var counters: EngineCounters {
         var counters = withCore { $0.counters }
+        counters.deviceCatchUp.engineThreadLatestWakeMilliseconds = engineThreadLateness?.longestMilliseconds
+        counters.deviceCatchUp.engineLockLongestWaitMilliseconds = engineLockWaits?.longestMilliseconds
         counters.datagramsDroppedReceiving = inbox.refusedFullCount
         // No envelope is larger than a slot: anything that is, is not one.
         counters.malformedDatagrams += inbox.refusedOversizedCount
