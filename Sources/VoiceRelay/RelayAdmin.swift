@@ -8,6 +8,7 @@ public enum RelayAdminError: Error, Hashable, Sendable, CustomStringConvertible 
     case unknownParticipant(match: String, participant: String)
     /// The relay has not started or has shut down.
     case notRunning
+    /// A position that is not three finite numbers.
     case invalidPosition(VoicePosition)
 
     public var description: String {

@@ -187,10 +187,10 @@ struct RelayDatagramDestination {
                 ? MemoryLayout<sockaddr_in6>.size : MemoryLayout<sockaddr_in>.size)
     }
 
-    /// The same address as NIO writes to, for copies that go through the channel instead.
     /// The port, which sits at the same place in an IPv4 and an IPv6 address.
     var port: Int { Int(UInt16(bigEndian: address.sin6_port)) }
 
+    /// The same address as NIO writes to, for copies that go through the channel instead.
     var socketAddress: SocketAddress {
         if Int32(address.sin6_family) == AF_INET6 { return SocketAddress(address) }
         return withUnsafeBytes(of: address) { raw in

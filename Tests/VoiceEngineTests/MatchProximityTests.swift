@@ -24,12 +24,14 @@ import VoiceTestSupport
         return (world, players, channels)
     }
 
-    /// Tells every player where everyone stands, as a game would.
-    func place(_ positions: [Float], _ players: [SimulatedParticipant]) throws {
+    /// Tells every player where everyone stands, as a game would: player `i` at `xs[i]` on the
+    /// x axis and, if given, `zs[i]` on the z axis.
+    func place(_ xs: [Float], z zs: [Float]? = nil, _ players: [SimulatedParticipant]) throws {
+        let zs = zs ?? xs.map { _ in 0 }
         for player in players {
             let match = try #require(player.match)
-            for (other, x) in zip(players, positions) {
-                let position = VoicePosition(x: x, y: 0, z: 0)
+            for (other, (x, z)) in zip(players, zip(xs, zs)) {
+                let position = VoicePosition(x: x, y: 0, z: z)
                 if other.name == player.name {
                     try match.setPosition(position)
                 } else {
@@ -101,7 +103,7 @@ import VoiceTestSupport
         carol.isTalking = false
         #expect(carol.engine.outputChannels == 2 && alice.engine.outputChannels == 1)
         // carol at the origin facing +z with +x to her right; alice 5 to her right, bob 5 ahead.
-        try place([5, 0, 0], [0, 0, 5], players)
+        try place([5, 0, 0], z: [0, 0, 5], players)
         let carolMatch = try #require(carol.match)
         try carolMatch.setPosition(.origin, right: VoicePosition(x: 1, y: 0, z: 0))
         world.run(seconds: 2.5, players)
@@ -120,21 +122,6 @@ import VoiceTestSupport
         let turnedLeft = carol.heardLevel(of: alice.frequency, lastSeconds: 1.5, side: .left)
         let turnedRight = carol.heardLevel(of: alice.frequency, lastSeconds: 1.5, side: .right)
         #expect(20 * log10(turnedLeft / max(turnedRight, 1e-9)) >= 6, "alice \(turnedLeft) left, \(turnedRight) right")
-    }
-
-    /// Places the players along the x axis and the z axis at once: `xs[i]`, `zs[i]`.
-    func place(_ xs: [Float], _ zs: [Float], _ players: [SimulatedParticipant]) throws {
-        for player in players {
-            let match = try #require(player.match)
-            for (other, (x, z)) in zip(players, zip(xs, zs)) {
-                let position = VoicePosition(x: x, y: 0, z: z)
-                if other.name == player.name {
-                    try match.setPosition(position)
-                } else {
-                    try match.setPosition(position, of: other.name)
-                }
-            }
-        }
     }
 
     @Test func aPositionThatIsNotFiniteOrOfAStrangerIsRefused() throws {
