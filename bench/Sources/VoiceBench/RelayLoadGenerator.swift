@@ -67,6 +67,12 @@ struct RelayLoadGenerator {
     let secret: RelaySecret?
     let group: any EventLoopGroup
 
+    /// An address of its own for each simulated participant, as players have, in 127.0.0.0/8
+    /// (all of it loopback on Linux): the relay limits the joins and connections of one address.
+    static func loopbackHost(of participant: Int) -> String {
+        "127.\(1 + participant / 62_500).\(participant / 250 % 250).\(participant % 250 + 1)"
+    }
+
     /// Group sizes cycle 5, 6, 7, 8: each group is one match talking in channel 1.
     static func groupSizes(participants: Int) -> [Int] {
         var sizes: [Int] = []
@@ -132,7 +138,7 @@ struct RelayLoadGenerator {
                                 LoadHandler(index: index, recorder: recorder.value))
                         }
                     }
-                    .bind(host: "127.0.0.1", port: 0).get()
+                    .bind(host: Self.loopbackHost(of: participantIndex), port: 0).get()
                 channels.append(channel)
                 participantIndex += 1
             }
