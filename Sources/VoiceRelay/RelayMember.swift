@@ -36,7 +36,12 @@ final class RelayMember {
     var isPlacedByServer = false
     var positionBucket: TokenBucket
     /// The channels this member hears positionally, each with whom it hears there now.
-    var hearings: [RelayHearing] = []
+    var hearings: [RelayHearing] = [] {
+        didSet { hearsPositionally = !hearings.isEmpty }
+    }
+    /// Whether it hears any channel positionally: all the forwarding path asks of a member that
+    /// does not, so that proximity costs the relay nothing where it is not used.
+    private(set) var hearsPositionally = false
 
     init(match: RelayMatch, participant: String, mediaID: UInt32, limits: RelayLimits, now: UInt64) {
         self.match = match

@@ -150,7 +150,7 @@ final class RelayState {
     @inline(__always)
     private func wants(_ recipient: RelayMember, voiceFrom sender: RelayMember, on channel: UInt16) -> Bool {
         if recipient.muted.contains(sender.mediaID) { return false }
-        guard recipient.hears(sender.mediaID, on: channel) else {
+        guard !recipient.hearsPositionally || recipient.hears(sender.mediaID, on: channel) else {
             counters.packetsOutOfRange &+= 1
             sender.counters.packetsOutOfRange &+= 1
             return false
