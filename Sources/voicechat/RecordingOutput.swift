@@ -7,10 +7,12 @@ import VoiceDevices
 /// engine thread, which runs at real-time priority), so it must write in the background: `write`
 /// only copies into its ring and its own thread waits for the disk.
 ///
-/// Thread contract: that of the wrapped output; `write` from one thread at a time.
-final class RecordingOutput: AudioOutput {
+/// Thread contract: that of the wrapped output; `write` from one thread at a time. Everything but
+/// its name, start, stop and write is the speaker's (`WrappingAudioOutput`).
+final class RecordingOutput: WrappingAudioOutput {
     private let speaker: any AudioOutput
     private let recorder: WAVFileOutput
+    var wrapped: any AudioOutput { speaker }
 
     init(playing speaker: any AudioOutput, recording recorder: WAVFileOutput) {
         self.speaker = speaker
@@ -18,8 +20,6 @@ final class RecordingOutput: AudioOutput {
     }
 
     var name: String { "\(speaker.name) + \(recorder.name)" }
-    var format: AudioFormat { speaker.format }
-    var pacing: DevicePacing { speaker.pacing }
 
     func start() throws(AudioDeviceError) {
         try recorder.start()
@@ -38,8 +38,4 @@ final class RecordingOutput: AudioOutput {
         }
         return frames
     }
-
-    var availableToWrite: Int { speaker.availableToWrite }
-    var statistics: AudioDeviceStatistics { speaker.statistics }
-    var periodCadence: PeriodCadence? { speaker.periodCadence }
 }

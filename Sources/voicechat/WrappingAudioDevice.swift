@@ -1,6 +1,6 @@
 import VoiceCore
 
-/// A device in front of another that hands it everything but what it changes (the demo's gate,
+/// A device in front of another that hands it everything but what it changes (the demo's gate, the recording speaker,
 /// `echo-test`'s level meters): a conformer writes only that.
 protocol WrappingAudioInput: AudioInput {
     var wrapped: any AudioInput { get }

@@ -39,31 +39,53 @@ import VoiceTesting
                 name, says: fixture, port: port, secretFile: secretFile, directory: directory,
                 options: ["--channel", "all", "--active", "team", "--path", path, "--duration", "11"])
         }
-        let watch = MachineStallWatch()
-        let (alice, aliceHeard) = try join("alice", says: "speech-female.wav")
-        let (bob, bobHeard) = try join("bob", says: "speech-male.wav")
-        let aliceStatus = alice.waitForExit(seconds: 30)
-        let bobStatus = bob.waitForExit(seconds: 15)
-        let machine = watch.finish()
-        let transcript = """
-            machine: \(machine)
-            alice (exit \(aliceStatus.map(String.init) ?? "stopped")):
-            \(alice.standardOutput)\(alice.standardError)
-            bob (exit \(bobStatus.map(String.init) ?? "stopped")):
-            \(bob.standardOutput)\(bob.standardError)
-            relay: \(relay.standardOutput)\(relay.standardError)
-            """
-        #expect(aliceStatus == 0, "\(transcript)")
-        #expect(bobStatus == 0, "\(transcript)")
+        let talk = try Talk(relay: relay, join: join)
+        let (alice, bob, transcript) = (talk.alice, talk.bob, talk.transcript)
+        #expect(talk.aliceStatus == 0, "\(transcript)")
+        #expect(talk.bobStatus == 0, "\(transcript)")
         #expect(alice.standardOutput.contains("path to bob: \(path)"), "\(transcript)")
         #expect(bob.standardOutput.contains("summary: alice: path \(path), rtt"), "\(transcript)")
-        // Bob started speaking only once his process ran, so allow a longer lag for what alice heard.
-        try HostCallRun.expectSpeech(
-            heardPath: aliceHeard, sentFixture: "speech-male.wav", lags: -50...400, machine: machine,
-            context: transcript)
-        try HostCallRun.expectSpeech(
-            heardPath: bobHeard, sentFixture: "speech-female.wav", lags: -400...50, machine: machine,
-            context: transcript)
+        try talk.expectEachHeardTheOther()
+    }
+
+    /// alice says speech-female.wav and bob speech-male.wav in two `join` processes, to their end.
+    private struct Talk {
+        let alice: BackgroundCommand
+        let bob: BackgroundCommand
+        let aliceHeard: String
+        let bobHeard: String
+        let aliceStatus: Int32?
+        let bobStatus: Int32?
+        let machine: MachineStallReport
+        let transcript: String
+
+        init(relay: BackgroundCommand, join: (String, String) throws -> (BackgroundCommand, String)) throws {
+            let watch = MachineStallWatch()
+            (alice, aliceHeard) = try join("alice", "speech-female.wav")
+            (bob, bobHeard) = try join("bob", "speech-male.wav")
+            aliceStatus = alice.waitForExit(seconds: 30)
+            bobStatus = bob.waitForExit(seconds: 15)
+            machine = watch.finish()
+            transcript = """
+                machine: \(machine)
+                alice (exit \(aliceStatus.map(String.init) ?? "stopped")):
+                \(alice.standardOutput)\(alice.standardError)
+                bob (exit \(bobStatus.map(String.init) ?? "stopped")):
+                \(bob.standardOutput)\(bob.standardError)
+                relay: \(relay.standardOutput)\(relay.standardError)
+                """
+        }
+
+        /// Each recording holds the other's speech. Bob started speaking only once his process
+        /// ran, so what alice heard may lag longer.
+        func expectEachHeardTheOther() throws {
+            try HostCallRun.expectSpeech(
+                heardPath: aliceHeard, sentFixture: "speech-male.wav", lags: -50...400, machine: machine,
+                context: transcript)
+            try HostCallRun.expectSpeech(
+                heardPath: bobHeard, sentFixture: "speech-female.wav", lags: -400...50, machine: machine,
+                context: transcript)
+        }
     }
 
     @Test func twoPlayersTalkThroughTheRelayOverUDP() throws {
@@ -89,31 +111,16 @@ import VoiceTesting
                 name, says: fixture, port: port, secretFile: secretFile, directory: directory,
                 options: ["--duration", "10"])
         }
-        let watch = MachineStallWatch()
-        let (alice, aliceHeard) = try join("alice", says: "speech-female.wav")
-        let (bob, bobHeard) = try join("bob", says: "speech-male.wav")
-        let aliceStatus = alice.waitForExit(seconds: 30)
-        let bobStatus = bob.waitForExit(seconds: 15)
-        let machine = watch.finish()
-        let transcript = """
-            machine: \(machine)
-            alice: \(alice.standardOutput)\(alice.standardError)
-            bob: \(bob.standardOutput)\(bob.standardError)
-            relay: \(relay.standardOutput)
-            """
-        #expect(aliceStatus == 0 && bobStatus == 0, "\(transcript)")
+        let talk = try Talk(relay: relay, join: join)
+        let (alice, bob, transcript) = (talk.alice, talk.bob, talk.transcript)
+        #expect(talk.aliceStatus == 0 && talk.bobStatus == 0, "\(transcript)")
         #expect(relay.standardOutput.contains("relay stopping"), "\(transcript)")
         for (player, other) in [(alice, "bob"), (bob, "alice")] {
             #expect(player.standardOutput.contains("path to \(other): direct"), "\(transcript)")
             #expect(!player.standardOutput.contains("\(other) disconnected"), "\(transcript)")
             #expect(player.standardOutput.contains("summary: \(other): path direct"), "\(transcript)")
         }
-        try HostCallRun.expectSpeech(
-            heardPath: aliceHeard, sentFixture: "speech-male.wav", lags: -50...400, machine: machine,
-            context: transcript)
-        try HostCallRun.expectSpeech(
-            heardPath: bobHeard, sentFixture: "speech-female.wav", lags: -400...50, machine: machine,
-            context: transcript)
+        try talk.expectEachHeardTheOther()
     }
 
     @Test func theDemoRunsARelayAndTwoPlayersAndReportsWhatEachHeard() throws {

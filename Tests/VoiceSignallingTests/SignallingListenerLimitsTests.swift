@@ -32,6 +32,19 @@ import VoiceWire
             host: "127.0.0.1", port: 0, participant: "alice", limits: limits, log: { log.append($0) })
     }
 
+    /// A caller named `participant` is answered by `listener`; the call is then closed.
+    private func expectAnswered(
+        by listener: TCPSignallingListener, participant: String, timeout: Duration
+    ) async throws {
+        async let accepted = listener.accept()
+        let caller = try await TCPSignallingLink.connect(
+            host: "127.0.0.1", port: listener.port, participant: participant, timeout: timeout)
+        let callee = try await accepted
+        #expect(callee.remoteParticipant == participant)
+        await caller.close()
+        await callee.close()
+    }
+
     @Test func aCallerWithoutAHelloIsClosedAtTheDeadlineAndCounted() async throws {
         var limits = TCPSignallingListener.Limits()
         limits.helloDeadline = .milliseconds(300)
@@ -60,13 +73,7 @@ import VoiceWire
 
         // A caller with the longest name still gets through.
         let name = String(repeating: "b", count: SignallingFrame.maximumParticipantBytes)
-        async let accepted = listener.accept()
-        let caller = try await TCPSignallingLink.connect(
-            host: "127.0.0.1", port: listener.port, participant: name, timeout: .seconds(5))
-        let callee = try await accepted
-        #expect(callee.remoteParticipant == name)
-        await caller.close()
-        await callee.close()
+        try await expectAnswered(by: listener, participant: name, timeout: .seconds(5))
         await listener.close()
     }
 
@@ -85,11 +92,7 @@ import VoiceWire
 
         // With the held ones gone (the listener hears of it within a moment), a caller is answered.
         try await Task.sleep(for: .milliseconds(200))
-        async let accepted = listener.accept()
-        let caller = try await TCPSignallingLink.connect(
-            host: "127.0.0.1", port: listener.port, participant: "bob", timeout: .seconds(1))
-        let callee = try await accepted
-        #expect(callee.remoteParticipant == "bob")
+        try await expectAnswered(by: listener, participant: "bob", timeout: .seconds(1))
         // Said once a second at most, with the count: the next connection after a second says it.
         try await Task.sleep(for: .milliseconds(1100))
         let after = try RawClient(port: listener.port)
@@ -98,8 +101,6 @@ import VoiceWire
             await eventually(within: 2, every: .milliseconds(20)) {
                 log.contains("refused connections from 127.0.0.1: 2 while it held 3 without a hello")
             })
-        await caller.close()
-        await callee.close()
         await listener.close()
     }
 
