@@ -8,10 +8,11 @@ import VoiceCore
 /// configured minimum and the delay budget's share for buffering (the ceiling).
 ///
 /// **Band.** The playout delay is kept between `target + lowerBand` and `target + upperBand`.
-/// Steps are whole frames, so the band is a frame wide (plus 2 ms so that wobbles of the target
-/// do not cause a skip and a repeat in turn); it sits mostly below the target because the target
-/// already holds a frame of margin over the delay percentile, and every millisecond above it is
-/// latency.
+/// Steps are whole frames, so the band is at least a frame wide (plus 2 ms so that wobbles of the
+/// target do not cause a skip and a repeat in turn); it sits mostly below the target because the
+/// target already holds a frame of margin over the delay percentile, and every millisecond above
+/// it is latency. Its floor is at most 1.5 ms over the percentile, whatever the frame: where a
+/// stream starts, and how low a step for a surplus frame may go (see `SurplusFrameWatch`).
 struct PlayoutTarget {
     let configuration: JitterBufferConfiguration
     let frameMilliseconds: Double
@@ -63,7 +64,7 @@ struct PlayoutTarget {
     }
 
     /// How far under the target the band reaches, ms (negative).
-    var lowerBand: Double { -0.75 * frameMilliseconds - 1 }
+    var lowerBand: Double { -frameMilliseconds + min(0.25 * frameMilliseconds - 1, 1.5) }
     /// How far over the target the band reaches, ms.
     var upperBand: Double { 0.25 * frameMilliseconds + 1 }
     /// A frame over the band: more than the target's wobbles or clock drift ever put there. A

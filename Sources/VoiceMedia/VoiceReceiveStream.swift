@@ -107,9 +107,13 @@ public final class VoiceReceiveStream {
     private static let lateRunForRestart = 5
     /// Packets in a row far off the timeline that mean the sender restarted its numbering.
     private static let farRunForResynchronization = 8
+    /// How far inside the band a step for a surplus frame must leave the position, ms.
+    private static let surplusStepRoom = 1.5
     private var counters = ReceiveStatistics()
     /// Arrival-to-playout time of the frames played from a packet.
     private var bufferingDelays = BufferingDelayRecord()
+    /// Whether the position has been a frame later than the packets need (see `SurplusFrameWatch`).
+    private var surplus: SurplusFrameWatch
 
     private var loss = ReceiveLossAccounting()
     /// Whether a loss burst longer than the sender's protection reaches (any burst while its
@@ -148,6 +152,7 @@ public final class VoiceReceiveStream {
         estimator = ArrivalDelayEstimator(
             bucketMilliseconds: 1, bucketCount: 1_000, forgettingFactor: configuration.histogramForgettingFactor)
         target = PlayoutTarget(configuration: configuration)
+        surplus = SurplusFrameWatch(frameMilliseconds: frameMilliseconds)
     }
 
     deinit {
@@ -230,6 +235,7 @@ public final class VoiceReceiveStream {
         if timestamp < playoutTimestamp {
             guard !playing else {
                 counters.packetsLate += 1
+                surplus.restart()
                 decodeLateConcealedFrame(packet, bytes: bytes, timestamp: timestamp)
                 if sequence <= lastAccountedSequence { loss.noteLateArrival() }
                 lateInARow += 1
@@ -321,6 +327,7 @@ public final class VoiceReceiveStream {
         pendingUnderflowSamples = 0
         recoveredSinceAccounted = 0
         decoderIsStale = true
+        surplus.restart()
         target.update(quantile: 0)
     }
 
@@ -333,6 +340,7 @@ public final class VoiceReceiveStream {
         lateInARow = 0
         clearUnderflow()
         holdingForTarget = false
+        surplus.restart()
     }
 
     /// How many frames later a lost frame can still be rebuilt, from what the sender is putting
@@ -408,12 +416,17 @@ public final class VoiceReceiveStream {
             playoutDelay = delay(at: now, offset: offset, timestamp: playoutTimestamp)
             guard playoutDelay - targetDelay >= lowerBand else { return .silence }
             playing = true
+            surplus.restart()
         }
         playoutDelay = delay(at: now, offset: offset, timestamp: playoutTimestamp)
         catchUpIfOverCeiling()
 
         let error = playoutDelay - targetDelay
         let timestamp = playoutTimestamp
+        // A frame less would still leave the position inside the band, with room for the
+        // target's wobbles, so the step is not undone at the next quiet frame.
+        let hasSurplusFrame =
+            surplus.hasSurplusFrame(at: now) && error - frameMilliseconds >= lowerBand + Self.surplusStepRoom
 
         if holdingForTarget {
             if error < lowerBand && newestFlags.contains(.speaking) && !decoderIsStale {
@@ -429,15 +442,17 @@ public final class VoiceReceiveStream {
                 // Too little buffered: play the quiet stretch a frame longer, and this frame next time.
                 counters.framesInserted += 1
                 lastStepInsideSpurt = now
+                surplus.restart()
                 return repeatQuietFrame(render: render)
             }
             let quiet = playPrimary(slot, at: now, render: render, farAboveTarget: error > farAboveBand || isOverBudget)
             let next = primaries.slot(forTimestamp: timestamp + Int64(frameSamples))
-            if error > upperBand + 1 && quiet, let next {
+            if error > upperBand + 1 || hasSurplusFrame, quiet, let next {
                 // Too much buffered and this frame is quiet: it was decoded (the decoder state
                 // stays continuous) but the next one replaces it.
                 counters.framesDropped += 1
                 lastStepInsideSpurt = now
+                surplus.restart()
                 playoutDelay -= frameMilliseconds
                 _ = playPrimary(next, at: now, render: render, farAboveTarget: false)
             }
@@ -451,7 +466,8 @@ public final class VoiceReceiveStream {
                 return repairMissingFrame(nextSlot: next, at: now, render: render)
             }
             givePauseBackAfterUnderflow(before: nextTimestamp)
-            return playPause(error: playoutDelay - targetDelay, nextTimestamp: nextTimestamp)
+            return playPause(
+                error: playoutDelay - targetDelay, nextTimestamp: nextTimestamp, hasSurplusFrame: hasSurplusFrame)
         }
 
         if newestFlags.contains(.speaking), !underflowExhausted,
@@ -461,6 +477,7 @@ public final class VoiceReceiveStream {
             // and wait for it instead of moving on (the delay grows by a frame, as the network's
             // did). Whether this was really concealment is known once the next packet comes.
             underflowFrames += 1
+            surplus.restart()
             pendingUnderflowSamples += frameSamples
             lastOutputWasQuiet = false
             let outcome = conceal(render: render)
@@ -481,7 +498,7 @@ public final class VoiceReceiveStream {
             underflowExhausted = true
             givePauseBackAfterUnderflow(before: nil)
         }
-        return playPause(error: playoutDelay - targetDelay, nextTimestamp: nil)
+        return playPause(error: playoutDelay - targetDelay, nextTimestamp: nil, hasSurplusFrame: hasSurplusFrame)
     }
 
     /// Waiting for a packet that turned out to be a pause (nothing came, or the next packet
@@ -506,6 +523,7 @@ public final class VoiceReceiveStream {
     /// Conceals without moving the playout position, so the delay grows toward its target.
     private func holdForTarget(render: Bool) -> Outcome {
         holdingForTarget = true
+        surplus.restart()
         counters.framesInserted += 1
         counters.concealedSamples += frameSamples
         lastOutputWasQuiet = false
@@ -519,22 +537,25 @@ public final class VoiceReceiveStream {
         playoutTimestamp += Int64(frames * frameSamples)
         counters.framesDroppedForCatchUp += frames
         playoutDelay -= Double(frames) * frameMilliseconds
+        surplus.restart()
         releasePassedFrames()
         clearUnderflow()
     }
 
     /// A stretch the sender did not send (a pause in DTX), or a stream gone idle: silence, and
     /// the cheapest place to move the delay toward its target.
-    private func playPause(error: Double, nextTimestamp: Int64?) -> Outcome {
+    private func playPause(error: Double, nextTimestamp: Int64?, hasSurplusFrame: Bool) -> Outcome {
         lastOutputWasQuiet = true
         let frame = Int64(frameSamples)
         var advance = frame
-        if error > upperBand && (nextTimestamp.map { $0 - playoutTimestamp >= 2 * frame } ?? true) {
+        if error > upperBand || hasSurplusFrame, nextTimestamp.map({ $0 - playoutTimestamp >= 2 * frame }) ?? true {
             advance = 2 * frame
             counters.framesDropped += 1
+            surplus.restart()
         } else if error < lowerBand {
             advance = 0
             counters.framesInserted += 1
+            surplus.restart()
         }
         var position = playoutTimestamp + advance
         if let nextTimestamp {
@@ -565,7 +586,11 @@ public final class VoiceReceiveStream {
         }
         clearUnderflow()
         underflowExhausted = false
-        recordBufferingDelay(now - primaries.arrival(at: slot))
+        let wait = now - primaries.arrival(at: slot)
+        recordBufferingDelay(wait)
+        surplus.notePlayed(
+            waitMilliseconds: Double(wait) / 1e6, reachMilliseconds: Double(protectionFrames) * frameMilliseconds,
+            at: now)
         var quiet = !flags.contains(.speaking)
         if render {
             if decode(primaries.payload(at: slot), with: .mainDecoder) {

@@ -38,11 +38,22 @@ import VoiceCore
         #expect(target.protectionFrames == 1)
     }
 
-    @Test func theBandSitsMostlyUnderTheTargetAndIsAFrameAndTwoMillisecondsWide() {
+    @Test func theBandSitsMostlyUnderTheTargetAndIsAFrameAndTwoMillisecondsWideAtTenMilliseconds() {
+        let target = PlayoutTarget(configuration: JitterBufferConfiguration(frameDuration: .ms10))
+        #expect(target.lowerBand == -8.5)
+        #expect(target.upperBand == 3.5)
+        #expect(target.upperBand - target.lowerBand == 12)
+        #expect(target.farAboveBand == 13.5)
+    }
+
+    /// Longer frames keep the floor 1.5 ms over the delay percentile (the target holds a frame of
+    /// margin over it), so a stream does not start a frame later than its packets need.
+    @Test func theBandsFloorIsAtMostOneAndAHalfMillisecondsOverThePercentile() {
         let target = PlayoutTarget(configuration: JitterBufferConfiguration(frameDuration: .ms20))
-        #expect(target.lowerBand == -16)
+        #expect(target.lowerBand == -18.5)
         #expect(target.upperBand == 6)
-        #expect(target.upperBand - target.lowerBand == 22)
         #expect(target.farAboveBand == 26)
+        let long = PlayoutTarget(configuration: JitterBufferConfiguration(frameDuration: .ms40))
+        #expect(long.lowerBand == -38.5)
     }
 }
