@@ -12,7 +12,9 @@ import VoiceCore
 /// target do not cause a skip and a repeat in turn); it sits mostly below the target because the
 /// target already holds a frame of margin over the delay percentile, and every millisecond above
 /// it is latency. Its floor is at most 1.5 ms over the percentile, whatever the frame: where a
-/// stream starts, and how low a step for a surplus frame may go (see `SurplusFrameWatch`).
+/// stream starts, and how low a step for a surplus frame may go (see `SurplusFrameWatch`). While
+/// the ceiling holds the target below what the delays and the repair reach want, every millisecond
+/// of buffering repairs more, and the band keeps to the frame and 2 ms under its top.
 struct PlayoutTarget {
     let configuration: JitterBufferConfiguration
     let frameMilliseconds: Double
@@ -63,8 +65,14 @@ struct PlayoutTarget {
         }
     }
 
+    /// Whether the ceiling holds the target under what it would be.
+    var isHeldByCeiling: Bool { milliseconds < wantedMilliseconds }
+
     /// How far under the target the band reaches, ms (negative).
-    var lowerBand: Double { -frameMilliseconds + min(0.25 * frameMilliseconds - 1, 1.5) }
+    var lowerBand: Double {
+        isHeldByCeiling
+            ? upperBand - frameMilliseconds - 2 : -frameMilliseconds + min(0.25 * frameMilliseconds - 1, 1.5)
+    }
     /// How far over the target the band reaches, ms.
     var upperBand: Double { 0.25 * frameMilliseconds + 1 }
     /// A frame over the band: more than the target's wobbles or clock drift ever put there. A

@@ -56,4 +56,18 @@ import VoiceCore
         let long = PlayoutTarget(configuration: JitterBufferConfiguration(frameDuration: .ms40))
         #expect(long.lowerBand == -38.5)
     }
+
+    /// Held at the ceiling (the delay budget's share), the target is under what the delays and the
+    /// repair want, and the band keeps to a frame and 2 ms under its top.
+    @Test func heldAtTheCeilingTheBandIsAFrameAndTwoMillisecondsWide() {
+        var target = PlayoutTarget(configuration: JitterBufferConfiguration(frameDuration: .ms20))
+        target.ceilingMilliseconds = 60
+        target.update(quantile: 30)
+        #expect(!target.isHeldByCeiling && target.lowerBand == -18.5)
+        target.noteProtection(frames: 1, at: 0)
+        target.update(quantile: 30)
+        #expect(target.milliseconds == 60 && target.wantedMilliseconds == 70)
+        #expect(target.isHeldByCeiling)
+        #expect(target.lowerBand == -16 && target.upperBand - target.lowerBand == 22)
+    }
 }
