@@ -22,7 +22,7 @@ let package = Package(
         .library(name: "VoiceRelayClient", targets: ["VoiceRelayClient"]),
         .library(name: "VoiceRelay", targets: ["VoiceRelay"]),
         .library(name: "VoiceControl", targets: ["VoiceControl"]),
-        .library(name: "VoiceSignalling", targets: ["VoiceSignalling"]),
+        .library(name: "VoiceIO", targets: ["VoiceIO"]),
         .executable(name: "voicechat", targets: ["voicechat"]),
     ],
     dependencies: [
@@ -74,26 +74,18 @@ let package = Package(
             dependencies: ["VoiceCore", "CVoiceSodium", .product(name: "Crypto", package: "swift-crypto")]
         ),
         .target(name: "VoiceMedia", dependencies: ["VoiceCore", "VoiceCodec", "VoiceWire"]),
-        .target(
-            name: "VoiceTransport",
-            dependencies: [
-                "VoiceCore", "VoiceWire",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-            ]
-        ),
-        .target(
-            name: "VoiceEngine",
-            dependencies: [
-                "VoiceCore", "VoiceWire", "VoiceMedia", "VoiceTransport", "VoiceRelayClient",
-                .product(name: "NIOPosix", package: "swift-nio"),
-            ]
-        ),
-        // What a game links to reach a relay: its clients over UDP and TCP, and no server.
+        // How the engine chooses among its paths to a peer, and what it expects of the I/O that
+        // carries them: no sockets here.
+        .target(name: "VoiceTransport", dependencies: ["VoiceCore", "VoiceWire"]),
+        // The engine's logic, without NIO: it sends and receives through `DatagramNetwork` and
+        // `RelayConnection`, which VoiceIO implements.
+        .target(name: "VoiceEngine", dependencies: ["VoiceCore", "VoiceWire", "VoiceMedia", "VoiceTransport"]),
+        // The relay's clients over UDP and TCP, and no server: what VoiceIO joins a relay with, and
+        // what the server shares its event-loop ownership with.
         .target(
             name: "VoiceRelayClient",
             dependencies: [
-                "VoiceCore", "VoiceWire",
+                "VoiceCore", "VoiceWire", "VoiceTransport",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -123,10 +115,12 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        // Every socket the engine uses: UDP for direct paths, the TCP signalling links and their
+        // listener, and each match's relay link; the event-loop group can be injected.
         .target(
-            name: "VoiceSignalling",
+            name: "VoiceIO",
             dependencies: [
-                "VoiceCore", "VoiceEngine", "VoiceRelayClient", "VoiceWire",
+                "VoiceCore", "VoiceEngine", "VoiceRelayClient", "VoiceTransport", "VoiceWire",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
@@ -137,7 +131,7 @@ let package = Package(
         .target(name: "VoiceTestHarness", dependencies: ["VoiceCore"]),
         .target(
             name: "VoiceFuzzTargets",
-            dependencies: ["VoiceCore", "VoiceWire", "VoiceEngine", "VoiceSignalling", "VoiceControl"]
+            dependencies: ["VoiceCore", "VoiceWire", "VoiceEngine", "VoiceIO", "VoiceControl"]
         ),
         // Records the commit the command was built from, for `voicechat --version`.
         .plugin(name: "BuildCommit", capability: .buildTool()),
@@ -145,7 +139,7 @@ let package = Package(
             name: "voicechat",
             dependencies: [
                 "VoiceCore", "VoiceCodec", "VoiceDevices", "VoiceMedia", "VoiceTesting", "VoiceRelay",
-                "VoiceRelayClient", "VoiceTransport", "VoiceWire", "VoiceEngine", "VoiceControl", "VoiceSignalling",
+                "VoiceRelayClient", "VoiceTransport", "VoiceWire", "VoiceEngine", "VoiceControl", "VoiceIO",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -158,7 +152,7 @@ let package = Package(
         // Test support shared by several test targets (a simulated world for engines, raw sockets);
         // test targets cannot share sources directly.
         .target(
-            name: "VoiceTestSupport", dependencies: ["VoiceCore", "VoiceEngine", "VoiceTransport"],
+            name: "VoiceTestSupport", dependencies: ["VoiceCore", "VoiceEngine", "VoiceIO", "VoiceTransport"],
             path: "Tests/VoiceTestSupport"),
         .testTarget(name: "VoiceCoreTests", dependencies: ["VoiceCore", "VoiceTesting"]),
         .testTarget(name: "VoiceCodecTests", dependencies: ["VoiceCodec", "VoiceCore", "VoiceTesting"]),
@@ -171,7 +165,7 @@ let package = Package(
         .testTarget(
             name: "VoiceRelayTests",
             dependencies: [
-                "VoiceRelay", "VoiceRelayClient", "VoiceWire", "VoiceCore",
+                "VoiceRelay", "VoiceRelayClient", "VoiceTransport", "VoiceWire", "VoiceCore",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -185,7 +179,7 @@ let package = Package(
             name: "VoiceEngineTests",
             dependencies: [
                 "VoiceTestSupport", "VoiceTestHarness",
-                "VoiceEngine", "VoiceTransport", "VoiceWire", "VoiceMedia", "VoiceCore", "VoiceSignalling",
+                "VoiceEngine", "VoiceTransport", "VoiceWire", "VoiceMedia", "VoiceCore", "VoiceIO",
                 "VoiceRelay", "VoiceRelayClient", "VoiceFuzzTargets", "VoiceTesting",
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -197,9 +191,9 @@ let package = Package(
             dependencies: ["VoiceTestSupport", "VoiceControl", "VoiceEngine", "VoiceCore", "voicechat"]
         ),
         .testTarget(
-            name: "VoiceSignallingTests",
+            name: "VoiceIOTests",
             dependencies: [
-                "VoiceTestSupport", "VoiceSignalling", "VoiceEngine", "VoiceCore", "VoiceWire", "VoiceFuzzTargets",
+                "VoiceTestSupport", "VoiceIO", "VoiceEngine", "VoiceCore", "VoiceWire", "VoiceFuzzTargets",
                 "VoiceTesting",
             ]
         ),

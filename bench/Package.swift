@@ -31,6 +31,7 @@ let package = Package(
                 .product(name: "VoiceTesting", package: "voicechat"),
                 .product(name: "VoiceTestHarness", package: "voicechat"),
                 .product(name: "VoiceFuzzTargets", package: "voicechat"),
+                .product(name: "VoiceIO", package: "voicechat"),
                 .product(name: "VoiceRelayClient", package: "voicechat"),
                 .product(name: "VoiceRelay", package: "voicechat"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -4,7 +4,7 @@ import VoiceWire
 extension EngineCore {
     func joinMatch(
         _ match: String, players: [ParticipantID], client: any VoiceChatClient, events: SessionEvents,
-        relay: RelayLink? = nil, now: MediaTime
+        relay: (any RelayConnection)? = nil, now: MediaTime
     ) throws(VoiceChatError) {
         guard !match.isEmpty, match.utf8.count <= SignallingMessage.maximumIdentifierBytes else {
             throw .invalidPlayers("a match ID must be 1…256 bytes")

@@ -1,14 +1,13 @@
 import VoiceCore
-import VoiceRelayClient
 import VoiceTransport
 
 /// A match's relay as the engine core sees it.
 struct SessionRelay {
-    let link: RelayLink
+    let link: any RelayConnection
     /// Relay transports joined now: the relay routes every peer's selector may use.
     var joined: Set<RealTimePathKind> = []
 
-    init(link: RelayLink) { self.link = link }
+    init(link: any RelayConnection) { self.link = link }
 
     /// No direct candidates: the relay (then app-carried) carries everything.
     var isPrimary: Bool { link.options.isPrimary }
@@ -130,12 +129,15 @@ extension EngineCore {
 }
 
 extension VoiceEngine {
-    func relayEvent(_ event: RelayClientEvent, on kind: RealTimePathKind, match: String) {
+    /// A relay transport of `match` joined, lost the relay, or was refused or removed: what a
+    /// `RelayConnection` reports.
+    public func relayEvent(_ event: RelayClientEvent, on kind: RealTimePathKind, match: String) {
         let now = self.now
         withCore { core in core.relayEvent(event, on: kind, match: match, now: now) }
     }
 
-    func relayFailed(_ failure: RelayFailure, on kind: RealTimePathKind, match: String) {
+    /// A relay transport of `match` could not connect at all: what a `RelayConnection` reports.
+    public func relayFailed(_ failure: RelayFailure, on kind: RealTimePathKind, match: String) {
         withCore { core in core.relayFailed(failure, on: kind, match: match) }
     }
 }

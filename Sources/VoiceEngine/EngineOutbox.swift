@@ -16,7 +16,7 @@ enum DatagramDestination {
     /// Through the app's own real-time channel, to that participant.
     case appCarried(ParticipantID, client: any VoiceChatClient)
     /// An envelope for the relay, through its UDP or TCP client.
-    case relay(RealTimePathKind, link: RelayLink)
+    case relay(RealTimePathKind, link: any RelayConnection)
 }
 
 /// What the engine core decided to send or tell, other than datagrams: sent after the engine's
@@ -26,9 +26,10 @@ enum OutgoingItem {
     case signalling([UInt8], to: ParticipantID, client: any VoiceChatClient)
     /// What the relay should forward to this participant: its started channels, muted players,
     /// and the range it hears each positional channel within.
-    case relayInterest(channels: Set<UInt16>, muted: Set<UInt32>, hearingRanges: [UInt16: Float], link: RelayLink)
+    case relayInterest(
+        channels: Set<UInt16>, muted: Set<UInt32>, hearingRanges: [UInt16: Float], link: any RelayConnection)
     /// Where this participant stands, for the relay's positional channels.
-    case relayPosition(VoicePosition, link: RelayLink)
+    case relayPosition(VoicePosition, link: any RelayConnection)
     case callEvent(VoiceChatEvent, EventSink<VoiceChatEvent>)
     case matchEvent(MatchEvent, EventSink<MatchEvent>)
 }

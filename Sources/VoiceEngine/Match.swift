@@ -17,7 +17,7 @@ public final class Match: Sendable {
     /// The relay this match uses, if any.
     public let relay: RelayOptions?
     private let sink: EventSink<MatchEvent>
-    private let relayLink: RelayLink?
+    private let relayLink: (any RelayConnection)?
 
     /// Joins the match: introduces this engine to every other player in `players`.
     ///
@@ -38,11 +38,18 @@ public final class Match: Sendable {
         let (events, sink) = EventSink<MatchEvent>.makeStream(handler: onEvent)
         self.events = events
         self.sink = sink
-        if let relay { try Self.validate(relay) }
-        let link = relay.map {
-            RelayLink(
-                options: $0, participant: engine.participant, matchID: matchID,
+        let link: (any RelayConnection)?
+        if let relay {
+            try Self.validate(relay)
+            guard let relays = engine.relays else {
+                throw .outOfRange(
+                    "this engine cannot reach a relay: create it with a relay connector (VoiceIO's RelayLinks)")
+            }
+            link = relays.connection(
+                options: relay, participant: engine.participant, matchID: matchID,
                 forcedPath: engine.configuration.forcedPath)
+        } else {
+            link = nil
         }
         relayLink = link
         let now = engine.now

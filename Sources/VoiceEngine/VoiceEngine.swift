@@ -32,6 +32,8 @@ public final class VoiceEngine: Sendable {
     private let courier: EngineCourier
     /// The echo canceller's reference, which the game's audio thread feeds without the lock.
     private let playbackReference: PlaybackReference?
+    /// Makes each match's relay connection; nil: this engine reaches no relay.
+    let relays: (any RelayConnector)?
 
     /// Datagrams the inbox holds: a second of 30 speakers' voice behind a stalled engine thread.
     static let inboxCapacity = 2048
@@ -43,16 +45,18 @@ public final class VoiceEngine: Sendable {
 
     /// - Parameters:
     ///   - input, output: the microphone and speaker (ALSA devices, WAV files, …); nil for none.
-    ///   - network: where direct-path datagrams go (a bound `UDPNetwork`); nil for none.
+    ///   - network: where direct-path datagrams go (VoiceIO's `UDPNetwork`); nil for none.
+    ///   - relays: what joins a match's relay (VoiceIO's `RelayLinks`); nil: matches have no relay.
     ///   - clock: nil for real time; a `ManualClock` for virtual time, driven with `tick`.
     public init(
         participant: ParticipantID, configuration: EngineConfiguration = EngineConfiguration(),
         input: (any AudioInput)? = nil, output: (any AudioOutput)? = nil, network: (any DatagramNetwork)? = nil,
-        clock: ManualClock? = nil
+        relays: (any RelayConnector)? = nil, clock: ManualClock? = nil
     ) throws(VoiceChatError) {
         guard !participant.isEmpty else { throw .invalidPlayers("the participant ID is empty") }
         self.participant = participant
         self.configuration = configuration
+        self.relays = relays
         self.clock = clock
         self.input = input
         self.output = output
@@ -166,8 +170,8 @@ public final class VoiceEngine: Sendable {
     }
 
     /// Queues a datagram for the thread that ticks, which opens it at its next turn; in virtual time,
-    /// where no such thread runs, it is opened now.
-    func receiveDatagram(_ bytes: [UInt8], route: PathRoute) {
+    /// where no such thread runs, it is opened now. What a `RelayConnection` hands in from the relay.
+    public func receiveDatagram(_ bytes: [UInt8], route: PathRoute) {
         let arrival = now
         _ = bytes.withUnsafeBytes { inbox.push($0, label: ReceivedDatagram(route: route, arrival: arrival)) }
         if !courier.isRunning { withCore { _ in } }

@@ -2,7 +2,7 @@ import Synchronization
 import VoiceControl
 import VoiceCore
 import VoiceEngine
-import VoiceSignalling
+import VoiceIO
 import VoiceWire
 
 /// Every parser of untrusted bytes, as one entry point each: what the coverage-guided fuzzer

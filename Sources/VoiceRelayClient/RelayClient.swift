@@ -1,6 +1,7 @@
 import NIOConcurrencyHelpers
 import NIOCore
 import VoiceCore
+import VoiceTransport
 import VoiceWire
 
 /// The engine's side of a relay: joins one match over UDP or TCP, sends and receives envelopes,

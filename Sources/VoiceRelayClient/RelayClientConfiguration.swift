@@ -78,18 +78,6 @@ public enum RelayClientState: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// What a `RelayClient` reports besides datagrams.
-public enum RelayClientEvent: Sendable, Hashable {
-    case joined(mediaID: UInt32)
-    /// Nothing from the relay within the liveness timeout (or the TCP connection closed).
-    case lost
-    case refused(RelayRefusal)
-    case kicked(RelayKickReason)
-    /// The game server moved this member: its started channels are now exactly `channel` (0: none).
-    case moved(channel: UInt16)
-    case serverMute(Bool)
-}
-
 /// Why a `RelayClient` could not start.
 public enum RelayClientError: Error, Hashable, Sendable, CustomStringConvertible {
     case invalidAddress(host: String, port: Int, reason: String)

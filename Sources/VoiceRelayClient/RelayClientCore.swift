@@ -1,6 +1,7 @@
 import NIOCore
 import NIOPosix
 import VoiceCore
+import VoiceTransport
 import VoiceWire
 
 /// The protocol state of one `RelayClient`.

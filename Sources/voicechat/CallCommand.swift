@@ -3,7 +3,7 @@ import Foundation
 import VoiceControl
 import VoiceCore
 import VoiceEngine
-import VoiceSignalling
+import VoiceIO
 
 struct CallCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

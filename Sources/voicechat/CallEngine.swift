@@ -1,5 +1,6 @@
 import VoiceCore
 import VoiceEngine
+import VoiceIO
 import VoiceTransport
 
 #if canImport(Glibc)
@@ -56,7 +57,8 @@ struct CallEngine {
         let engine: VoiceEngine
         do {
             engine = try VoiceEngine(
-                participant: participant, configuration: configuration, input: input, output: output, network: udp)
+                participant: participant, configuration: configuration, input: input, output: output, network: udp,
+                relays: RelayLinks())
         } catch {
             await udp.close()
             throw CommandFailure(error.description)

@@ -1,7 +1,7 @@
 import Synchronization
 import VoiceCore
 import VoiceEngine
-import VoiceSignalling
+import VoiceIO
 import VoiceTransport
 import VoiceWire
 

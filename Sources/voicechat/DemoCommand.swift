@@ -5,8 +5,8 @@ import VoiceControl
 import VoiceCore
 import VoiceDevices
 import VoiceEngine
+import VoiceIO
 import VoiceRelay
-import VoiceSignalling
 import VoiceWire
 
 /// The first thing to run: a relay and two players on this host, each speaking a fixture clip to

@@ -3,8 +3,8 @@ import VoiceControl
 import VoiceCore
 import VoiceDevices
 import VoiceEngine
+import VoiceIO
 import VoiceRelay
-import VoiceSignalling
 import VoiceWire
 
 /// One of the demo's two players: an engine that speaks a fixture clip and records what it hears,

@@ -2,8 +2,8 @@ import ArgumentParser
 import VoiceControl
 import VoiceCore
 import VoiceEngine
+import VoiceIO
 import VoiceRelay
-import VoiceSignalling
 import VoiceWire
 
 /// Joins a match through a relay: the relay carries the match's signalling and roster, and voice

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import VoiceCore
 import VoiceEngine
-import VoiceSignalling
+import VoiceIO
 import VoiceTransport
 
 struct ListenCommand: AsyncParsableCommand {

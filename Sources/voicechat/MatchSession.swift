@@ -3,9 +3,9 @@ import Synchronization
 import VoiceControl
 import VoiceCore
 import VoiceEngine
+import VoiceIO
 import VoiceRelay
 import VoiceRelayClient
-import VoiceSignalling
 
 /// What `join` does once its engine is open: reach the relay, join the match, start the channels,
 /// run until the end, report, clean up.

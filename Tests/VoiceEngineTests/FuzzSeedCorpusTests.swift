@@ -3,8 +3,8 @@ import Testing
 import VoiceCore
 import VoiceEngine
 import VoiceFuzzTargets
+import VoiceIO
 import VoiceMedia
-import VoiceSignalling
 import VoiceTestSupport
 import VoiceTesting
 import VoiceTransport

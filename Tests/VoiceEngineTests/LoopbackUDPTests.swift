@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 import VoiceCore
 import VoiceEngine
+import VoiceIO
 import VoiceTransport
 
 /// Delivers signalling straight to the other participant's service, as an app's own connection would.

@@ -3,9 +3,9 @@ import Synchronization
 import Testing
 import VoiceCore
 import VoiceEngine
+import VoiceIO
 import VoiceRelay
 import VoiceRelayClient
-import VoiceSignalling
 import VoiceTestSupport
 import VoiceTransport
 import VoiceWire

@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 import VoiceCore
 import VoiceEngine
+import VoiceIO
 import VoiceRelay
 import VoiceRelayClient
 import VoiceTestSupport

@@ -4,6 +4,7 @@ import NIOPosix
 import Testing
 import VoiceRelay
 import VoiceRelayClient
+import VoiceTransport
 import VoiceWire
 
 /// A relay on 127.0.0.1 and clients that record what they hear, for the forwarding tests.

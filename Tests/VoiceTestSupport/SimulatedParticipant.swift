@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import VoiceCore
 import VoiceEngine
+import VoiceIO
 import VoiceTransport
 
 /// One participant of a simulated world: an engine on the world's clock, a "voice" (a tone of its
@@ -33,7 +34,8 @@ public final class SimulatedParticipant: @unchecked Sendable {
         client = SimulatedClient(name, world: world, offersRealTime: offersRealTime)
         network = SimulatedNetwork(address: try PeerAddress(host: "10.0.0.\(index + 1)", port: 5000), world: world)
         engine = try VoiceEngine(
-            participant: name, configuration: configuration, network: network, clock: world.clock)
+            participant: name, configuration: configuration, network: network, relays: RelayLinks(),
+            clock: world.clock)
         network.engine = engine
         world.networks[network.address] = network
         world.receivers[name] = { [unowned self] delivery in

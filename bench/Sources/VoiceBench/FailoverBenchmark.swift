@@ -3,6 +3,7 @@ import Foundation
 import NIOPosix
 import Synchronization
 import VoiceCore
+import VoiceIO
 import VoiceRelay
 import VoiceRelayClient
 import VoiceTransport

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import VoiceIO
 import VoiceTestHarness
 import VoiceTesting
 

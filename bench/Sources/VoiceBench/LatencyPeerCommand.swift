@@ -4,6 +4,7 @@ import Synchronization
 import VoiceCore
 import VoiceDevices
 import VoiceEngine
+import VoiceIO
 import VoiceMedia
 
 /// `latency-peer`: one process under test of `bench/run latency`. Either one side of a call (a

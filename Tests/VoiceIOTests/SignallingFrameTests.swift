@@ -1,5 +1,5 @@
 import Testing
-import VoiceSignalling
+import VoiceIO
 import VoiceWire
 
 @Suite struct SignallingFrameTests {

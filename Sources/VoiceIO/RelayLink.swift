@@ -1,6 +1,7 @@
 import NIOPosix
 import Synchronization
 import VoiceCore
+import VoiceEngine
 import VoiceRelayClient
 import VoiceTransport
 
@@ -12,10 +13,10 @@ import VoiceTransport
 /// and go into the engine (datagrams, joins and losses), taking the engine's lock there briefly.
 /// The link keeps what the relay must know (started channels, muted players) and brings every
 /// client up to date with it, including a client whose connection completes later.
-final class RelayLink: Sendable {
-    let options: RelayOptions
+public final class RelayLink: RelayConnection {
+    public let options: RelayOptions
     /// The relay routes this link opens, in order of preference.
-    let transports: [RealTimePathKind]
+    public let transports: [RealTimePathKind]
     private let participant: ParticipantID
     private let matchID: String
     private let state: Mutex<LinkState>
@@ -70,7 +71,7 @@ final class RelayLink: Sendable {
 
     /// Starts connecting every transport; returns at once. Joins, losses and refusals reach the
     /// engine as they happen.
-    func start(engine: VoiceEngine) {
+    public func start(engine: VoiceEngine) {
         state.withLock { state in
             guard !state.isClosed else { return }
             for kind in transports {
@@ -111,13 +112,13 @@ final class RelayLink: Sendable {
     }
 
     /// Sends one envelope through the client of `kind`; dropped while it is not joined.
-    func send(_ datagram: [UInt8], via kind: RealTimePathKind) {
+    public func send(_ datagram: [UInt8], via kind: RealTimePathKind) {
         state.withLock { $0.clients[kind]?.client }?.send(datagram)
     }
 
     /// What the relay should forward to this player: voice of `channels` only, none from `muted`,
     /// and on the channels of `hearingRanges` only from players within range.
-    func update(channels: Set<UInt16>, muted: Set<UInt32>, hearingRanges: [UInt16: Float]) {
+    public func update(channels: Set<UInt16>, muted: Set<UInt32>, hearingRanges: [UInt16: Float]) {
         state.withLock { state in
             state.channels = channels
             state.muted = muted
@@ -129,7 +130,7 @@ final class RelayLink: Sendable {
     }
 
     /// Where this player stands, for every client now and for those that connect later.
-    func setPosition(_ position: VoicePosition) {
+    public func setPosition(_ position: VoicePosition) {
         let clients = state.withLock { state in
             state.position = position
             return state.clients.values.map(\.client)
@@ -138,7 +139,7 @@ final class RelayLink: Sendable {
     }
 
     /// A fresh token, for the joins that follow (after a refusal as expired, for instance).
-    func updateToken(_ token: String) {
+    public func updateToken(_ token: String) {
         let clients = state.withLock { state in
             state.token = token
             return state.clients.values.map(\.client)
@@ -148,7 +149,7 @@ final class RelayLink: Sendable {
 
     /// Leaves the match on every transport and closes the connections; waits for connections
     /// still being made, and closes those too.
-    func close() async {
+    public func close() async {
         let (clients, connecting) = state.withLock { state in
             state.isClosed = true
             defer {

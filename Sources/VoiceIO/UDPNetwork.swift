@@ -1,5 +1,6 @@
 import Synchronization
 import VoiceCore
+import VoiceEngine
 import VoiceTransport
 
 /// The engine's direct path over a real UDP socket: one socket for every peer, offered to them

@@ -2,7 +2,7 @@ import Foundation
 import NIOCore
 import Synchronization
 import Testing
-import VoiceSignalling
+import VoiceIO
 import VoiceTestSupport
 import VoiceWire
 

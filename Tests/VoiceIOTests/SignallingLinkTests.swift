@@ -3,7 +3,7 @@ import Synchronization
 import Testing
 import VoiceCore
 import VoiceEngine
-import VoiceSignalling
+import VoiceIO
 import VoiceTestSupport
 import VoiceWire
 

@@ -2,7 +2,7 @@ import Synchronization
 import Testing
 import VoiceCore
 
-@testable import VoiceTransport
+@testable import VoiceIO
 
 @Suite("UDPEndpoint and CandidateGathering on loopback")
 struct UDPEndpointTests {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import VoiceCore
 import VoiceFuzzTargets
-import VoiceSignalling
+import VoiceIO
 import VoiceTesting
 import VoiceWire
 

@@ -1,0 +1,13 @@
+import VoiceWire
+
+/// What a relay client reports besides datagrams: what the engine's relay routes follow.
+public enum RelayClientEvent: Sendable, Hashable {
+    case joined(mediaID: UInt32)
+    /// Nothing from the relay within the liveness timeout (or the TCP connection closed).
+    case lost
+    case refused(RelayRefusal)
+    case kicked(RelayKickReason)
+    /// The game server moved this member: its started channels are now exactly `channel` (0: none).
+    case moved(channel: UInt16)
+    case serverMute(Bool)
+}
