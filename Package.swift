@@ -125,7 +125,10 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
-        .target(name: "VoiceTesting", dependencies: ["VoiceCore", "VoiceCodec", "VoiceWire", "VoiceMedia"]),
+        // The simulation tests and benchmarks share: a seeded network, a call simulation, and engines
+        // in one process on one virtual clock.
+        .target(
+            name: "VoiceTesting", dependencies: ["VoiceCore", "VoiceCodec", "VoiceWire", "VoiceMedia", "VoiceEngine"]),
         // What real-time tests and benchmarks run around the product: a JACK server to pace devices,
         // and a watch that tells a stalled machine from a slow engine.
         .target(name: "VoiceTestHarness", dependencies: ["VoiceCore"]),
@@ -149,10 +152,11 @@ let package = Package(
             ],
             plugins: ["BuildCommit"]
         ),
-        // Test support shared by several test targets (a simulated world for engines, raw sockets);
+        // Test support shared by several test targets (participants of the simulated world, raw sockets);
         // test targets cannot share sources directly.
         .target(
-            name: "VoiceTestSupport", dependencies: ["VoiceCore", "VoiceEngine", "VoiceIO", "VoiceTransport"],
+            name: "VoiceTestSupport",
+            dependencies: ["VoiceCore", "VoiceEngine", "VoiceIO", "VoiceTesting", "VoiceTransport"],
             path: "Tests/VoiceTestSupport"),
         .testTarget(name: "VoiceCoreTests", dependencies: ["VoiceCore", "VoiceTesting"]),
         .testTarget(name: "VoiceCodecTests", dependencies: ["VoiceCodec", "VoiceCore", "VoiceTesting"]),
@@ -188,7 +192,7 @@ let package = Package(
             name: "VoiceTransportTests", dependencies: ["VoiceTransport", "VoiceCore", "VoiceTesting", "VoiceWire"]),
         .testTarget(
             name: "VoiceControlTests",
-            dependencies: ["VoiceTestSupport", "VoiceControl", "VoiceEngine", "VoiceCore", "voicechat"]
+            dependencies: ["VoiceTestSupport", "VoiceControl", "VoiceEngine", "VoiceCore", "VoiceTesting", "voicechat"]
         ),
         .testTarget(
             name: "VoiceIOTests",

@@ -33,6 +33,7 @@ public final class SimulatedNetwork {
     private let deliveryTimes: UnsafeMutableBufferPointer<MediaTime>
     private let scheduleOrder: UnsafeMutableBufferPointer<UInt64>
     private let sendIndices: UnsafeMutableBufferPointer<Int>
+    private let tags: UnsafeMutableBufferPointer<Int>
     private let freeSlots: UnsafeMutableBufferPointer<Int>
     private var freeCount: Int
     private let heap: UnsafeMutableBufferPointer<Int>
@@ -75,6 +76,8 @@ public final class SimulatedNetwork {
         scheduleOrder.initialize(repeating: 0)
         sendIndices = .allocate(capacity: slots)
         sendIndices.initialize(repeating: 0)
+        tags = .allocate(capacity: slots)
+        tags.initialize(repeating: 0)
         freeSlots = .allocate(capacity: slots)
         for slot in 0..<slots { freeSlots[slot] = slots - 1 - slot }
         freeCount = slots
@@ -88,6 +91,7 @@ public final class SimulatedNetwork {
         deliveryTimes.deallocate()
         scheduleOrder.deallocate()
         sendIndices.deallocate()
+        tags.deallocate()
         freeSlots.deallocate()
         heap.deallocate()
     }
@@ -100,8 +104,9 @@ public final class SimulatedNetwork {
         heapCount == 0 ? nil : deliveryTimes[heap[0]]
     }
 
-    /// Sends one datagram at `time`: it is lost, or scheduled (once or twice) for delivery.
-    public func send(_ datagram: UnsafeRawBufferPointer, at time: MediaTime) {
+    /// Sends one datagram at `time`: it is lost, or scheduled (once or twice) for delivery. `tag`
+    /// comes back with it (a simulated world says there who sent it).
+    public func send(_ datagram: UnsafeRawBufferPointer, at time: MediaTime, tag: Int = 0) {
         let sendIndex = statistics.sent
         statistics.sent += 1
         if spikeRate > 0 && random.chance(spikeRate) {
@@ -118,16 +123,21 @@ public final class SimulatedNetwork {
             return
         }
         let queueing = baseDelay + spikeResidual(at: time)
-        schedule(datagram, sendIndex: sendIndex, at: time + queueing + jitter())
+        schedule(datagram, sendIndex: sendIndex, tag: tag, at: time + queueing + jitter())
         if duplicateRate > 0 && random.chance(duplicateRate) {
             statistics.duplicated += 1
-            schedule(datagram, sendIndex: sendIndex, at: time + queueing + jitter())
+            schedule(datagram, sendIndex: sendIndex, tag: tag, at: time + queueing + jitter())
         }
     }
 
     /// Delivers every datagram due at or before `time`, in delivery order (ties in the order they
     /// were scheduled), to `body(bytes, deliveryTime)`. The bytes are valid only during the call.
     public func deliver(until time: MediaTime, _ body: (UnsafeRawBufferPointer, MediaTime) -> Void) {
+        deliver(until: time) { bytes, deliveryTime, _ in body(bytes, deliveryTime) }
+    }
+
+    /// `deliver(until:_:)`, with the tag each datagram was sent with.
+    public func deliver(until time: MediaTime, _ body: (UnsafeRawBufferPointer, MediaTime, Int) -> Void) {
         while heapCount > 0 && deliveryTimes[heap[0]] <= time {
             let slot = popEarliest()
             let sendIndex = sendIndices[slot]
@@ -138,7 +148,9 @@ public final class SimulatedNetwork {
             }
             statistics.delivered += 1
             let start = slot * maximumDatagramBytes
-            body(UnsafeRawBufferPointer(rebasing: storage[start..<(start + lengths[slot])]), deliveryTimes[slot])
+            body(
+                UnsafeRawBufferPointer(rebasing: storage[start..<(start + lengths[slot])]), deliveryTimes[slot],
+                tags[slot])
             freeSlots[freeCount] = slot
             freeCount += 1
         }
@@ -152,7 +164,7 @@ public final class SimulatedNetwork {
         jitterNanoseconds > 0 ? MediaTime((random.nextUnit() * jitterNanoseconds).rounded()) : 0
     }
 
-    private func schedule(_ datagram: UnsafeRawBufferPointer, sendIndex: Int, at deliveryTime: MediaTime) {
+    private func schedule(_ datagram: UnsafeRawBufferPointer, sendIndex: Int, tag: Int, at deliveryTime: MediaTime) {
         guard freeCount > 0 else {
             statistics.poolOverflow += 1
             return
@@ -167,6 +179,7 @@ public final class SimulatedNetwork {
         lengths[slot] = datagram.count
         deliveryTimes[slot] = deliveryTime
         sendIndices[slot] = sendIndex
+        tags[slot] = tag
         scheduleOrder[slot] = nextScheduleOrder
         nextScheduleOrder += 1
         pushHeap(slot)

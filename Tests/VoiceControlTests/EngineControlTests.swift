@@ -5,6 +5,7 @@ import VoiceCore
 import VoiceEngine
 import VoiceMedia
 import VoiceTestSupport
+import VoiceTesting
 
 /// Commands through a real control socket, acting on engines that run in virtual time.
 @Suite struct EngineControlTests {

@@ -2,6 +2,7 @@ import Testing
 import VoiceCore
 import VoiceEngine
 import VoiceTestSupport
+import VoiceTesting
 import VoiceTransport
 
 @Suite struct CallTests {

@@ -3,6 +3,7 @@ import Testing
 import VoiceCore
 import VoiceEngine
 import VoiceTestSupport
+import VoiceTesting
 
 /// Positional channels between real engines in virtual time, on direct paths.
 @Suite struct MatchProximityTests {

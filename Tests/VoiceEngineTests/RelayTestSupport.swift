@@ -8,6 +8,7 @@ import VoiceIO
 import VoiceRelay
 import VoiceRelayClient
 import VoiceTestSupport
+import VoiceTesting
 import VoiceTransport
 import VoiceWire
 

@@ -1,6 +1,7 @@
 import Testing
 import VoiceEngine
 import VoiceTestSupport
+import VoiceTesting
 
 @Suite struct RosterRekeyTests {
     @Test func aPlayerLeavingRekeysTheOthersWithoutAGapInTheirVoice() throws {

@@ -3,6 +3,7 @@ import Synchronization
 import VoiceCore
 import VoiceEngine
 import VoiceIO
+import VoiceTesting
 import VoiceTransport
 
 /// One participant of a simulated world: an engine on the world's clock, a "voice" (a tone of its
@@ -12,7 +13,7 @@ public final class SimulatedParticipant: @unchecked Sendable {
     public let name: ParticipantID
     public let engine: VoiceEngine
     public let client: SimulatedClient
-    public let network: SimulatedNetwork
+    public let network: SimulatedSocket
     public let frequency: Double
     public var service: VoiceChatService?
     public var match: Match?
@@ -32,12 +33,11 @@ public final class SimulatedParticipant: @unchecked Sendable {
         self.name = name
         frequency = 500 + 400 * Double(index)
         client = SimulatedClient(name, world: world, offersRealTime: offersRealTime)
-        network = SimulatedNetwork(address: try PeerAddress(host: "10.0.0.\(index + 1)", port: 5000), world: world)
+        network = SimulatedSocket(address: try PeerAddress(host: "10.0.0.\(index + 1)", port: 5000), world: world)
         engine = try VoiceEngine(
             participant: name, configuration: configuration, network: network, relays: RelayLinks(),
             clock: world.clock)
         network.engine = engine
-        world.networks[network.address] = network
         world.receivers[name] = { [unowned self] delivery in
             if delivery.realTime {
                 service?.receivedRealTime(delivery.bytes, from: delivery.from)

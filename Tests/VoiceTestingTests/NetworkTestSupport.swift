@@ -16,7 +16,7 @@ func runNetwork(
 ) -> [Arrival] {
     var arrivals: [Arrival] = []
     arrivals.reserveCapacity(count)
-    var clock = VirtualClock()
+    let clock = ManualClock()
     var datagram = [UInt8](repeating: 0, count: 16)
     func collect(_ bytes: UnsafeRawBufferPointer, _ time: MediaTime) {
         let index = Int(bytes.loadUnaligned(fromByteOffset: 0, as: Int64.self))

@@ -133,9 +133,11 @@ import VoiceTesting
         #expect(throws: Never.self) { try NetworkConditions(lossRate: 0.2, meanBurstLength: 3).validate() }
     }
 
-    @Test func virtualClockAdvancesOnlyWhenTold() {
-        var clock = VirtualClock(now: 5)
+    @Test func theManualClockAdvancesOnlyWhenTold() {
+        let clock = ManualClock(start: 5)
         clock.advance(by: 20 * millisecond)
         #expect(clock.now == 5 + 20 * millisecond)
+        clock.set(7)
+        #expect(clock.now == 7)
     }
 }

@@ -15,7 +15,7 @@ struct SimulatedPathLink {
     static let latency: MediaTime = .milliseconds(10)
     static let step: MediaTime = .milliseconds(5)
 
-    var clock = VirtualClock()
+    let clock = ManualClock()
     var a: PathSelector
     var b: PathSelector
     let addressesA: [PeerAddress]

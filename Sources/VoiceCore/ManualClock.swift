@@ -1,5 +1,4 @@
 import Synchronization
-import VoiceCore
 
 /// Where an engine's "now" comes from.
 ///
