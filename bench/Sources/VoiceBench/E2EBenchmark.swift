@@ -261,8 +261,9 @@ struct E2EBenchmark: ParsableCommand {
     }
 
     /// What the devices did that moves or cuts the audio: alice's microphone dropping or losing
-    /// frames, bob's speaker running dry (each dry run moves what follows later by a period), and
-    /// bob's playout lead; and whether alice's echo canceller ran and heard her speaker.
+    /// frames and how late her engine thread woke (a frame it sends late comes late to bob), bob's
+    /// speaker running dry (each dry run moves what follows later by a period), and bob's playout
+    /// lead; and whether alice's echo canceller ran and heard her speaker.
     static func devicesSummary(_ row: Row) -> String {
         let microphone = row.talker["devices"] as? [String: Any] ?? [:]
         let speaker = row.listener["devices"] as? [String: Any] ?? [:]
@@ -271,8 +272,10 @@ struct E2EBenchmark: ParsableCommand {
         let lead = (speaker["playoutLeadMilliseconds"] as? Double).map { fixed($0) } ?? "?"
         let late = (speaker["engineThreadLatestWakeMilliseconds"] as? Double).map { fixed($0, 2) } ?? "?"
         let lockWait = (speaker["engineLockLongestWaitMilliseconds"] as? Double).map { fixed($0, 2) } ?? "?"
+        let talkerLate = (microphone["engineThreadLatestWakeMilliseconds"] as? Double).map { fixed($0, 2) } ?? "?"
         return "alice's microphone dropped \(count(microphone, "microphoneDroppedFrames")), lost "
-            + "\(count(microphone, "captureFramesLost")) frames; bob's speaker ran dry for "
+            + "\(count(microphone, "captureFramesLost")) frames, her engine thread at most \(talkerLate) ms late; "
+            + "bob's speaker ran dry for "
             + "\(count(speaker, "speakerStarvedFrames")) frames and took back \(count(speaker, "playbackSamplesReclaimed")), "
             + "lead \(lead) ms, skipped \(count(speaker, "playbackFramesSkipped")) frames, engine thread at most "
             + "\(late) ms late, its lock waited for at most \(lockWait) ms; alice's echo canceller "
