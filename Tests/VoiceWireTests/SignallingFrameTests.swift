@@ -1,5 +1,4 @@
 import Testing
-import VoiceIO
 import VoiceWire
 
 @Suite struct SignallingFrameTests {
