@@ -147,7 +147,7 @@ struct JitterBufferAdaptationTests {
     /// then waits at least 26 ms, so the frame is given back and none comes late; with up to 14 ms
     /// the latest would keep under 3 ms after the step, so the frame is kept.
     @Test(arguments: [(10, 1), (14, 0)])
-    func aFrameTheJitterNeedsIsKept(jitterMilliseconds: Int, dropped: Int) throws {
+    func underJitterAFrameIsGivenBackOnlyWithThreeMillisecondsToSpare(jitterMilliseconds: Int, dropped: Int) throws {
         let frames = try encodeFrames(Array(try ReceiveFixture.speech()[0..<(48_000 * 12)]), inbandFEC: false)
         var random = SeededRandom(seed: 3)
         let packets = try makePackets(frames) { index in
