@@ -11,10 +11,12 @@ import VoiceCore
 /// Steps are whole frames, so the band is at least a frame wide (plus 2 ms so that wobbles of the
 /// target do not cause a skip and a repeat in turn); it sits mostly below the target because the
 /// target already holds a frame of margin over the delay percentile, and every millisecond above
-/// it is latency. Its floor is at most 1.5 ms over the percentile, whatever the frame: where a
-/// stream starts, and how low a step for a surplus frame may go (see `SurplusFrameWatch`). While
-/// the ceiling holds the target below what the delays and the repair reach want, every millisecond
-/// of buffering repairs more, and the band keeps to the frame and 2 ms under its top.
+/// it is latency. Once the percentile has seen `matureEstimatePackets` packets, the floor is at
+/// most 1.5 ms over it, whatever the frame: how low a stream may sit, and a step for a surplus
+/// frame may go (see `SurplusFrameWatch`). Before that, and while the ceiling holds the target
+/// below what the delays and the repair reach want, the band keeps to a frame and 2 ms under its
+/// top: a young percentile underestimates the jitter, and a frame inserted later falls inside
+/// speech; under the ceiling every millisecond of buffering repairs more.
 struct PlayoutTarget {
     let configuration: JitterBufferConfiguration
     let frameMilliseconds: Double
@@ -68,9 +70,15 @@ struct PlayoutTarget {
     /// Whether the ceiling holds the target under what it would be.
     var isHeldByCeiling: Bool { milliseconds < wantedMilliseconds }
 
+    /// Whether the percentile has seen too few packets to sit low on it.
+    var isEstimateYoung = true
+
+    /// Packets after which the percentile is trusted for the band's lower floor: 2 s at 20 ms frames.
+    static let matureEstimatePackets = 100
+
     /// How far under the target the band reaches, ms (negative).
     var lowerBand: Double {
-        isHeldByCeiling
+        isHeldByCeiling || isEstimateYoung
             ? upperBand - frameMilliseconds - 2 : -frameMilliseconds + min(0.25 * frameMilliseconds - 1, 1.5)
     }
     /// How far over the target the band reaches, ms.

@@ -103,6 +103,8 @@ public final class VoiceReceiveStream {
     private var decoderIsStale = false
     private var absurdInARow = 0
     private var lateInARow = 0
+    /// Packets since the stream last synchronized: how much the arrival-delay percentile has seen.
+    private var packetsSinceSynchronization = 0
     /// Late packets in a row that mean the network's delay jumped up for good (not a spike).
     private static let lateRunForRestart = 5
     /// Packets in a row far off the timeline that mean the sender restarted its numbering.
@@ -225,6 +227,8 @@ public final class VoiceReceiveStream {
         }
         receivedSequences[Self.ringSlot(of: sequence)] = sequence
         counters.packetsReceived += 1
+        packetsSinceSynchronization += 1
+        target.isEstimateYoung = packetsSinceSynchronization < PlayoutTarget.matureEstimatePackets
         if sequence >= newestBefore { newestFlags = packet.flags }
 
         jitter.record(arrival: arrival, timestamp: timestamp)
@@ -328,6 +332,8 @@ public final class VoiceReceiveStream {
         recoveredSinceAccounted = 0
         decoderIsStale = true
         surplus.restart()
+        packetsSinceSynchronization = 0
+        target.isEstimateYoung = true
         target.update(quantile: 0)
     }
 

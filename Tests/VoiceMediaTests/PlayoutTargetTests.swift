@@ -46,14 +46,18 @@ import VoiceCore
         #expect(target.farAboveBand == 13.5)
     }
 
-    /// Longer frames keep the floor 1.5 ms over the delay percentile (the target holds a frame of
-    /// margin over it), so a stream does not start a frame later than its packets need.
-    @Test func theBandsFloorIsAtMostOneAndAHalfMillisecondsOverThePercentile() {
-        let target = PlayoutTarget(configuration: JitterBufferConfiguration(frameDuration: .ms20))
+    /// Once the percentile has seen enough packets, longer frames keep the floor 1.5 ms over it
+    /// (the target holds a frame of margin over it), so a frame the packets do not need can be
+    /// given back; a young percentile keeps the band a frame and 2 ms wide.
+    @Test func theBandsFloorIsAtMostOneAndAHalfMillisecondsOverAMaturePercentile() {
+        var target = PlayoutTarget(configuration: JitterBufferConfiguration(frameDuration: .ms20))
+        #expect(target.isEstimateYoung && target.lowerBand == -16)
+        target.isEstimateYoung = false
         #expect(target.lowerBand == -18.5)
         #expect(target.upperBand == 6)
         #expect(target.farAboveBand == 26)
-        let long = PlayoutTarget(configuration: JitterBufferConfiguration(frameDuration: .ms40))
+        var long = PlayoutTarget(configuration: JitterBufferConfiguration(frameDuration: .ms40))
+        long.isEstimateYoung = false
         #expect(long.lowerBand == -38.5)
     }
 
@@ -61,6 +65,7 @@ import VoiceCore
     /// repair want, and the band keeps to a frame and 2 ms under its top.
     @Test func heldAtTheCeilingTheBandIsAFrameAndTwoMillisecondsWide() {
         var target = PlayoutTarget(configuration: JitterBufferConfiguration(frameDuration: .ms20))
+        target.isEstimateYoung = false
         target.ceilingMilliseconds = 60
         target.update(quantile: 30)
         #expect(!target.isHeldByCeiling && target.lowerBand == -18.5)
