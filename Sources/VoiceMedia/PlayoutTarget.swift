@@ -12,11 +12,11 @@ import VoiceCore
 /// target do not cause a skip and a repeat in turn); it sits mostly below the target because the
 /// target already holds a frame of margin over the delay percentile, and every millisecond above
 /// it is latency. Once the percentile has seen `matureEstimatePackets` packets, the floor is at
-/// most 1.5 ms over it, whatever the frame: how low a stream may sit, and a step for a surplus
-/// frame may go (see `SurplusFrameWatch`). Before that, and while the ceiling holds the target
-/// below what the delays and the repair reach want, the band keeps to a frame and 2 ms under its
-/// top: a young percentile underestimates the jitter, and a frame inserted later falls inside
-/// speech; under the ceiling every millisecond of buffering repairs more.
+/// most 1.5 ms over it, whatever the frame: a stream may sit that low, and a step for a surplus
+/// frame may take it there (see `SurplusFrameWatch`). Before that, and while the ceiling holds the
+/// target below what the delays and the repair reach want, the band keeps to a frame and 2 ms
+/// under its top. A young percentile underestimates the jitter, and a frame inserted later falls
+/// inside speech; under the ceiling, every millisecond of buffering repairs more.
 struct PlayoutTarget {
     let configuration: JitterBufferConfiguration
     let frameMilliseconds: Double
