@@ -1,9 +1,5 @@
 import VoiceCore
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// Identifies one remote speaker's stream in one channel.
 public struct MixerStreamKey: Hashable, Sendable, CustomStringConvertible {
     public var sender: UInt32
@@ -190,7 +186,7 @@ public final class VoiceMixer {
     /// positional, full level in the centre). Takes effect over the next mixed frame.
     public func setPlacement(_ placement: MixerPlacement?, sender: UInt32, channel: UInt16) {
         let key = MixerStreamKey(sender: sender, channel: channel)
-        placements[key] = placement.map { MixerPlacement(level: $0.level, pan: $0.pan) }
+        placements[key] = placement
         if let index = streamIndex[key] { streams[index].placement = placements[key] ?? .center }
     }
 
@@ -312,30 +308,5 @@ public final class VoiceMixer {
                 output[sample * stride + offset] += frame[sample] * (from + step * Float(sample + 1))
             }
         }
-    }
-}
-
-/// Where a player is heard: a level (0…1) for their distance, and a side, from −1 (all left)
-/// through 0 (centre) to 1 (all right), for a stereo output; a mono output takes the level alone.
-public struct MixerPlacement: Sendable, Hashable {
-    public let level: Float
-    public let pan: Float
-
-    public init(level: Float, pan: Float = 0) {
-        self.level = min(max(level.isFinite ? level : 0, 0), 1)
-        self.pan = min(max(pan.isFinite ? pan : 0, -1), 1)
-    }
-
-    public static let center = MixerPlacement(level: 1)
-
-    /// The left and right levels: equal-power panning (the power of the two sums to that of the
-    /// centre, so a player does not grow louder or fainter walking round the listener), scaled so
-    /// that the centre is the level itself on both sides, as a mono output plays it.
-    public var stereoGains: (left: Float, right: Float) {
-        // Exactly the level in the centre, where the formula would round it.
-        guard pan != 0 else { return (level, level) }
-        let angle = (pan + 1) * Float.pi / 4
-        let scale = level * Float(2).squareRoot()
-        return (scale * cos(angle), scale * sin(angle))
     }
 }
