@@ -23,17 +23,15 @@ extension EngineCore {
         now: MediaTime
     ) throws(VoiceChatError) {
         guard position.isFinite else { throw .outOfRange("position \(position) is not three finite numbers") }
-        if let right {
+        let unitRight = try right.map { right throws(VoiceChatError) -> VoicePosition in
             let length = right.distance(to: .origin)
             guard right.isFinite, length > 0, length.isFinite else {
                 throw .outOfRange("the right direction \(right) is not a direction (three finite numbers, not all 0)")
             }
+            return VoicePosition(x: right.x / length, y: right.y / length, z: right.z / length)
         }
         let session = try matchSession(match)
-        if let right {
-            let length = right.distance(to: .origin)
-            session.ownRight = VoicePosition(x: right.x / length, y: right.y / length, z: right.z / length)
-        }
+        if let unitRight { session.ownRight = unitRight }
         if let player, player != participant {
             guard let peer = session.peers[player] else {
                 throw .invalidPlayers("\"\(player)\" is not a player of the match")
