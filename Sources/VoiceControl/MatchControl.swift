@@ -57,16 +57,14 @@ public final class MatchControl: VoiceSessionControl {
 
     public func setPlayer(_ player: String, muted: Bool, channel: String?) throws(ControlError) {
         let targets = try targets(channel, operation: "muting a player")
-        let players = match.engine.statistics().filter { $0.session == match.matchID }.map(\.participant)
-        guard players.contains(player) else { throw .unknownPlayer(player, available: players.sorted()) }
+        try requirePlayer(player)
         for target in targets {
             try ControlError.fromEngine { () throws(VoiceChatError) in try target.setPlayer(player, muted: muted) }
         }
     }
 
     public func setPlayerVolume(_ volume: Float, player: String) throws(ControlError) {
-        let players = match.engine.statistics().filter { $0.session == match.matchID }.map(\.participant)
-        guard players.contains(player) else { throw .unknownPlayer(player, available: players.sorted()) }
+        try requirePlayer(player)
         try ControlError.fromEngine { () throws(VoiceChatError) in try engineControls.setVolume(volume, of: player) }
     }
 
@@ -109,14 +107,19 @@ public final class MatchControl: VoiceSessionControl {
                 try match.setPosition(position, right: right)
             }
         }
-        let players = match.engine.statistics().filter { $0.session == match.matchID }.map(\.participant)
-        guard players.contains(player) else { throw .unknownPlayer(player, available: players.sorted()) }
+        try requirePlayer(player)
         try ControlError.fromEngine { () throws(VoiceChatError) in try match.setPosition(position, of: player) }
     }
 
     public func setProximity(_ settings: ProximitySettings?, channel name: String) throws(ControlError) {
         let channel = try self.channel(named: name)
         try ControlError.fromEngine { () throws(VoiceChatError) in try channel.setProximity(settings) }
+    }
+
+    /// Throws `.unknownPlayer`, naming the match's players, unless `player` is one of them.
+    private func requirePlayer(_ player: String) throws(ControlError) {
+        let players = match.engine.statistics().filter { $0.session == match.matchID }.map(\.participant)
+        guard players.contains(player) else { throw .unknownPlayer(player, available: players.sorted()) }
     }
 
     private func channel(named name: String) throws(ControlError) -> VoiceChannel {
