@@ -21,7 +21,9 @@ struct EchoBenchmark: ParsableCommand {
             plays it) and the microphone's noise; ERLE is the echo's power over what is sent, from \
             2 s on. Double talk: the near end starts talking 3 s in; what is sent from then is scored \
             with PESQ-WB against the near end's speech, against the same speech through the \
-            canceller with no echo at all. Baseline: the same microphone without the canceller.
+            canceller with no echo at all. Baseline: the same microphone without the canceller. \
+            For scale, the same double talk with a perfect linear canceller: the room known exactly \
+            and taken off, only the echo of the loudspeaker's distortion left, the near end untouched.
             """
     )
 
@@ -101,7 +103,7 @@ struct EchoBenchmark: ParsableCommand {
 
         report.add(
             "loudspeaker distortion's limit on a linear canceller", quiet.linearCeilingDB(far), unit: "dB")
-        var pending: [(delay: Double, cancelled: String, raw: String)] = []
+        var pending: [(delay: Double, cancelled: String, raw: String, perfect: String)] = []
         for delay in delays {
             let path = SimulatedEchoPath(delayMilliseconds: delay)
             let tag = "\(Int(delay))ms"
@@ -134,17 +136,22 @@ struct EchoBenchmark: ParsableCommand {
             report.add(
                 "canceller time per 20 ms frame, \(tag)", voice.nanosecondsPerFrame / 1e3, unit: "µs")
 
-            let doubleTalk = try EchoCancellerRun(
-                engineMix: far, near: near, path: path, configuration: cancellerConfiguration
-            ).run()
+            let doubleTalkRun = EchoCancellerRun(
+                engineMix: far, near: near, path: path, configuration: cancellerConfiguration)
+            let doubleTalk = try doubleTalkRun.run()
             let cancelled = directory + "/double-talk-\(tag)-cancelled.wav"
             let raw = directory + "/double-talk-\(tag)-uncancelled.wav"
             try Self.write(Array(doubleTalk.sent[nearStart...]), to: cancelled)
             try Self.write(Array(doubleTalk.captured[nearStart...]), to: raw)
-            pending.append((delay, cancelled, raw))
+            // The best any linear canceller can do: the room known exactly and taken off, leaving
+            // only the echo of the loudspeaker's distortion, and the near end untouched.
+            let distortion = path.distortionEcho(of: doubleTalkRun.played)
+            let perfect = directory + "/double-talk-\(tag)-perfect-linear.wav"
+            try Self.write((nearStart..<doubleTalk.sent.count).map { near[$0] + distortion[$0] }, to: perfect)
+            pending.append((delay, cancelled, raw, perfect))
         }
         let scores = try scorer.score(
-            reference: nearReference, degraded: [aloneFile] + pending.flatMap { [$0.cancelled, $0.raw] })
+            reference: nearReference, degraded: [aloneFile] + pending.flatMap { [$0.cancelled, $0.raw, $0.perfect] })
         let ceiling = scores[aloneFile]?.pesq_wb ?? 0
         report.add("PESQ-WB, near end alone through the canceller", ceiling, unit: "PESQ-WB")
         report.add("delay the canceller adds", scores[aloneFile]?.delay_ms ?? .nan, unit: "ms")
@@ -156,6 +163,10 @@ struct EchoBenchmark: ParsableCommand {
                 "double-talk PESQ-WB / no echo, \(tag)", cancelled / max(ceiling, 1e-9), unit: "ratio",
                 baseline: raw / max(ceiling, 1e-9), target: .atLeast(0.9))
             report.add("double-talk PESQ-WB cancelled, \(tag)", cancelled, unit: "PESQ-WB", baseline: raw)
+            let perfect = scores[item.perfect]?.pesq_wb ?? 0
+            report.add(
+                "double-talk PESQ-WB / no echo, a perfect linear canceller, \(tag)", perfect / max(ceiling, 1e-9),
+                unit: "ratio")
         }
         if !report.finish() { throw ExitCode.failure }
     }

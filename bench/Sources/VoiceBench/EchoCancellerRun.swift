@@ -33,14 +33,20 @@ struct EchoCancellerRun {
         var statistics: CaptureEchoCanceller.Statistics?
     }
 
-    func run() throws -> Result {
+    /// What reaches the speaker: everything it was given, `speakerQueueFrames` later.
+    var played: [Float] {
         let count = near.count / frameSamples * frameSamples
-        // What reaches the speaker: everything it was given, `speakerQueueFrames` later.
         var played = [Float](repeating: 0, count: count)
         let queue = speakerQueueFrames * frameSamples
         for index in queue..<count {
             played[index] = engineMix[index - queue] + (gameMix.map { $0[index - queue] } ?? 0)
         }
+        return played
+    }
+
+    func run() throws -> Result {
+        let count = near.count / frameSamples * frameSamples
+        let queue = speakerQueueFrames * frameSamples
         let echo = Array(path.echo(of: played).prefix(count))
         let captured = (0..<count).map { near[$0] + echo[$0] }
         var sent = [Float](repeating: 0, count: count)

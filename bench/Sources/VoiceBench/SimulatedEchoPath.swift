@@ -45,13 +45,7 @@ struct SimulatedEchoPath {
     /// How far the loudspeaker's distortion alone limits a linear canceller on `played`: the power
     /// of what it plays over the part no gain can predict, dB.
     func linearCeilingDB(_ played: [Float]) -> Double {
-        var product = 0.0
-        var energy = 0.0
-        for sample in played {
-            product += Double(sample) * Double(tanh(drive * sample) / drive)
-            energy += Double(sample) * Double(sample)
-        }
-        let gain = product / max(energy, 1e-20)
+        let gain = linearGain(played)
         var output = 0.0
         var residual = 0.0
         for sample in played {
@@ -62,14 +56,36 @@ struct SimulatedEchoPath {
         return 10 * log10(output / max(residual, 1e-20))
     }
 
+    /// What a perfect linear canceller leaves of the echo of `played`: the room's echo of the part
+    /// of the loudspeaker's output that no gain on what it was given predicts.
+    func distortionEcho(of played: [Float]) -> [Float] {
+        let gain = Float(linearGain(played))
+        return room(played.map { tanh(drive * $0) / drive - gain * $0 })
+    }
+
+    /// The gain that best predicts the loudspeaker's output from what it was given.
+    private func linearGain(_ played: [Float]) -> Double {
+        var product = 0.0
+        var energy = 0.0
+        for sample in played {
+            product += Double(sample) * Double(tanh(drive * sample) / drive)
+            energy += Double(sample) * Double(sample)
+        }
+        return product / max(energy, 1e-20)
+    }
+
     /// The echo of `played` at the microphone, the same length as `played`.
     func echo(of played: [Float]) -> [Float] {
-        let driven = played.map { tanh(drive * $0) / drive }
-        var echo = [Float](repeating: 0, count: played.count)
+        room(played.map { tanh(drive * $0) / drive })
+    }
+
+    /// The delay and the room applied to what the loudspeaker put out.
+    private func room(_ output: [Float]) -> [Float] {
+        var echo = [Float](repeating: 0, count: output.count)
         for (offset, gain) in taps {
             let shift = delaySamples + offset
-            guard shift < played.count else { continue }
-            for index in shift..<played.count { echo[index] += gain * driven[index - shift] }
+            guard shift < output.count else { continue }
+            for index in shift..<output.count { echo[index] += gain * output[index - shift] }
         }
         return echo
     }
