@@ -27,18 +27,30 @@ extension EngineCore {
         return wrapped
     }
 
-    /// Derives the pairwise key with a peer from its offer.
-    func agreePairwiseKey(with name: ParticipantID, publicKey: [UInt8], in session: Session)
-        throws(SignallingError)
-    {
+    /// Derives the pairwise key with a peer from its offer, or takes it from `agreed` if that was
+    /// worked out from the same inputs.
+    func agreePairwiseKey(
+        with name: ParticipantID, publicKey: [UInt8], in session: Session, agreed: PairwiseKeyAgreement? = nil
+    ) throws(SignallingError) {
         guard let peer = session.peers[name] else { throw .notAParticipant(name) }
+        let inputs = pairwiseKeyInputs(peerPublicKey: publicKey, peer: peer, in: session)
         do {
-            peer.pairwiseKey = try session.keyAgreement.pairwiseKey(
-                peerPublicKey: publicKey, session: session.salt, local: mediaID, remote: peer.mediaID)
+            peer.pairwiseKey =
+                try
+                (agreed?.key(for: inputs)
+                ?? PairwiseKeyAgreement(session.keyAgreement, inputs: inputs).key).get()
         } catch {
             throw .badKey("the public key of \"\(name)\" is unusable: \(error)")
         }
         peer.publicKey = publicKey
+    }
+
+    func pairwiseKeyInputs(peerPublicKey: [UInt8], peer: RemotePeer, in session: Session)
+        -> PairwiseKeyAgreement.Inputs
+    {
+        PairwiseKeyAgreement.Inputs(
+            ownPublicKey: session.publicKey, peerPublicKey: peerPublicKey, salt: session.salt, local: mediaID,
+            remote: peer.mediaID)
     }
 
     /// Installs a peer's wrapped keys; returns the epochs installed.

@@ -6,13 +6,15 @@ extension EngineCore {
     /// Handles one signalling message from `sender`, carried by the app of `session`'s kind, as
     /// decoded before the engine's lock was taken (JSON is no work to hold it up with).
     /// A refused message changes nothing, is counted, and is reported as an event.
+    /// `agreed` is the pairwise key the message needs, worked out without the lock (see
+    /// `pairwiseKeyInputs(for:from:)`).
     func receiveSignalling(
         _ decoded: Result<SignallingMessage, SignallingError>, from sender: ParticipantID,
-        client: any VoiceChatClient, events: SessionEvents, now: MediaTime
+        client: any VoiceChatClient, events: SessionEvents, agreed: PairwiseKeyAgreement? = nil, now: MediaTime
     ) {
         do {
             let message = try decoded.get()
-            try handle(message, from: sender, client: client, events: events, now: now)
+            try handle(message, from: sender, client: client, events: events, agreed: agreed, now: now)
         } catch {
             counters.signallingRejected += 1
             switch events {
@@ -22,9 +24,32 @@ extension EngineCore {
         }
     }
 
+    /// What a message needs for a pairwise key, if it needs one: an `accept` of our call, or a
+    /// `hello` with a key the player did not have. Nil for anything else, or a message that will
+    /// be refused.
+    func pairwiseKeyInputs(
+        for decoded: Result<SignallingMessage, SignallingError>, from sender: ParticipantID
+    ) -> (KeyAgreement, PairwiseKeyAgreement.Inputs)? {
+        let session: Session?
+        let peerPublicKey: [UInt8]
+        switch decoded {
+        case .success(.accept(let call, let offer, _)):
+            session = sessions[.call(call)]
+            peerPublicKey = offer.publicKey
+        case .success(.hello(let match, let offer, _)):
+            session = sessions[.match(match)]
+            peerPublicKey = offer.publicKey
+            guard session?.peers[sender]?.publicKey != offer.publicKey else { return nil }
+        default:
+            return nil
+        }
+        guard let session, let peer = session.peers[sender] else { return nil }
+        return (session.keyAgreement, pairwiseKeyInputs(peerPublicKey: peerPublicKey, peer: peer, in: session))
+    }
+
     private func handle(
         _ message: SignallingMessage, from sender: ParticipantID, client: any VoiceChatClient, events: SessionEvents,
-        now: MediaTime
+        agreed: PairwiseKeyAgreement?, now: MediaTime
     ) throws(SignallingError) {
         switch message {
         case .invite(let call, let offer):
@@ -34,7 +59,7 @@ extension EngineCore {
             guard case .inviting = session.phase else {
                 throw .wrongState(call: call, state: session.phase?.description ?? "-", message: "accept")
             }
-            try agreePairwiseKey(with: sender, publicKey: offer.publicKey, in: session)
+            try agreePairwiseKey(with: sender, publicKey: offer.publicKey, in: session, agreed: agreed)
             try installKeys(keys, from: sender, in: session)
             if let peer = session.peers[sender] {
                 sendSignalling(.keys(session.reference, wrappedKeys(for: peer, in: session)), to: sender, in: session)
@@ -58,7 +83,7 @@ extension EngineCore {
             keysConfirmed(keys, by: sender, in: session)
         case .hello(let match, let offer, let channels):
             let session = try knownSession(.match(match), from: sender)
-            try receiveHello(offer, channels: channels, from: sender, in: session, now: now)
+            try receiveHello(offer, channels: channels, from: sender, in: session, agreed: agreed, now: now)
         case .channel(let match, let announcement):
             let session = try knownSession(.match(match), from: sender)
             if announcement.isStarted {
@@ -124,7 +149,7 @@ extension EngineCore {
 
     private func receiveHello(
         _ offer: SessionOffer, channels: [ChannelAnnouncement], from sender: ParticipantID, in session: Session,
-        now: MediaTime
+        agreed: PairwiseKeyAgreement?, now: MediaTime
     ) throws(SignallingError) {
         guard let known = session.peers[sender] else { throw .notAParticipant(sender) }
         let isNewKey = known.publicKey != offer.publicKey
@@ -133,7 +158,7 @@ extension EngineCore {
                 // The player rejoined with a new session key: forget what it had.
                 forgetMedia(of: known, in: session)
             }
-            try agreePairwiseKey(with: sender, publicKey: offer.publicKey, in: session)
+            try agreePairwiseKey(with: sender, publicKey: offer.publicKey, in: session, agreed: agreed)
             session.peers[sender]?.isGone = false
             session.peers[sender]?.paths = makePaths(for: offer, in: session, now: now)
         }
@@ -153,7 +178,7 @@ extension EngineCore {
         let forced = configuration.forcedPath
         let offersDirect = session.relay?.isPrimary != true && (forced == nil || forced == .direct)
         return SessionOffer(
-            publicKey: session.keyAgreement.publicKeyBytes,
+            publicKey: session.publicKey,
             candidates: offersDirect ? network?.localCandidates ?? [] : [],
             offersRealTime: session.client.offersRealTimeData && (forced == nil || forced == .appCarried))
     }

@@ -44,6 +44,8 @@ final class Session {
     /// Salt for pairwise keys: binds them to this session.
     let salt: [UInt8]
     let keyAgreement = KeyAgreement()
+    /// `keyAgreement`'s public key, derived once: deriving it is a scalar multiplication.
+    let publicKey: [UInt8]
     var peers: [ParticipantID: RemotePeer] = [:] {
         didSet { if peers.count != mediaIndex.count { reindex() } }
     }
@@ -96,6 +98,7 @@ final class Session {
         self.reference = reference
         self.client = client
         self.events = events
+        publicKey = keyAgreement.publicKeyBytes
         switch reference {
         case .call(let id): salt = Array("voicechat call \(id)".utf8)
         case .match(let id): salt = Array("voicechat match \(id)".utf8)

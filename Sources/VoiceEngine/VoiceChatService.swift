@@ -36,8 +36,12 @@ public final class VoiceChatService: Sendable {
     public func received(_ data: [UInt8], from participant: ParticipantID) {
         let now = engine.now
         let decoded = Result { () throws(SignallingError) in try SignallingMessage(decoding: data) }
+        let agreed = engine.withCore { core in core.pairwiseKeyInputs(for: decoded, from: participant) }.map {
+            PairwiseKeyAgreement($0.0, inputs: $0.1)
+        }
         engine.withCore { core in
-            core.receiveSignalling(decoded, from: participant, client: client, events: .call(sink), now: now)
+            core.receiveSignalling(
+                decoded, from: participant, client: client, events: .call(sink), agreed: agreed, now: now)
         }
     }
 
