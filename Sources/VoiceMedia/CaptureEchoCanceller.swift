@@ -13,7 +13,10 @@ import VoiceCore
 /// as far as the engine knows: the audio written to the speaker, less what still waits in the
 /// speaker's queue, less the frames captured after it that the engine already holds. What it
 /// cannot know (the devices' own buffers, the air between speaker and microphone, the room)
-/// is a delay the adaptive filter models, so its tail covers it.
+/// is a delay the adaptive filter models, so its tail covers it. Where the echo comes too late for
+/// the tail to hold a room after it (a sound server's buffers can hold hundreds of milliseconds),
+/// `EchoDelayEstimator` finds it and the reference is held back by as much, less a margin, so that
+/// the tail covers the room rather than the delay; the filter then learns the path afresh.
 ///
 /// **Residual echo.** speexdsp's linear filter leaves the echo the speaker's distortion and the
 /// filter's misadjustment make; speexdsp's preprocessor finds what remains, and how much to take
@@ -38,6 +41,12 @@ public final class CaptureEchoCanceller: @unchecked Sendable {
         public var framesWithEcho = 0
         /// Echo return loss enhancement, dB; nil until half a second of reference was heard.
         public var echoReturnLossEnhancementDB: Double?
+        /// How much later than the engine expects the echo comes (the devices' buffers and the
+        /// air), ms; nil until found. The reference is held back by this, less a margin, when the
+        /// tail would not hold a room after it.
+        public var echoDelayMilliseconds: Double?
+        /// How far the reference is held back, ms.
+        public var referenceHeldBackMilliseconds: Double = 0
         /// Samples of the game's own mix added to the reference, and those dropped because the
         /// game handed in more than the speaker played.
         public var gameMixSamples = 0
@@ -57,6 +66,8 @@ public final class CaptureEchoCanceller: @unchecked Sendable {
         /// Attenuation of residual echo while only the far end talks, and while both do, dB (0…90).
         public var residualSuppressionDB = 40
         public var residualSuppressionActiveDB = 15
+        /// The longest delay beyond the speaker's queue looked for, ms (0…1000; 0 looks for none).
+        public var maximumEchoDelayMilliseconds = 500
 
         public init() {}
     }
@@ -66,12 +77,20 @@ public final class CaptureEchoCanceller: @unchecked Sendable {
     static let framesBeforeReporting = 25
     /// How slowly the ERLE estimate forgets, per frame of audible reference (about 2 s at 20 ms).
     static let forgetting = 0.98
+    /// How much of the tail is left before the echo's direct path when the reference is held back.
+    static let heldBackMarginSamples = 960
+    /// How much of the tail a room's reverberation needs after the direct path (100 ms).
+    static let roomSamples = 4_800
 
     public let frameSamples: Int
     public let configuration: Configuration
     private let blockSamples: Int
     public let reference: PlaybackReference
     private var canceller: EchoCanceller
+    private let delayEstimator: EchoDelayEstimator?
+    private let tailSamples: Int
+    /// How far the reference is held back, samples.
+    private var heldBackSamples = 0
     private var suppressor: SpeechPreprocessor
     private let referenceFrame: UnsafeMutableBufferPointer<Float>
     private let output: UnsafeMutableBufferPointer<Float>
@@ -115,7 +134,17 @@ public final class CaptureEchoCanceller: @unchecked Sendable {
                 frameSize: block, denoise: true, noiseSuppressionDB: 0, automaticGainControl: false,
                 residualEchoSuppressionDB: configuration.residualSuppressionDB,
                 residualEchoSuppressionActiveDB: configuration.residualSuppressionActiveDB))
-        reference = PlaybackReference(minimumSamples: maximumQueuedSamples + 2 * frameSamples)
+        guard (0...1_000).contains(configuration.maximumEchoDelayMilliseconds) else {
+            throw .invalidSetting(
+                "CaptureEchoCanceller.init", setting: "maximumEchoDelayMilliseconds",
+                value: "\(configuration.maximumEchoDelayMilliseconds)", allowed: "0…1000 ms")
+        }
+        let maximumDelay = configuration.maximumEchoDelayMilliseconds * engineSampleRate / 1_000
+        delayEstimator =
+            maximumDelay > 0 && frameSamples % EchoDelayEstimator.decimation == 0
+            ? EchoDelayEstimator(frameSamples: frameSamples, maximumDelaySamples: maximumDelay) : nil
+        tailSamples = configuration.tailMilliseconds * engineSampleRate / 1_000
+        reference = PlaybackReference(minimumSamples: maximumQueuedSamples + maximumDelay + 2 * frameSamples)
         referenceFrame = .allocate(capacity: frameSamples)
         referenceFrame.initialize(repeating: 0)
         output = .allocate(capacity: frameSamples)
@@ -147,7 +176,13 @@ public final class CaptureEchoCanceller: @unchecked Sendable {
     ///   captured after this one that the engine already holds, in samples.
     public func cancel(_ captured: UnsafeBufferPointer<Float>, queuedSamples: Int) -> UnsafeBufferPointer<Float> {
         guard captured.count == frameSamples else { return captured }
-        reference.copy(endingAt: reference.written - max(0, queuedSamples), into: referenceFrame)
+        let end = reference.written - max(0, queuedSamples)
+        if let delayEstimator {
+            reference.copy(endingAt: end, into: referenceFrame)
+            delayEstimator.process(reference: UnsafeBufferPointer(referenceFrame), captured: captured)
+            followEchoDelay(delayEstimator.delaySamples)
+        }
+        reference.copy(endingAt: end - heldBackSamples, into: referenceFrame)
         let referenceAudible = LevelMeter.rmsDBFS(of: UnsafeBufferPointer(referenceFrame)) > Self.audibleReferenceDBFS
         if referenceAudible { lastAudibleFrame = framesCancelled }
         let target: Float = framesCancelled - lastAudibleFrame <= echoFrames ? 1 : 0
@@ -191,9 +226,23 @@ public final class CaptureEchoCanceller: @unchecked Sendable {
         return UnsafeBufferPointer(output)
     }
 
+    /// Holds the reference back when the echo comes too late for the tail to hold the room after
+    /// it, or earlier than the reference as held back; the filter then starts over.
+    private func followEchoDelay(_ delay: Int?) {
+        guard let delay, delay < heldBackSamples || delay - heldBackSamples > tailSamples - Self.roomSamples else {
+            return
+        }
+        let heldBack = max(0, delay - Self.heldBackMarginSamples)
+        guard heldBack != heldBackSamples else { return }
+        heldBackSamples = heldBack
+        canceller.reset()
+    }
+
     /// Forgets the echo path learned, e.g. after the speaker or microphone changed.
     public func reset() {
         canceller.reset()
+        delayEstimator?.reset()
+        heldBackSamples = 0
         capturedPower = 0
         outputPower = 0
     }
@@ -205,6 +254,10 @@ public final class CaptureEchoCanceller: @unchecked Sendable {
         if framesWithEcho >= Self.framesBeforeReporting, capturedPower > 0 {
             statistics.echoReturnLossEnhancementDB = 10 * log10(capturedPower / max(outputPower, capturedPower * 1e-12))
         }
+        statistics.echoDelayMilliseconds = delayEstimator?.delaySamples.map {
+            Double($0) * 1_000 / Double(engineSampleRate)
+        }
+        statistics.referenceHeldBackMilliseconds = Double(heldBackSamples) * 1_000 / Double(engineSampleRate)
         statistics.gameMixSamples = reference.gameSamplesMixed
         statistics.gameMixSamplesDropped = reference.gameSamplesDropped
         return statistics

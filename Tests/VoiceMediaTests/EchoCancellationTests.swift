@@ -57,10 +57,10 @@ private func decibels(_ ratio: Double) -> Double { 10 * log10(ratio) }
     /// `queueFrames` later (the queue the engine reports), at half its level.
     private func run(
         seconds: Double, queueFrames: Int, reportedQueueFrames: Int, near: (Int) -> Float = { _ in 0 },
-        farAmplitude: Float = 0.1
+        farAmplitude: Float = 0.1, configuration: CaptureEchoCanceller.Configuration = .init()
     ) throws -> (echo: [Float], captured: [Float], sent: [Float], statistics: CaptureEchoCanceller.Statistics) {
         let frame = 960
-        let canceller = try CaptureEchoCanceller(frameSamples: frame)
+        let canceller = try CaptureEchoCanceller(frameSamples: frame, configuration: configuration)
         let count = Int(seconds * 48_000) / frame * frame
         var random = SeededRandom(seed: 5)
         let far = (0..<count).map { _ in Float.random(in: -farAmplitude...farAmplitude, using: &random) }
@@ -95,17 +95,41 @@ private func decibels(_ ratio: Double) -> Double { 10 * log10(ratio) }
     }
 
     /// What still waits to be played is taken off the reference's end: a queue longer than the
-    /// filter's tail, reported, costs nothing; the same queue unreported puts the echo out of
-    /// the filter's reach.
+    /// filter's tail, reported, costs nothing; the same queue unreported, with no delay looked
+    /// for, puts the echo out of the filter's reach.
     @Test func theSpeakersQueueIsAllowedFor() throws {
         let queueFrames = 15  // 300 ms, longer than the 250 ms tail
-        let reported = try run(seconds: 6, queueFrames: queueFrames, reportedQueueFrames: queueFrames)
-        let unreported = try run(seconds: 6, queueFrames: queueFrames, reportedQueueFrames: 0)
+        var notLooking = CaptureEchoCanceller.Configuration()
+        notLooking.maximumEchoDelayMilliseconds = 0
+        let reported = try run(
+            seconds: 6, queueFrames: queueFrames, reportedQueueFrames: queueFrames, configuration: notLooking)
+        let unreported = try run(
+            seconds: 6, queueFrames: queueFrames, reportedQueueFrames: 0, configuration: notLooking)
         let last = (reported.echo.count - 96_000)..<(reported.echo.count - 960)
         let withQueue = decibels(meanPower(reported.echo[last]) / meanPower(reported.sent[last]))
         let withoutQueue = decibels(meanPower(unreported.echo[last]) / meanPower(unreported.sent[last]))
         #expect(withQueue >= 25, "\(withQueue) dB")
         #expect(withoutQueue < 10, "\(withoutQueue) dB")
+    }
+
+    /// An echo that comes later than the engine knows, past what the tail can hold (a sound
+    /// server's buffers), is found, and the reference is held back so that the tail covers it.
+    @Test func anEchoLaterThanTheTailIsFoundAndTheReferenceHeldBack() throws {
+        let result = try run(seconds: 6, queueFrames: 15, reportedQueueFrames: 0)
+        let last = (result.echo.count - 96_000)..<(result.echo.count - 960)
+        let enhancement = decibels(meanPower(result.echo[last]) / meanPower(result.sent[last]))
+        #expect(enhancement >= 25, "ERLE over the last 2 s: \(enhancement) dB")
+        // 40 ms of path and 300 ms of queue nobody reported.
+        #expect(result.statistics.echoDelayMilliseconds == 340)
+        #expect(result.statistics.referenceHeldBackMilliseconds == 320)
+    }
+
+    /// An echo the tail holds as it is leaves the reference where it was: holding it back would
+    /// make the filter start over for nothing.
+    @Test func anEchoTheTailHoldsIsFoundButNotMoved() throws {
+        let result = try run(seconds: 3, queueFrames: 3, reportedQueueFrames: 3)
+        #expect(result.statistics.echoDelayMilliseconds == 40)
+        #expect(result.statistics.referenceHeldBackMilliseconds == 0)
     }
 
     /// With nothing played, the near end's voice goes through as it was, and no later.

@@ -42,6 +42,9 @@ struct EchoBenchmark: ParsableCommand {
     @Option(help: "Residual echo suppression while both talk, dB (default: the engine's).")
     var residualSuppressionActiveDB = CaptureEchoCanceller.Configuration().residualSuppressionActiveDB
 
+    @Option(help: "The longest echo delay beyond the speaker's queue looked for, ms (default: the engine's).")
+    var maximumEchoDelayMilliseconds = CaptureEchoCanceller.Configuration().maximumEchoDelayMilliseconds
+
     @Option(help: "Where to write the sent WAVs.")
     var reportDirectory: String?
 
@@ -60,6 +63,7 @@ struct EchoBenchmark: ParsableCommand {
         configuration.blockSamples = blockSamples
         configuration.residualSuppressionDB = residualSuppressionDB
         configuration.residualSuppressionActiveDB = residualSuppressionActiveDB
+        configuration.maximumEchoDelayMilliseconds = maximumEchoDelayMilliseconds
         return configuration
     }
 
@@ -90,7 +94,8 @@ struct EchoBenchmark: ParsableCommand {
         let defaults = CaptureEchoCanceller.Configuration()
         print(
             "echo canceller: \(tailMilliseconds) ms tail, \(blockSamples)-sample blocks, residual suppression "
-                + "\(residualSuppressionDB)/\(residualSuppressionActiveDB) dB, 20 ms frames, speaker queue 2 frames"
+                + "\(residualSuppressionDB)/\(residualSuppressionActiveDB) dB, echo delay looked for up to "
+                + "\(maximumEchoDelayMilliseconds) ms, 20 ms frames, speaker queue 2 frames"
                 + (cancellerConfiguration == defaults ? " (the engine's defaults)" : " (NOT the engine's defaults)"))
 
         // The ceiling: the near end through the canceller with nothing played and nothing echoed.
@@ -130,6 +135,12 @@ struct EchoBenchmark: ParsableCommand {
             report.add(
                 "ERLE the canceller reports, far voice, \(tag)", voice.statistics?.echoReturnLossEnhancementDB ?? 0,
                 unit: "dB")
+            report.add(
+                "echo delay the canceller found, far voice, \(tag)", voice.statistics?.echoDelayMilliseconds ?? .nan,
+                unit: "ms", baseline: delay)
+            report.add(
+                "reference held back, far voice, \(tag)", voice.statistics?.referenceHeldBackMilliseconds ?? .nan,
+                unit: "ms")
             report.add(
                 "canceller allocations, \(tag)", Double(voice.allocations + gameCase.allocations), unit: "allocs",
                 target: .atMost(0))
