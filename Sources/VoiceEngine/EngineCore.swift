@@ -251,7 +251,7 @@ final class EngineCore {
     }
 
     func sendSignalling(_ message: SignallingMessage, to participant: ParticipantID, in session: Session) {
-        outbox.append(.signalling(message.encoded(), to: participant, client: session.client))
+        outbox.append(.signalling(message, to: participant, client: session.client))
     }
 
     /// Seals `plaintext` for `peer` (or everyone in the channel) under this participant's key for

@@ -1,5 +1,6 @@
 import Synchronization
 import VoiceCore
+import VoiceWire
 
 /// Sends what the engine decided to send, so that the engine thread never waits on a socket, an
 /// event loop or the app: it queues datagrams and items and bumps a counter, and the courier's
@@ -95,7 +96,7 @@ final class EngineCourier: Sendable {
 
     private func send(_ item: OutgoingItem) {
         switch item {
-        case .signalling(let bytes, let participant, let client): client.send(bytes, to: participant)
+        case .signalling(let message, let participant, let client): client.send(message.encoded(), to: participant)
         case .relayInterest(let channels, let muted, let ranges, let link):
             link.update(channels: channels, muted: muted, hearingRanges: ranges)
         case .relayPosition(let position, let link): link.setPosition(position)

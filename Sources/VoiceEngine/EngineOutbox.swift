@@ -1,5 +1,6 @@
 import VoiceCore
 import VoiceTransport
+import VoiceWire
 
 /// Where the engine's datagrams go when they leave by a direct path.
 public protocol DatagramNetwork: AnyObject, Sendable {
@@ -23,7 +24,8 @@ enum DatagramDestination {
 /// lock is released, so that an app's client (which may call straight back into an engine) never
 /// runs under it.
 enum OutgoingItem {
-    case signalling([UInt8], to: ParticipantID, client: any VoiceChatClient)
+    /// Encoded by the courier, so that JSON is never written under the lock.
+    case signalling(SignallingMessage, to: ParticipantID, client: any VoiceChatClient)
     /// What the relay should forward to this participant: its started channels, muted players,
     /// and the range it hears each positional channel within.
     case relayInterest(
