@@ -1,9 +1,9 @@
 import Synchronization
 import VoiceCore
 
-/// Durations the engine thread measures of itself (how late it woke, how long it waited for its
-/// lock): a histogram it writes without allocating or locking, and any thread may read (every
-/// bucket is an atomic).
+/// Durations the engine measures on its own paths (how late its thread woke, how long it waited
+/// for its lock, how long others held it): a histogram written without allocating or locking,
+/// which any thread may read (every bucket is an atomic).
 final class DurationRecorder: @unchecked Sendable {
     /// Bucket width; lateness at or past the last bucket counts in it.
     static let bucketNanoseconds: MediaTime = 10_000

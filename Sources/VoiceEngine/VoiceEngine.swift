@@ -30,6 +30,7 @@ public final class VoiceEngine: Sendable {
     /// Datagrams from network threads, with their route and arrival time, for the engine thread.
     private let inbox: DatagramQueue<ReceivedDatagram>
     private let courier: EngineCourier
+    private let lockHolds = DurationRecorder()
     /// The echo canceller's reference, which the game's audio thread feeds without the lock.
     private let playbackReference: PlaybackReference?
     /// Makes each match's relay connection; nil: this engine reaches no relay.
@@ -188,6 +189,10 @@ public final class VoiceEngine: Sendable {
         runner.withLock { $0?.lockWaits.histogram }
     }
 
+    /// How long calls, signalling and readers of the engine's state held the engine's lock, each
+    /// time they took it: what the engine thread may have to wait for.
+    public var engineLockHolds: DurationHistogram { lockHolds.histogram }
+
     /// The engine thread's POSIX id while it runs, for per-thread measurements (allocations, CPU).
     public var engineSystemThread: pthread_t? {
         runner.withLock { $0?.systemThread }
@@ -221,7 +226,11 @@ public final class VoiceEngine: Sendable {
         var queued = false
         defer { if queued { courier.deliver() } }
         return try lock.withLock { () throws(Failure) -> Result in
-            defer { queued = courier.post(&core.outbox) }
+            let taken = MediaTime.monotonicNow()
+            defer {
+                queued = courier.post(&core.outbox)
+                lockHolds.record(MediaTime.monotonicNow() - taken)
+            }
             if !courier.isRunning { openReceived(core) }
             return try body(core)
         }

@@ -92,6 +92,16 @@ struct EngineRTBenchmark: ParsableCommand {
                 "engine thread \(label), loaded", figure(result.loaded) ?? .nan, unit: "ms",
                 baseline: figure(result.idle) ?? .nan)
         }
+        let holds: [(String, (EngineRTRun.Phase) -> Double?)] = [
+            ("p99", { $0.lockHolds.percentileMilliseconds(0.99) }),
+            ("max", { $0.lockHolds.longestMilliseconds }),
+        ]
+        for (label, figure) in holds {
+            report.add(
+                "engine's lock held by calls, signalling and statistics \(label), loaded",
+                figure(result.loaded) ?? .nan,
+                unit: "ms", baseline: figure(result.idle) ?? .nan)
+        }
         report.add(
             "engine thread allocations per wake-up, loaded",
             Double(result.loaded.allocations) / Double(max(result.loaded.allocationWakes, 1)), unit: "allocs/tick",

@@ -19,6 +19,8 @@ struct EngineRTRun {
         var lateness: DurationHistogram
         /// How long the engine thread waited for the engine's lock at each turn.
         var lockWaits: DurationHistogram
+        /// How long calls, signalling and the statistics held it, each time.
+        var lockHolds: DurationHistogram
         /// Allocations on the engine thread, and the wake-ups they were counted over.
         var allocations: Int
         var allocationWakes: Int
@@ -148,6 +150,7 @@ struct EngineRTRun {
             throw Failure(description: "the listener's engine thread is not running")
         }
         let packetsBefore = packetsReceived(engine)
+        let holdsBefore = engine.engineLockHolds
         let stop = Atomic<Bool>(false)
         let signalled = Atomic<Int>(0)
         let called = Atomic<Int>(0)
@@ -202,6 +205,7 @@ struct EngineRTRun {
         }
         return Phase(
             lateness: after.subtracting(before), lockWaits: waitsAfter.subtracting(waitsBefore),
+            lockHolds: engine.engineLockHolds.subtracting(holdsBefore),
             allocations: allocations, allocationWakes: allocationWakes,
             packetsReceived: packetsReceived(engine) - packetsBefore, seconds: elapsed,
             signallingMessages: signalled.load(ordering: .relaxed),
