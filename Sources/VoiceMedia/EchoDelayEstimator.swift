@@ -6,7 +6,7 @@
 /// difference so that their cross-correlation has a sharp peak at the echo's direct path, and
 /// correlated at every lag up to `maximumDelaySamples`, forgetting over about two seconds. A
 /// delay is reported once the same lag has led clearly (its correlation well above any lag
-/// further than a millisecond and a half away) for half a second, and changes only the same way.
+/// further than a millisecond and a half away) for 200 ms, and changes only the same way.
 ///
 /// Preallocated: `process` neither allocates nor locks. One thread at a time.
 final class EchoDelayEstimator {
@@ -19,7 +19,7 @@ final class EchoDelayEstimator {
     /// Lags either side of the peak that belong to it (1.3 ms at 3 kHz).
     static let neighbourhood = 4
     /// Frames the same lag must lead before it is reported.
-    static let framesToConfirm = 25
+    static let framesToConfirm = 10
 
     /// The longest delay looked for, in 48 kHz samples.
     let maximumDelaySamples: Int
