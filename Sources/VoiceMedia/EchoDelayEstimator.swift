@@ -26,7 +26,10 @@ final class EchoDelayEstimator {
     /// The delay found, 48 kHz samples; nil until one has led long enough.
     private(set) var delaySamples: Int?
     private let lags: Int
+    /// The decimated reference, newest first from `position(of:)`, written twice over (the second
+    /// copy `historyCapacity` on) so that every lag of a sample is one contiguous run.
     private let history: UnsafeMutableBufferPointer<Float>
+    private let historyCapacity: Int
     private var written = 0
     private let correlation: UnsafeMutableBufferPointer<Float>
     private let capturedScratch: UnsafeMutableBufferPointer<Float>
@@ -45,7 +48,8 @@ final class EchoDelayEstimator {
         let frame = frameSamples / Self.decimation
         var capacity = 1
         while capacity < lags + frame { capacity <<= 1 }
-        history = .allocate(capacity: capacity)
+        historyCapacity = capacity
+        history = .allocate(capacity: 2 * capacity)
         history.initialize(repeating: 0)
         correlation = .allocate(capacity: lags)
         correlation.initialize(repeating: 0)
@@ -63,7 +67,6 @@ final class EchoDelayEstimator {
     func process(reference: UnsafeBufferPointer<Float>, captured: UnsafeBufferPointer<Float>) {
         let step = Self.decimation
         let frame = captured.count / step
-        let mask = history.count - 1
         for index in 0..<frame {
             var referenceSum: Float = 0
             var capturedSum: Float = 0
@@ -71,7 +74,9 @@ final class EchoDelayEstimator {
                 referenceSum += reference[index * step + offset]
                 capturedSum += captured[index * step + offset]
             }
-            history[(written + index) & mask] = referenceSum - previousReference
+            let position = position(of: written + index)
+            history[position] = referenceSum - previousReference
+            history[position + historyCapacity] = referenceSum - previousReference
             previousReference = referenceSum
             capturedScratch[index] = capturedSum - previousCaptured
             previousCaptured = capturedSum
@@ -79,13 +84,20 @@ final class EchoDelayEstimator {
         for lag in 0..<lags { correlation[lag] *= Self.keep }
         for index in 0..<frame {
             let sample = capturedScratch[index]
-            let now = written + index
-            for lag in 0..<min(lags, now + 1) {
-                correlation[lag] += sample * history[(now - lag) & mask]
+            // The reference `lag` samples before this one is `lag` on from its position.
+            let start = position(of: written + index)
+            for lag in 0..<min(lags, written + index + 1) {
+                correlation[lag] += sample * history[start + lag]
             }
         }
         written += frame
         decide()
+    }
+
+    /// Where decimated reference sample `number` is kept: counting down, so that older samples
+    /// follow it.
+    private func position(of number: Int) -> Int {
+        historyCapacity - 1 - (number & (historyCapacity - 1))
     }
 
     func reset() {
