@@ -93,15 +93,7 @@ public final class Match: Sendable {
 
     /// Signalling that the app received for this match.
     public func received(_ data: [UInt8], from player: ParticipantID) {
-        let now = engine.now
-        let decoded = Result { () throws(SignallingError) in try SignallingMessage(decoding: data) }
-        let agreed = engine.withCore { core in core.pairwiseKeyInputs(for: decoded, from: player) }.map {
-            PairwiseKeyAgreement($0.0, inputs: $0.1)
-        }
-        engine.withCore { core in
-            core.receiveSignalling(
-                decoded, from: player, client: client, events: .match(sink), agreed: agreed, now: now)
-        }
+        engine.receiveSignalling(data, from: player, client: client, events: .match(sink))
     }
 
     /// Real-time data that the app received on its own channel (the app-carried path).

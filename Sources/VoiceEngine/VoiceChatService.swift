@@ -34,15 +34,7 @@ public final class VoiceChatService: Sendable {
 
     /// Signalling that the app received for this service.
     public func received(_ data: [UInt8], from participant: ParticipantID) {
-        let now = engine.now
-        let decoded = Result { () throws(SignallingError) in try SignallingMessage(decoding: data) }
-        let agreed = engine.withCore { core in core.pairwiseKeyInputs(for: decoded, from: participant) }.map {
-            PairwiseKeyAgreement($0.0, inputs: $0.1)
-        }
-        engine.withCore { core in
-            core.receiveSignalling(
-                decoded, from: participant, client: client, events: .call(sink), agreed: agreed, now: now)
-        }
+        engine.receiveSignalling(data, from: participant, client: client, events: .call(sink))
     }
 
     /// Real-time data that the app received on its own channel (the app-carried path).

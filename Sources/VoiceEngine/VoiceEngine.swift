@@ -2,6 +2,7 @@ import Synchronization
 import VoiceCore
 import VoiceMedia
 import VoiceTransport
+import VoiceWire
 
 #if canImport(Glibc)
     import Glibc
@@ -219,6 +220,26 @@ public final class VoiceEngine: Sendable {
 
     /// The mix's channels: 1, or 2 (interleaved stereo, positional channels panned).
     public var outputChannels: Int { core.mixer.outputChannels }
+
+    /// Handles signalling an app received for a call or match. The JSON is decoded, and any
+    /// pairwise key the message needs is worked out, without the engine's lock.
+    func receiveSignalling(
+        _ data: [UInt8], from sender: ParticipantID, client: any VoiceChatClient, events: SessionEvents
+    ) {
+        let now = self.now
+        let decoded = Result { () throws(SignallingError) in try SignallingMessage(decoding: data) }
+        var agreed: PairwiseKeyAgreement?
+        switch decoded {
+        case .success(.accept), .success(.hello):
+            agreed = withCore { $0.pairwiseKeyInputs(for: decoded, from: sender) }.map {
+                PairwiseKeyAgreement($0.0, inputs: $0.1)
+            }
+        default: break
+        }
+        withCore { core in
+            core.receiveSignalling(decoded, from: sender, client: client, events: events, agreed: agreed, now: now)
+        }
+    }
 
     /// Runs `body` under the engine's lock, then delivers what it queued. In virtual time (no courier
     /// thread, so no thread that ticks on its own), what the inbox holds is opened first.
