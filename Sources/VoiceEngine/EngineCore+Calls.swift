@@ -11,14 +11,14 @@ extension EngineCore {
     }
 
     func startCall(
-        with other: ParticipantID, client: any VoiceChatClient, events: SessionEvents, now: MediaTime,
-        random: inout some RandomNumberGenerator
+        with other: ParticipantID, client: any VoiceChatClient, events: SessionEvents, keys: SessionKeyPair,
+        now: MediaTime, random: inout some RandomNumberGenerator
     ) throws(VoiceChatError) -> CallID {
         guard other != participant else { throw .callingSelf }
         guard callSession(with: other) == nil else { throw .alreadyInCall(with: other) }
         let call = (0..<16).map { _ in String(UInt8.random(in: 0...255, using: &random), radix: 16) }
             .map { $0.count == 1 ? "0" + $0 : $0 }.joined()
-        let session = Session(reference: .call(call), client: client, events: events)
+        let session = Session(reference: .call(call), client: client, events: events, keys: keys)
         session.peers[other] = RemotePeer(participant: other)
         try prepareCallMedia(session)
         session.phase = .inviting(
@@ -28,13 +28,22 @@ extension EngineCore {
         return call
     }
 
-    func acceptCall(_ call: CallID, now: MediaTime) throws(VoiceChatError) {
+    /// What accepting `call` needs for its pairwise key, to be worked out without the lock; nil if
+    /// it is not an invitation.
+    func pairwiseKeyInputs(forAccepting call: CallID) -> (KeyAgreement, PairwiseKeyAgreement.Inputs)? {
+        guard let session = sessions[.call(call)], session.phase == .invited, let offer = session.pendingOffer,
+            let peer = session.peers.values.first
+        else { return nil }
+        return (session.keyAgreement, pairwiseKeyInputs(peerPublicKey: offer.publicKey, peer: peer, in: session))
+    }
+
+    func acceptCall(_ call: CallID, agreed: PairwiseKeyAgreement? = nil, now: MediaTime) throws(VoiceChatError) {
         guard let session = sessions[.call(call)] else { throw .unknownCall(call) }
         guard session.phase == .invited, let offer = session.pendingOffer, let other = session.peers.keys.first
         else { throw .notAnInvitation(call) }
         try prepareCallMedia(session)
         do {
-            try agreePairwiseKey(with: other, publicKey: offer.publicKey, in: session)
+            try agreePairwiseKey(with: other, publicKey: offer.publicKey, in: session, agreed: agreed)
         } catch {
             // The caller's key is unusable: the call cannot be set up.
             sendSignalling(.end(call: call, reason: .noRealTimePath), to: other, in: session)

@@ -4,7 +4,7 @@ import VoiceWire
 extension EngineCore {
     func joinMatch(
         _ match: String, players: [ParticipantID], client: any VoiceChatClient, events: SessionEvents,
-        relay: (any RelayConnection)? = nil, now: MediaTime
+        relay: (any RelayConnection)? = nil, keys: SessionKeyPair, now: MediaTime
     ) throws(VoiceChatError) {
         guard !match.isEmpty, match.utf8.count <= SignallingMessage.maximumIdentifierBytes else {
             throw .invalidPlayers("a match ID must be 1…256 bytes")
@@ -19,7 +19,7 @@ extension EngineCore {
             }
             seen[id] = player
         }
-        let session = Session(reference: .match(match), client: client, events: events)
+        let session = Session(reference: .match(match), client: client, events: events, keys: keys)
         session.relay = relay.map { SessionRelay(link: $0) }
         for player in others { session.peers[player] = RemotePeer(participant: player) }
         createOwnKey(channel: 0, in: session)

@@ -6,15 +6,16 @@ extension EngineCore {
     /// Handles one signalling message from `sender`, carried by the app of `session`'s kind, as
     /// decoded before the engine's lock was taken (JSON is no work to hold it up with).
     /// A refused message changes nothing, is counted, and is reported as an event.
-    /// `agreed` is the pairwise key the message needs, worked out without the lock (see
-    /// `pairwiseKeyInputs(for:from:)`).
+    /// `agreed` is the pairwise key the message needs, and `keys` the key pair of the call it
+    /// invites to, both made without the lock (see `pairwiseKeyInputs(for:from:)`).
     func receiveSignalling(
         _ decoded: Result<SignallingMessage, SignallingError>, from sender: ParticipantID,
-        client: any VoiceChatClient, events: SessionEvents, agreed: PairwiseKeyAgreement? = nil, now: MediaTime
+        client: any VoiceChatClient, events: SessionEvents, agreed: PairwiseKeyAgreement? = nil,
+        keys: SessionKeyPair? = nil, now: MediaTime
     ) {
         do {
             let message = try decoded.get()
-            try handle(message, from: sender, client: client, events: events, agreed: agreed, now: now)
+            try handle(message, from: sender, client: client, events: events, agreed: agreed, keys: keys, now: now)
         } catch {
             counters.signallingRejected += 1
             switch events {
@@ -49,11 +50,12 @@ extension EngineCore {
 
     private func handle(
         _ message: SignallingMessage, from sender: ParticipantID, client: any VoiceChatClient, events: SessionEvents,
-        agreed: PairwiseKeyAgreement?, now: MediaTime
+        agreed: PairwiseKeyAgreement?, keys: SessionKeyPair?, now: MediaTime
     ) throws(SignallingError) {
         switch message {
         case .invite(let call, let offer):
-            try receiveInvitation(call, offer: offer, from: sender, client: client, events: events)
+            try receiveInvitation(
+                call, offer: offer, from: sender, client: client, events: events, keys: keys ?? SessionKeyPair())
         case .accept(let call, let offer, let keys):
             let session = try callSession(call, from: sender)
             guard case .inviting = session.phase else {
@@ -125,14 +127,14 @@ extension EngineCore {
 
     private func receiveInvitation(
         _ call: String, offer: SessionOffer, from sender: ParticipantID, client: any VoiceChatClient,
-        events: SessionEvents
+        events: SessionEvents, keys: SessionKeyPair
     ) throws(SignallingError) {
         guard sessions[.call(call)] == nil else {
             throw .wrongState(call: call, state: "known", message: "invite")
         }
         guard sender != participant else { throw .notAParticipant(sender) }
         let busy = callSession(with: sender) != nil
-        let session = Session(reference: .call(call), client: client, events: events)
+        let session = Session(reference: .call(call), client: client, events: events, keys: keys)
         let peer = RemotePeer(participant: sender)
         peer.publicKey = offer.publicKey
         session.peers[sender] = peer

@@ -53,9 +53,10 @@ public final class Match: Sendable {
         }
         relayLink = link
         let now = engine.now
+        let keys = SessionKeyPair()
         try engine.withCore { core throws(VoiceChatError) in
             try core.joinMatch(
-                matchID, players: players, client: client, events: .match(sink), relay: link, now: now)
+                matchID, players: players, client: client, events: .match(sink), relay: link, keys: keys, now: now)
         }
         link?.start(engine: engine)
     }

@@ -43,7 +43,7 @@ final class Session {
     let client: any VoiceChatClient
     /// Salt for pairwise keys: binds them to this session.
     let salt: [UInt8]
-    let keyAgreement = KeyAgreement()
+    let keyAgreement: KeyAgreement
     /// `keyAgreement`'s public key, derived once: deriving it is a scalar multiplication.
     let publicKey: [UInt8]
     var peers: [ParticipantID: RemotePeer] = [:] {
@@ -94,11 +94,12 @@ final class Session {
     var isRelayPositionPending = false
     var relayPositionSentAt = MediaTime.min / 2
 
-    init(reference: SessionReference, client: any VoiceChatClient, events: SessionEvents) {
+    init(reference: SessionReference, client: any VoiceChatClient, events: SessionEvents, keys: SessionKeyPair) {
         self.reference = reference
         self.client = client
         self.events = events
-        publicKey = keyAgreement.publicKeyBytes
+        keyAgreement = keys.agreement
+        publicKey = keys.publicKey
         switch reference {
         case .call(let id): salt = Array("voicechat call \(id)".utf8)
         case .match(let id): salt = Array("voicechat match \(id)".utf8)

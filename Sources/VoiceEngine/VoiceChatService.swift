@@ -49,14 +49,19 @@ public final class VoiceChatService: Sendable {
     public func startVoiceChat(with participant: ParticipantID) throws(VoiceChatError) -> CallID {
         let now = engine.now
         var random = SystemRandomNumberGenerator()
+        let keys = SessionKeyPair()
         return try engine.withCore { core throws(VoiceChatError) in
-            try core.startCall(with: participant, client: client, events: .call(sink), now: now, random: &random)
+            try core.startCall(
+                with: participant, client: client, events: .call(sink), keys: keys, now: now, random: &random)
         }
     }
 
     public func accept(_ call: CallID) throws(VoiceChatError) {
         let now = engine.now
-        try engine.withCore { core throws(VoiceChatError) in try core.acceptCall(call, now: now) }
+        let agreed = engine.withCore { $0.pairwiseKeyInputs(forAccepting: call) }.map {
+            PairwiseKeyAgreement($0.0, inputs: $0.1)
+        }
+        try engine.withCore { core throws(VoiceChatError) in try core.acceptCall(call, agreed: agreed, now: now) }
     }
 
     public func deny(_ call: CallID) throws(VoiceChatError) {

@@ -222,22 +222,25 @@ public final class VoiceEngine: Sendable {
     public var outputChannels: Int { core.mixer.outputChannels }
 
     /// Handles signalling an app received for a call or match. The JSON is decoded, and any
-    /// pairwise key the message needs is worked out, without the engine's lock.
+    /// pairwise key or key pair the message needs is made, without the engine's lock.
     func receiveSignalling(
         _ data: [UInt8], from sender: ParticipantID, client: any VoiceChatClient, events: SessionEvents
     ) {
         let now = self.now
         let decoded = Result { () throws(SignallingError) in try SignallingMessage(decoding: data) }
         var agreed: PairwiseKeyAgreement?
+        var keys: SessionKeyPair?
         switch decoded {
         case .success(.accept), .success(.hello):
             agreed = withCore { $0.pairwiseKeyInputs(for: decoded, from: sender) }.map {
                 PairwiseKeyAgreement($0.0, inputs: $0.1)
             }
+        case .success(.invite): keys = SessionKeyPair()
         default: break
         }
         withCore { core in
-            core.receiveSignalling(decoded, from: sender, client: client, events: events, agreed: agreed, now: now)
+            core.receiveSignalling(
+                decoded, from: sender, client: client, events: events, agreed: agreed, keys: keys, now: now)
         }
     }
 

@@ -1,4 +1,5 @@
 import Testing
+import VoiceTestSupport
 import VoiceTesting
 import VoiceWire
 
@@ -80,5 +81,25 @@ import VoiceWire
         #expect(needed.local == MediaID(participant: "alice"))
         #expect(inputs(hello(rejoined), from: "mallory") == nil)
         #expect(inputs(.success(.end(call: "0123456789abcdef0123456789abcdef", reason: .hungUp)), from: "bob") == nil)
+    }
+
+    @Test func acceptingAnInvitationNeedsTheCallersKeyAgreedAndNothingOnceAccepted() throws {
+        let world = SimulatedWorld()
+        let setup = try world.invitedCall()
+        let (alice, bob, call) = (setup.alice, setup.bob, setup.call)
+        func inputs(_ call: CallID) -> PairwiseKeyAgreement.Inputs? {
+            bob.engine.withCore { $0.pairwiseKeyInputs(forAccepting: call)?.1 }
+        }
+        let alicesKey = try #require(alice.engine.withCore { $0.sessions[.call(call)]?.publicKey })
+        let bobsKey = try #require(bob.engine.withCore { $0.sessions[.call(call)]?.publicKey })
+        let needed = try #require(inputs(call))
+        #expect(needed.peerPublicKey == alicesKey)
+        #expect(needed.ownPublicKey == bobsKey)
+        #expect(needed.remote == MediaID(participant: "alice"))
+        #expect(inputs("0123456789abcdef0123456789abcdef") == nil)
+        try setup.bobService.accept(call)
+        #expect(inputs(call) == nil)
+        world.run(seconds: 1, [alice, bob])
+        #expect(bob.heardLevel(of: alice.frequency, lastSeconds: 0.5) > 0.05)
     }
 }
