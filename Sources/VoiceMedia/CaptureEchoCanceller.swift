@@ -177,12 +177,13 @@ public final class CaptureEchoCanceller: @unchecked Sendable {
     public func cancel(_ captured: UnsafeBufferPointer<Float>, queuedSamples: Int) -> UnsafeBufferPointer<Float> {
         guard captured.count == frameSamples else { return captured }
         let end = reference.written - max(0, queuedSamples)
+        reference.copy(endingAt: end, into: referenceFrame)
         if let delayEstimator {
-            reference.copy(endingAt: end, into: referenceFrame)
             delayEstimator.process(reference: UnsafeBufferPointer(referenceFrame), captured: captured)
             followEchoDelay(delayEstimator.delaySamples)
         }
-        reference.copy(endingAt: end - heldBackSamples, into: referenceFrame)
+        // The filter's reference is the same frame unless it is held back.
+        if heldBackSamples > 0 { reference.copy(endingAt: end - heldBackSamples, into: referenceFrame) }
         let referenceAudible = LevelMeter.rmsDBFS(of: UnsafeBufferPointer(referenceFrame)) > Self.audibleReferenceDBFS
         if referenceAudible { lastAudibleFrame = framesCancelled }
         let target: Float = framesCancelled - lastAudibleFrame <= echoFrames ? 1 : 0
