@@ -5,7 +5,6 @@
 // Swift as they are, so this header only gathers the headers the project uses. No wrappers
 // are needed.
 
-#include <speex/speex_echo.h>
 #include <speex/speex_jitter.h>
 #include <speex/speex_preprocess.h>
 #include <speex/speex_resampler.h>

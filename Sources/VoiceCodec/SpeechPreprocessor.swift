@@ -6,7 +6,7 @@ import VoiceCore
 #endif
 
 /// Cleans up captured speech before it is encoded: noise suppression, automatic gain control,
-/// optional dereverberation and, together with an `EchoCanceller`, residual echo suppression.
+/// and optional dereverberation.
 /// Wraps speexdsp's preprocessor and frees it exactly once.
 ///
 /// speexdsp's voice activity detector stays off: it flags nearly every frame as speech on this
@@ -30,11 +30,6 @@ public struct SpeechPreprocessor: ~Copyable, @unchecked Sendable {
         /// The most AGC may amplify, in dB (0…60); limits how far room noise is boosted in pauses.
         public var agcMaxGainDB: Int
         public var dereverb: Bool
-        /// Attenuation of residual echo while the near end is silent, in dB (0…90); used only
-        /// when processing with an `EchoCanceller`.
-        public var residualEchoSuppressionDB: Int
-        /// The same while the near end talks too (0…90): lower, to keep double talk audible.
-        public var residualEchoSuppressionActiveDB: Int
 
         public init(
             frameSize: Int = FrameDuration.ms20.engineFrames,
@@ -44,9 +39,7 @@ public struct SpeechPreprocessor: ~Copyable, @unchecked Sendable {
             automaticGainControl: Bool = false,
             agcTargetDBFS: Double = -18,
             agcMaxGainDB: Int = 30,
-            dereverb: Bool = false,
-            residualEchoSuppressionDB: Int = 40,
-            residualEchoSuppressionActiveDB: Int = 15
+            dereverb: Bool = false
         ) {
             self.frameSize = frameSize
             self.sampleRate = sampleRate
@@ -56,8 +49,6 @@ public struct SpeechPreprocessor: ~Copyable, @unchecked Sendable {
             self.agcTargetDBFS = agcTargetDBFS
             self.agcMaxGainDB = agcMaxGainDB
             self.dereverb = dereverb
-            self.residualEchoSuppressionDB = residualEchoSuppressionDB
-            self.residualEchoSuppressionActiveDB = residualEchoSuppressionActiveDB
         }
 
         /// Throws `.invalidArgument` naming the first setting out of range.
@@ -81,16 +72,6 @@ public struct SpeechPreprocessor: ~Copyable, @unchecked Sendable {
             }
             guard (0...60).contains(agcMaxGainDB) else {
                 throw .invalidSetting(operation, setting: "agcMaxGainDB", value: "\(agcMaxGainDB)", allowed: "0…60")
-            }
-            guard (0...90).contains(residualEchoSuppressionDB) else {
-                throw .invalidSetting(
-                    operation, setting: "residualEchoSuppressionDB", value: "\(residualEchoSuppressionDB)",
-                    allowed: "0…90")
-            }
-            guard (0...90).contains(residualEchoSuppressionActiveDB) else {
-                throw .invalidSetting(
-                    operation, setting: "residualEchoSuppressionActiveDB",
-                    value: "\(residualEchoSuppressionActiveDB)", allowed: "0…90")
             }
         }
     }
@@ -151,42 +132,12 @@ public struct SpeechPreprocessor: ~Copyable, @unchecked Sendable {
         _ = speex_preprocess_ctl(state, SPEEX_PREPROCESS_SET_AGC_LEVEL, &level)
         set(SPEEX_PREPROCESS_SET_AGC_MAX_GAIN, Int32(configuration.agcMaxGainDB))
         set(SPEEX_PREPROCESS_SET_DEREVERB, configuration.dereverb ? 1 : 0)
-        set(SPEEX_PREPROCESS_SET_ECHO_SUPPRESS, Int32(-configuration.residualEchoSuppressionDB))
-        set(SPEEX_PREPROCESS_SET_ECHO_SUPPRESS_ACTIVE, Int32(-configuration.residualEchoSuppressionActiveDB))
     }
 
     /// Processes one frame of `configuration.frameSize` mono samples in place.
     public mutating func process(_ frame: UnsafeMutableBufferPointer<Float>) throws(CodecError) {
         try checkFrame(frame, operation: "SpeechPreprocessor.process")
         run(frame)
-    }
-
-    /// Processes one frame in place and also suppresses the echo that `canceller` could not
-    /// remove: call it on the canceller's output for the same frame. The canceller is borrowed
-    /// only for this call, so neither object can outlive the other's use of it. speexdsp applies
-    /// this suppression through the noise suppressor's gains, so `denoise` must be on.
-    public mutating func process(
-        _ frame: UnsafeMutableBufferPointer<Float>,
-        suppressingResidualEchoOf canceller: borrowing EchoCanceller
-    ) throws(CodecError) {
-        let operation = "SpeechPreprocessor.process"
-        try checkFrame(frame, operation: operation)
-        guard canceller.frameSize == configuration.frameSize else {
-            throw CodecError(
-                .invalidArgument, operation: operation,
-                message: "the echo canceller works on \(canceller.frameSize)-sample frames, this preprocessor on "
-                    + "\(configuration.frameSize); create both with the same frame size")
-        }
-        guard configuration.denoise else {
-            throw CodecError(
-                .invalidArgument, operation: operation,
-                message: "residual echo suppression needs denoise on (speexdsp applies it through the noise "
-                    + "suppressor); reconfigure with denoise: true")
-        }
-        // speexdsp keeps the echo state pointer it is given; attach it only while it is borrowed.
-        _ = speex_preprocess_ctl(state, SPEEX_PREPROCESS_SET_ECHO_STATE, UnsafeMutableRawPointer(canceller.state))
-        run(frame)
-        _ = speex_preprocess_ctl(state, SPEEX_PREPROCESS_SET_ECHO_STATE, nil)
     }
 
     @inline(__always)

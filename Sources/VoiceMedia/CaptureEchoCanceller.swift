@@ -18,14 +18,13 @@ import VoiceCore
 /// `EchoDelayEstimator` finds it and the reference is held back by as much, less a margin, so that
 /// the tail covers the room rather than the delay; the filter then learns the path afresh.
 ///
-/// **Residual echo.** speexdsp's linear filter leaves the echo the speaker's distortion and the
-/// filter's misadjustment make; speexdsp's preprocessor finds what remains, and how much to take
-/// off, while the far end talks (less while both talk). It hands each block back a block late, so
-/// its output is not used: how much it took off a block is the gain applied to the next (5 ms
-/// later), and the canceller adds no delay. Noise is left alone (the send pipeline's denoise does
-/// that). While nothing audible was played for a tail's length, what was captured goes out as it
-/// came (the filter still runs, and its DC notch alone would cost clean speech 0.05 PESQ-WB); the
-/// output moves from one to the other over 20 ms.
+/// **Two stages.** A frequency-domain Kalman filter (`KalmanEchoFilter`) takes off the echo it
+/// can predict from the reference, in 5 ms blocks; it learns fast while it is uncertain and keeps
+/// still while the near end talks. A suppressor (`ResidualEchoSuppressor`) then takes off, per
+/// frequency, what the filter's own uncertainty says it left and the loudspeaker's distortion,
+/// and lets through what the filter cannot explain: the near end. It costs 1 ms of delay. While
+/// nothing audible was played for a tail's length, what was captured goes out as it came, as
+/// late; the output moves from one to the other over 20 ms.
 ///
 /// Its echo return loss enhancement is measured over frames where the reference is audible:
 /// what came in against what went out, smoothed over a few seconds. Near-end speech over the far
@@ -59,13 +58,8 @@ public final class CaptureEchoCanceller: @unchecked Sendable {
         /// How long an echo the filter models, 1…1000 ms: the devices' buffers, the air and the
         /// room's reverberation.
         public var tailMilliseconds = 250
-        /// Samples processed at a time, dividing the engine frame; nil for a whole frame. The
-        /// residual suppression's gain follows the echo a block late: 5 ms by default, for about
-        /// twice the work of whole 20 ms frames.
-        public var blockSamples: Int? = 240
-        /// Attenuation of residual echo while only the far end talks, and while both do, dB (0…90).
+        /// The most the suppressor attenuates any frequency, dB (0…90).
         public var residualSuppressionDB = 40
-        public var residualSuppressionActiveDB = 15
         /// The longest delay beyond the speaker's queue looked for, ms (0…1000; 0 looks for none).
         public var maximumEchoDelayMilliseconds = 500
 
@@ -84,26 +78,22 @@ public final class CaptureEchoCanceller: @unchecked Sendable {
 
     public let frameSamples: Int
     public let configuration: Configuration
+    /// Samples the filter and the suppressor take at a time: 5 ms, or 2.5 ms for 2.5 ms frames.
     private let blockSamples: Int
     public let reference: PlaybackReference
-    private var canceller: EchoCanceller
+    private let filter: KalmanEchoFilter
+    private let suppressor: ResidualEchoSuppressor
     private let delayEstimator: EchoDelayEstimator?
     private let tailSamples: Int
     /// How far the reference is held back, samples.
     private var heldBackSamples = 0
-    private var suppressor: SpeechPreprocessor
     private let referenceFrame: UnsafeMutableBufferPointer<Float>
     private let output: UnsafeMutableBufferPointer<Float>
-    /// The linear filter's output for the block being processed and for the block before, and the
-    /// preprocessor's output (the block before, suppressed).
-    private var linearBlock: UnsafeMutableBufferPointer<Float>
-    private var previousLinearBlock: UnsafeMutableBufferPointer<Float>
-    private let suppressedBlock: UnsafeMutableBufferPointer<Float>
+    /// The filter's output for a block, then what the suppressor is given.
+    private let linearBlock: UnsafeMutableBufferPointer<Float>
     /// How much of the output is the cancelled signal rather than the captured one, 0…1, moving
     /// towards 1 while echo may be heard.
     private var suppression: Float = 0
-    /// The residual suppression's gain at the end of the last block.
-    private var gain: Float = 1
     /// The frame count when the reference was last audible, and how many frames an echo lasts after.
     private var lastAudibleFrame = Int.min / 2
     private let echoFrames: Int
@@ -119,24 +109,38 @@ public final class CaptureEchoCanceller: @unchecked Sendable {
     public init(
         frameSamples: Int, configuration: Configuration = Configuration(), maximumQueuedSamples: Int = 24_000
     ) throws(CodecError) {
-        let block = configuration.blockSamples ?? frameSamples
-        guard block > 0, frameSamples % block == 0 else {
+        let operation = "CaptureEchoCanceller.init"
+        guard frameSamples > 0, frameSamples % Self.shortBlockSamples == 0 else {
             throw .invalidSetting(
-                "CaptureEchoCanceller.init", setting: "blockSamples", value: "\(block)",
-                allowed: "a divisor of the \(frameSamples)-sample frame")
+                operation, setting: "frameSamples", value: "\(frameSamples)",
+                allowed: "a multiple of \(Self.shortBlockSamples) samples (2.5 ms)")
         }
+        guard (1...1_000).contains(configuration.tailMilliseconds) else {
+            throw .invalidSetting(
+                operation, setting: "tailMilliseconds", value: "\(configuration.tailMilliseconds)",
+                allowed: "1…1000 ms")
+        }
+        guard (0...90).contains(configuration.residualSuppressionDB) else {
+            throw .invalidSetting(
+                operation, setting: "residualSuppressionDB", value: "\(configuration.residualSuppressionDB)",
+                allowed: "0…90 dB")
+        }
+        let block = frameSamples % Self.blockSamples == 0 ? Self.blockSamples : Self.shortBlockSamples
         self.frameSamples = frameSamples
         self.configuration = configuration
         blockSamples = block
-        canceller = try EchoCanceller(frameSize: block, tailMilliseconds: configuration.tailMilliseconds)
-        suppressor = try SpeechPreprocessor(
-            .init(
-                frameSize: block, denoise: true, noiseSuppressionDB: 0, automaticGainControl: false,
-                residualEchoSuppressionDB: configuration.residualSuppressionDB,
-                residualEchoSuppressionActiveDB: configuration.residualSuppressionActiveDB))
+        let tail = configuration.tailMilliseconds * engineSampleRate / 1_000
+        guard let filter = KalmanEchoFilter(blockSamples: block, partitions: (tail + block - 1) / block),
+            let suppressor = ResidualEchoSuppressor(
+                blockSamples: block, minimumGainDB: configuration.residualSuppressionDB)
+        else {
+            throw .invalidSetting(operation, setting: "block", value: "\(block)", allowed: "240 or 120 samples")
+        }
+        self.filter = filter
+        self.suppressor = suppressor
         guard (0...1_000).contains(configuration.maximumEchoDelayMilliseconds) else {
             throw .invalidSetting(
-                "CaptureEchoCanceller.init", setting: "maximumEchoDelayMilliseconds",
+                operation, setting: "maximumEchoDelayMilliseconds",
                 value: "\(configuration.maximumEchoDelayMilliseconds)", allowed: "0…1000 ms")
         }
         let maximumDelay = configuration.maximumEchoDelayMilliseconds * engineSampleRate / 1_000
@@ -151,10 +155,6 @@ public final class CaptureEchoCanceller: @unchecked Sendable {
         output.initialize(repeating: 0)
         linearBlock = .allocate(capacity: block)
         linearBlock.initialize(repeating: 0)
-        previousLinearBlock = .allocate(capacity: block)
-        previousLinearBlock.initialize(repeating: 0)
-        suppressedBlock = .allocate(capacity: block)
-        suppressedBlock.initialize(repeating: 0)
         echoFrames = (configuration.tailMilliseconds * engineSampleRate / 1_000 + frameSamples - 1) / frameSamples + 1
     }
 
@@ -162,8 +162,6 @@ public final class CaptureEchoCanceller: @unchecked Sendable {
         referenceFrame.deallocate()
         output.deallocate()
         linearBlock.deallocate()
-        previousLinearBlock.deallocate()
-        suppressedBlock.deallocate()
     }
 
     /// Appends what the speaker was just given to the reference.
@@ -190,37 +188,21 @@ public final class CaptureEchoCanceller: @unchecked Sendable {
         let block = blockSamples
         // 20 ms from one path to the other, whatever the block.
         let step = Float(block) / Float(engineSampleRate / 50)
-        do {
-            for start in stride(from: 0, to: frameSamples, by: block) {
-                let range = start..<(start + block)
-                let output = UnsafeMutableBufferPointer(rebasing: output[range])
-                try canceller.cancel(
-                    captured: UnsafeBufferPointer(rebasing: captured[range]),
-                    played: UnsafeBufferPointer(rebasing: referenceFrame[range]), into: linearBlock)
-                // The preprocessor hands back the block before, suppressed: how much it took off
-                // that block is the gain for this one, so that nothing waits for it.
-                _ = suppressedBlock.update(fromContentsOf: linearBlock)
-                try suppressor.process(suppressedBlock, suppressingResidualEchoOf: canceller)
-                let before = LevelMeter.sumOfSquares(UnsafeBufferPointer(previousLinearBlock))
-                let found =
-                    before > Self.silentBlockEnergy
-                    ? min(1, (LevelMeter.sumOfSquares(UnsafeBufferPointer(suppressedBlock)) / before).squareRoot())
-                    : 1
-                let (fromShare, fromGain) = (suppression, gain)
-                suppression = target > suppression ? min(target, suppression + step) : max(target, suppression - step)
-                gain = found
-                let input = UnsafeBufferPointer(rebasing: captured[range])
-                for index in 0..<block {
-                    let position = Float(index + 1) / Float(block)
-                    let share = fromShare + (suppression - fromShare) * position
-                    let blockGain = fromGain + (gain - fromGain) * position
-                    output[index] = (1 - share) * input[index] + share * blockGain * linearBlock[index]
-                }
-                swap(&linearBlock, &previousLinearBlock)
+        for start in stride(from: 0, to: frameSamples, by: block) {
+            let range = start..<(start + block)
+            let input = UnsafeBufferPointer(rebasing: captured[range])
+            filter.process(
+                captured: input, reference: UnsafeBufferPointer(rebasing: referenceFrame[range]), error: linearBlock)
+            suppressor.follow(filter)
+            let fromShare = suppression
+            suppression = target > suppression ? min(target, suppression + step) : max(target, suppression - step)
+            for index in 0..<block {
+                let share = fromShare + (suppression - fromShare) * Float(index + 1) / Float(block)
+                linearBlock[index] = (1 - share) * input[index] + share * linearBlock[index]
             }
-        } catch {
-            // Sizes are checked above and at creation; nothing else fails.
-            return captured
+            suppressor.process(
+                UnsafeBufferPointer(linearBlock), share: suppression,
+                into: UnsafeMutableBufferPointer(rebasing: output[range]))
         }
         framesCancelled += 1
         if referenceAudible { measure(captured: captured) }
@@ -236,12 +218,13 @@ public final class CaptureEchoCanceller: @unchecked Sendable {
         let heldBack = max(0, delay - Self.heldBackMarginSamples)
         guard heldBack != heldBackSamples else { return }
         heldBackSamples = heldBack
-        canceller.reset()
+        filter.reset()
     }
 
     /// Forgets the echo path learned, e.g. after the speaker or microphone changed.
     public func reset() {
-        canceller.reset()
+        filter.reset()
+        suppressor.reset()
         delayEstimator?.reset()
         heldBackSamples = 0
         capturedPower = 0
@@ -270,6 +253,7 @@ public final class CaptureEchoCanceller: @unchecked Sendable {
         outputPower = Self.forgetting * outputPower + Double(LevelMeter.meanPower(of: UnsafeBufferPointer(output)))
     }
 
-    /// Below this (a block's sum of squares, about -100 dBFS) there is nothing to suppress.
-    static let silentBlockEnergy: Float = 1e-7
+    /// The filter's block, and the one for frames of 2.5 ms.
+    static let blockSamples = 240
+    static let shortBlockSamples = 120
 }

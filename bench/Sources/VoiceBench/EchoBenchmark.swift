@@ -33,14 +33,8 @@ struct EchoBenchmark: ParsableCommand {
     @Option(help: "The canceller's tail, ms (default: the engine's).")
     var tailMilliseconds = CaptureEchoCanceller.Configuration().tailMilliseconds
 
-    @Option(help: "Samples the canceller processes at a time (default: the engine's).")
-    var blockSamples = CaptureEchoCanceller.Configuration().blockSamples ?? 960
-
-    @Option(help: "Residual echo suppression while only the far end talks, dB (default: the engine's).")
+    @Option(help: "The most the residual echo suppressor takes off any frequency, dB (default: the engine's).")
     var residualSuppressionDB = CaptureEchoCanceller.Configuration().residualSuppressionDB
-
-    @Option(help: "Residual echo suppression while both talk, dB (default: the engine's).")
-    var residualSuppressionActiveDB = CaptureEchoCanceller.Configuration().residualSuppressionActiveDB
 
     @Option(help: "The longest echo delay beyond the speaker's queue looked for, ms (default: the engine's).")
     var maximumEchoDelayMilliseconds = CaptureEchoCanceller.Configuration().maximumEchoDelayMilliseconds
@@ -55,14 +49,15 @@ struct EchoBenchmark: ParsableCommand {
         guard (1...1000).contains(tailMilliseconds) else {
             throw ValidationError("--tail-milliseconds must be 1…1000")
         }
+        guard (0...90).contains(residualSuppressionDB) else {
+            throw ValidationError("--residual-suppression-db must be 0…90")
+        }
     }
 
     var cancellerConfiguration: CaptureEchoCanceller.Configuration {
         var configuration = CaptureEchoCanceller.Configuration()
         configuration.tailMilliseconds = tailMilliseconds
-        configuration.blockSamples = blockSamples
         configuration.residualSuppressionDB = residualSuppressionDB
-        configuration.residualSuppressionActiveDB = residualSuppressionActiveDB
         configuration.maximumEchoDelayMilliseconds = maximumEchoDelayMilliseconds
         return configuration
     }
@@ -93,8 +88,8 @@ struct EchoBenchmark: ParsableCommand {
         var report = BenchmarkReport(bench: "echo")
         let defaults = CaptureEchoCanceller.Configuration()
         print(
-            "echo canceller: \(tailMilliseconds) ms tail, \(blockSamples)-sample blocks, residual suppression "
-                + "\(residualSuppressionDB)/\(residualSuppressionActiveDB) dB, echo delay looked for up to "
+            "echo canceller: \(tailMilliseconds) ms tail, residual suppression at most "
+                + "\(residualSuppressionDB) dB, echo delay looked for up to "
                 + "\(maximumEchoDelayMilliseconds) ms, 20 ms frames, speaker queue 2 frames"
                 + (cancellerConfiguration == defaults ? " (the engine's defaults)" : " (NOT the engine's defaults)"))
 
