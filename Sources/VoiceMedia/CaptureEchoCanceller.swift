@@ -46,6 +46,9 @@ public final class CaptureEchoCanceller: @unchecked Sendable {
         public var echoDelayMilliseconds: Double?
         /// How far the reference is held back, ms.
         public var referenceHeldBackMilliseconds: Double = 0
+        /// Times the filter found itself wrong (what it sent out held twice the microphone's
+        /// power) and learned afresh: the echo path changed, or it had not learned it yet.
+        public var filterRestarts = 0
         /// Samples of the game's own mix added to the reference, and those dropped because the
         /// game handed in more than the speaker played.
         public var gameMixSamples = 0
@@ -242,6 +245,7 @@ public final class CaptureEchoCanceller: @unchecked Sendable {
             Double($0) * 1_000 / Double(engineSampleRate)
         }
         statistics.referenceHeldBackMilliseconds = Double(heldBackSamples) * 1_000 / Double(engineSampleRate)
+        statistics.filterRestarts = filter.restarts
         statistics.gameMixSamples = reference.gameSamplesMixed
         statistics.gameMixSamplesDropped = reference.gameSamplesDropped
         return statistics

@@ -9,6 +9,12 @@
 /// the near end talks the explained share falls and so does the step: no double-talk detector is
 /// needed. One partition a block is constrained to a linear convolution, in turn.
 ///
+/// A settled filter is sure of itself, so when the path changes (the player moved, the headset
+/// shifted) it would relearn slowly. What it sends out then is the microphone plus an echo that
+/// is no longer there: when the error holds twice the microphone's power, the filter is taken to
+/// be wrong, and every coefficient is made as uncertain as at the start (the path learned is
+/// kept as the starting point). The near end talking does not do that: it is in both.
+///
 /// What the suppressor needs comes out per bin with each block: the error's power, the echo the
 /// filter estimated, and the echo its uncertainty leaves (`errorPower`, `echoPower`,
 /// `misadjustmentPower`).
@@ -26,6 +32,11 @@ final class KalmanEchoFilter {
     static let transition: Float = 0.9999
     static let initialUncertainty: Float = 0.03
     static let leastUncertainty: Float = 1e-7
+    /// How much more power than the microphone's the error must hold for the filter to restart,
+    /// how fast both are followed (per block), and how many blocks a restart then holds for.
+    static let restartRatio: Float = 2
+    static let restartSmoothing: Float = 0.9
+    static let restartHoldBlocks = 100
     /// How fast the estimate of what the filter cannot explain follows the error, per block, and
     /// the least share of the error it is taken to be.
     static let unexplainedSmoothing: Float = 0.5
@@ -41,6 +52,11 @@ final class KalmanEchoFilter {
     private let uncertainty: UnsafeMutableBufferPointer<Float>
     private var newest = 0
     private var constrainedNext = 0
+    private var errorEnergy: Float = 0
+    private var capturedEnergy: Float = 0
+    private var blocksSinceRestart = 0
+    /// Times the filter found itself wrong and learned afresh.
+    private(set) var restarts = 0
     private let unexplained: UnsafeMutableBufferPointer<Float>
     /// Per bin, for the last block: see the type's description.
     let errorPower: UnsafeMutableBufferPointer<Float>
@@ -108,6 +124,9 @@ final class KalmanEchoFilter {
         window.update(repeating: 0)
         newest = 0
         constrainedNext = 0
+        errorEnergy = 0
+        capturedEnergy = 0
+        blocksSinceRestart = 0
     }
 
     /// Writes `captured` less the echo estimated from `reference` (one block each) into `error`,
@@ -157,12 +176,17 @@ final class KalmanEchoFilter {
         }
         transform.inverse(
             real: UnsafeBufferPointer(spectrumReal), imaginary: UnsafeBufferPointer(spectrumImaginary), into: samples)
+        var (blockError, blockCaptured, blockReference): (Float, Float, Float) = (0, 0, 0)
         for index in 0..<block {
             let estimate = time[index + block]
             error[index] = captured[index] - estimate
             time[index] = 0
             time[index + block] = estimate
+            blockError += error[index] * error[index]
+            blockCaptured += captured[index] * captured[index]
+            blockReference += reference[index] * reference[index]
         }
+        let isWrong = isWrong(error: blockError, captured: blockCaptured, reference: blockReference)
         // The estimate's power per bin, placed as the error is, for the suppressor.
         transform.forward(UnsafeBufferPointer(samples), real: spectrumReal, imaginary: spectrumImaginary)
         for bin in 0..<bins { echoPower[bin] = yReal[bin] * yReal[bin] + yImaginary[bin] * yImaginary[bin] }
@@ -206,6 +230,27 @@ final class KalmanEchoFilter {
         }
         constrain(partition: constrainedNext)
         constrainedNext = (constrainedNext + 1) % partitions
+        // After this block's update, which took its steps from the uncertainty it started with.
+        if isWrong {
+            uncertainty.update(repeating: Self.initialUncertainty)
+            restarts += 1
+        }
+    }
+
+    /// Whether the error has held far more than the microphone while something was played: then
+    /// the path the filter learned is gone, and every coefficient is to be made as uncertain as
+    /// at the start.
+    private func isWrong(error: Float, captured: Float, reference: Float) -> Bool {
+        let smoothing = Self.restartSmoothing
+        errorEnergy = smoothing * errorEnergy + (1 - smoothing) * error
+        capturedEnergy = smoothing * capturedEnergy + (1 - smoothing) * captured
+        blocksSinceRestart += 1
+        // About -60 dBFS over the block: something audible was played.
+        let audible = reference > 1e-6 * Float(blockSamples)
+        guard audible, blocksSinceRestart > Self.restartHoldBlocks, errorEnergy > Self.restartRatio * capturedEnergy
+        else { return false }
+        blocksSinceRestart = 0
+        return true
     }
 
     /// Makes one partition's filter a block of taps again: the unconstrained updates let it

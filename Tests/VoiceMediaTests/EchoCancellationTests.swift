@@ -167,6 +167,38 @@ private func decibels(_ ratio: Double) -> Double { 10 * log10(ratio) }
         #expect(abs(kept) < 2, "the near end's voice went out \(kept) dB changed")
     }
 
+    /// When the echo path changes under a settled filter (the player moved), the filter finds
+    /// itself wrong and learns the new path as fast as the first.
+    @Test func aChangedEchoPathIsLearnedAfresh() throws {
+        let frame = 960
+        let canceller = try CaptureEchoCanceller(frameSamples: frame)
+        var random = SeededRandom(seed: 7)
+        let count = 6 * 48_000
+        let change = 3 * 48_000
+        let far = (0..<count).map { _ in Float.random(in: -0.1...0.1, using: &random) }
+        // 40 ms at half the level, then 47 ms, inverted, at 0.4.
+        let echo: [Float] = (0..<count).map { index in
+            index < change
+                ? (index >= 1_920 ? 0.5 * far[index - 1_920] : 0) : -0.4 * far[index - 2_256]
+        }
+        var sent = [Float](repeating: 0, count: count)
+        for tick in 1..<(count / frame) {
+            let range = ((tick - 1) * frame)..<(tick * frame)
+            echo.withUnsafeBufferPointer { echo in
+                let output = canceller.cancel(UnsafeBufferPointer(rebasing: echo[range]), queuedSamples: frame)
+                for (offset, sample) in output.enumerated() { sent[range.lowerBound + offset] = sample }
+            }
+            far.withUnsafeBufferPointer {
+                canceller.played(UnsafeBufferPointer(rebasing: $0[(tick * frame)..<((tick + 1) * frame)]))
+            }
+        }
+        // The second after the change, as the first second after the start is measured.
+        let after = (change + 48_000)..<(change + 96_000)
+        let enhancement = decibels(meanPower(echo[after]) / meanPower(sent[after]))
+        #expect(enhancement >= 25, "ERLE in the second second after the change: \(enhancement) dB")
+        #expect(canceller.statistics.filterRestarts == 1)
+    }
+
     /// 2.5 ms frames take blocks of their own length.
     @Test func shortFramesAreCancelledToo() throws {
         let frame = 120

@@ -137,6 +137,9 @@ struct EchoBenchmark: ParsableCommand {
                 "reference held back, far voice, \(tag)", voice.statistics?.referenceHeldBackMilliseconds ?? .nan,
                 unit: "ms")
             report.add(
+                "filter restarts, far voice, \(tag)",
+                Double(voice.statistics?.filterRestarts ?? 0), unit: "count")
+            report.add(
                 "canceller allocations, \(tag)", Double(voice.allocations + gameCase.allocations), unit: "allocs",
                 target: .atMost(0))
             report.add(
@@ -145,6 +148,9 @@ struct EchoBenchmark: ParsableCommand {
             let doubleTalkRun = EchoCancellerRun(
                 engineMix: far, near: near, path: path, configuration: cancellerConfiguration)
             let doubleTalk = try doubleTalkRun.run()
+            report.add(
+                "filter restarts while both talk, \(tag)",
+                Double(doubleTalk.statistics?.filterRestarts ?? 0), unit: "count")
             let cancelled = directory + "/double-talk-\(tag)-cancelled.wav"
             let raw = directory + "/double-talk-\(tag)-uncancelled.wav"
             try Self.write(Array(doubleTalk.sent[nearStart...]), to: cancelled)
