@@ -12,9 +12,9 @@
 /// mixed-radix Cooley–Tukey, decimation in time: the input is read in digit-reversed order, then
 /// each stage combines `radix` transforms of the size before into one. Twiddle factors and the
 /// order are worked out once, at creation. One thread at a time.
-public final class FourierTransform: @unchecked Sendable {
+final class FourierTransform {
     /// Samples of the real signal; the spectrum has `count / 2 + 1` bins.
-    public let count: Int
+    let count: Int
     /// Points of the complex transform.
     private let points: Int
     private let radices: [Int]
@@ -31,7 +31,7 @@ public final class FourierTransform: @unchecked Sendable {
     private let naturalImaginary: UnsafeMutablePointer<Float>
 
     /// - Parameter count: an even size whose half has no prime factor but 2, 3 and 5.
-    public init?(count: Int) {
+    init?(count: Int) {
         guard count >= 2, count % 2 == 0 else { return nil }
         let points = count / 2
         var radices: [Int] = []
@@ -88,7 +88,7 @@ public final class FourierTransform: @unchecked Sendable {
 
     /// The spectrum of `samples` (`count` of them): bins 0 through `count / 2`, into `real` and
     /// `imaginary` (each `count / 2 + 1`).
-    public func forward(
+    func forward(
         _ samples: UnsafeBufferPointer<Float>, real outReal: UnsafeMutableBufferPointer<Float>,
         imaginary outImaginary: UnsafeMutableBufferPointer<Float>
     ) {
@@ -115,7 +115,7 @@ public final class FourierTransform: @unchecked Sendable {
 
     /// The `count` samples whose spectrum's bins 0 through `count / 2` are `real` and `imaginary`
     /// (the rest follow by symmetry), into `samples`: `forward`'s inverse.
-    public func inverse(
+    func inverse(
         real inReal: UnsafeBufferPointer<Float>, imaginary inImaginary: UnsafeBufferPointer<Float>,
         into samples: UnsafeMutableBufferPointer<Float>
     ) {

@@ -1,5 +1,6 @@
 import Testing
-import VoiceMedia
+
+@testable import VoiceMedia
 
 #if canImport(Glibc)
     import Glibc

@@ -23,7 +23,7 @@ struct EchoBenchmark: ParsableCommand {
             with PESQ-WB against the near end's speech, against the same speech through the \
             canceller with no echo at all. Baseline: the same microphone without the canceller. \
             For scale, the same double talk with a perfect linear canceller: the room known exactly \
-            and taken off, only the echo of the loudspeaker's distortion left, the near end untouched.
+            and taken off, only the echo of the loudspeaker's distortion left, the near end untouched;             and with the whole echo merely 30 and 35 dB down, to show how much a score asks for.
             """
     )
 
@@ -65,6 +65,7 @@ struct EchoBenchmark: ParsableCommand {
     static let sampleRate = 48_000
     static let nearStartSeconds = 3.0
     static let convergedAfterSeconds = 2.0
+    static let attenuatedEchoDecibels: [Double] = [30, 35]
 
     func run() throws {
         let scorer = try SpeechScorer()
@@ -103,7 +104,7 @@ struct EchoBenchmark: ParsableCommand {
 
         report.add(
             "loudspeaker distortion's limit on a linear canceller", quiet.linearCeilingDB(far), unit: "dB")
-        var pending: [(delay: Double, cancelled: String, raw: String, perfect: String)] = []
+        var pending: [(delay: Double, cancelled: String, raw: String, perfect: String, attenuated: [String])] = []
         for delay in delays {
             let path = SimulatedEchoPath(delayMilliseconds: delay)
             let tag = "\(Int(delay))ms"
@@ -160,10 +161,20 @@ struct EchoBenchmark: ParsableCommand {
             let distortion = path.distortionEcho(of: doubleTalkRun.played)
             let perfect = directory + "/double-talk-\(tag)-perfect-linear.wav"
             try Self.write((nearStart..<doubleTalk.sent.count).map { near[$0] + distortion[$0] }, to: perfect)
-            pending.append((delay, cancelled, raw, perfect))
+            // The echo merely turned down, the near end untouched: what a score asks of a canceller.
+            let attenuated = Self.attenuatedEchoDecibels.map { decibels in
+                directory + "/double-talk-\(tag)-echo-\(Int(decibels))-dB-down.wav"
+            }
+            for (decibels, file) in zip(Self.attenuatedEchoDecibels, attenuated) {
+                let gain = Float(pow(10, -decibels / 20))
+                try Self.write(
+                    (nearStart..<doubleTalk.sent.count).map { near[$0] + gain * doubleTalk.echo[$0] }, to: file)
+            }
+            pending.append((delay, cancelled, raw, perfect, attenuated))
         }
         let scores = try scorer.score(
-            reference: nearReference, degraded: [aloneFile] + pending.flatMap { [$0.cancelled, $0.raw, $0.perfect] })
+            reference: nearReference,
+            degraded: [aloneFile] + pending.flatMap { [$0.cancelled, $0.raw, $0.perfect] + $0.attenuated })
         let ceiling = scores[aloneFile]?.pesq_wb ?? 0
         report.add("PESQ-WB, near end alone through the canceller", ceiling, unit: "PESQ-WB")
         report.add("delay the canceller adds", scores[aloneFile]?.delay_ms ?? .nan, unit: "ms")
@@ -179,6 +190,11 @@ struct EchoBenchmark: ParsableCommand {
             report.add(
                 "double-talk PESQ-WB / no echo, a perfect linear canceller, \(tag)", perfect / max(ceiling, 1e-9),
                 unit: "ratio")
+            for (decibels, file) in zip(Self.attenuatedEchoDecibels, item.attenuated) {
+                report.add(
+                    "double-talk PESQ-WB / no echo, the echo \(Int(decibels)) dB down, \(tag)",
+                    (scores[file]?.pesq_wb ?? 0) / max(ceiling, 1e-9), unit: "ratio")
+            }
         }
         if !report.finish() { throw ExitCode.failure }
     }
