@@ -245,9 +245,12 @@ final class KalmanEchoFilter {
         errorEnergy = smoothing * errorEnergy + (1 - smoothing) * error
         capturedEnergy = smoothing * capturedEnergy + (1 - smoothing) * captured
         blocksSinceRestart += 1
-        // About -60 dBFS over the block: something audible was played.
+        // About -60 dBFS over the block: something audible was played. A microphone below about
+        // -70 dBFS hears no echo worth relearning for.
         let audible = reference > 1e-6 * Float(blockSamples)
-        guard audible, blocksSinceRestart > Self.restartHoldBlocks, errorEnergy > Self.restartRatio * capturedEnergy
+        let heard = capturedEnergy > 1e-7 * Float(blockSamples)
+        guard audible, heard, blocksSinceRestart > Self.restartHoldBlocks,
+            errorEnergy > Self.restartRatio * capturedEnergy
         else { return false }
         blocksSinceRestart = 0
         return true
