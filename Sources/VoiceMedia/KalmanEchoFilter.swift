@@ -82,9 +82,7 @@ final class KalmanEchoFilter {
         self.transform = transform
         bins = blockSamples + 1
         func buffer(_ count: Int, _ value: Float = 0) -> UnsafeMutableBufferPointer<Float> {
-            let buffer = UnsafeMutableBufferPointer<Float>.allocate(capacity: count)
-            buffer.initialize(repeating: value)
-            return buffer
+            .allocate(count: count, filledWith: value)
         }
         let states = partitions * bins
         referenceReal = buffer(states)
@@ -115,11 +113,14 @@ final class KalmanEchoFilter {
         }
     }
 
-    /// Forgets the path learned.
+    /// Forgets the path learned. On the engine thread: one buffer at a time, no list of them.
     func reset() {
-        for buffer in [referenceReal, referenceImaginary, referencePower, filterReal, filterImaginary, unexplained] {
-            buffer.update(repeating: 0)
-        }
+        referenceReal.update(repeating: 0)
+        referenceImaginary.update(repeating: 0)
+        referencePower.update(repeating: 0)
+        filterReal.update(repeating: 0)
+        filterImaginary.update(repeating: 0)
+        unexplained.update(repeating: 0)
         uncertainty.update(repeating: Self.initialUncertainty)
         window.update(repeating: 0)
         newest = 0
@@ -186,7 +187,7 @@ final class KalmanEchoFilter {
             blockCaptured += captured[index] * captured[index]
             blockReference += reference[index] * reference[index]
         }
-        let isWrong = isWrong(error: blockError, captured: blockCaptured, reference: blockReference)
+        let isWrong = followPowers(error: blockError, captured: blockCaptured, reference: blockReference)
         // The estimate's power per bin, placed as the error is, for the suppressor.
         transform.forward(UnsafeBufferPointer(samples), real: spectrumReal, imaginary: spectrumImaginary)
         for bin in 0..<bins { echoPower[bin] = yReal[bin] * yReal[bin] + yImaginary[bin] * yImaginary[bin] }
@@ -237,10 +238,10 @@ final class KalmanEchoFilter {
         }
     }
 
-    /// Whether the error has held far more than the microphone while something was played: then
-    /// the path the filter learned is gone, and every coefficient is to be made as uncertain as
-    /// at the start.
-    private func isWrong(error: Float, captured: Float, reference: Float) -> Bool {
+    /// Follows the block's powers, and says whether the error has held far more than the
+    /// microphone while something was played: then the path the filter learned is gone, and every
+    /// coefficient is to be made as uncertain as at the start.
+    private func followPowers(error: Float, captured: Float, reference: Float) -> Bool {
         let smoothing = Self.restartSmoothing
         errorEnergy = smoothing * errorEnergy + (1 - smoothing) * error
         capturedEnergy = smoothing * capturedEnergy + (1 - smoothing) * captured

@@ -49,9 +49,7 @@ final class ResidualEchoSuppressor {
         hopBins = hopSamples + 1
         self.transform = transform
         func buffer(_ count: Int, _ value: Float = 0) -> UnsafeMutableBufferPointer<Float> {
-            let buffer = UnsafeMutableBufferPointer<Float>.allocate(capacity: count)
-            buffer.initialize(repeating: value)
-            return buffer
+            .allocate(count: count, filledWith: value)
         }
         gains = buffer(bins, 1)
         hopGains = buffer(hopBins, 1)
