@@ -150,15 +150,12 @@ public final class CaptureEchoCanceller: @unchecked Sendable {
         delayEstimator =
             maximumDelay > 0 && frameSamples % EchoDelayEstimator.decimation == 0
             ? EchoDelayEstimator(frameSamples: frameSamples, maximumDelaySamples: maximumDelay) : nil
-        tailSamples = configuration.tailMilliseconds * engineSampleRate / 1_000
+        tailSamples = tail
         reference = PlaybackReference(minimumSamples: maximumQueuedSamples + maximumDelay + 2 * frameSamples)
-        referenceFrame = .allocate(capacity: frameSamples)
-        referenceFrame.initialize(repeating: 0)
-        output = .allocate(capacity: frameSamples)
-        output.initialize(repeating: 0)
-        linearBlock = .allocate(capacity: block)
-        linearBlock.initialize(repeating: 0)
-        echoFrames = (configuration.tailMilliseconds * engineSampleRate / 1_000 + frameSamples - 1) / frameSamples + 1
+        referenceFrame = .allocate(count: frameSamples, filledWith: 0)
+        output = .allocate(count: frameSamples, filledWith: 0)
+        linearBlock = .allocate(count: block, filledWith: 0)
+        echoFrames = (tail + frameSamples - 1) / frameSamples + 1
     }
 
     deinit {

@@ -49,12 +49,9 @@ final class EchoDelayEstimator {
         var capacity = 1
         while capacity < lags + frame { capacity <<= 1 }
         historyCapacity = capacity
-        history = .allocate(capacity: 2 * capacity)
-        history.initialize(repeating: 0)
-        correlation = .allocate(capacity: lags)
-        correlation.initialize(repeating: 0)
-        capturedScratch = .allocate(capacity: frame)
-        capturedScratch.initialize(repeating: 0)
+        history = .allocate(count: 2 * capacity, filledWith: 0)
+        correlation = .allocate(count: lags, filledWith: 0)
+        capturedScratch = .allocate(count: frame, filledWith: 0)
     }
 
     deinit {

@@ -23,7 +23,8 @@ struct EchoBenchmark: ParsableCommand {
             with PESQ-WB against the near end's speech, against the same speech through the \
             canceller with no echo at all. Baseline: the same microphone without the canceller. \
             For scale, the same double talk with a perfect linear canceller: the room known exactly \
-            and taken off, only the echo of the loudspeaker's distortion left, the near end untouched;             and with the whole echo merely 30 and 35 dB down, to show how much a score asks for.
+            and taken off, only the echo of the loudspeaker's distortion left, the near end untouched; \
+            and with the whole echo merely 30 and 35 dB down, to show how much a score asks for.
             """
     )
 
