@@ -99,9 +99,16 @@ public final class PeriodCadence: @unchecked Sendable {
         return next == Self.none ? nil : next
     }
 
-    /// A count that moves on at every period marked: read it, look at what the device delivered,
-    /// then `waitForPeriod(after:until:)` with it, and no period can slip by unnoticed.
+    /// A count that moves on at every period marked (and at every `wakeWaiter`): read it, look at
+    /// what the device delivered, then `waitForPeriod(after:until:)` with it, and no period can
+    /// slip by unnoticed.
     public var periodCount: UInt32 { marks.value }
+
+    /// Wakes a thread in `waitForPeriod` without marking a period, for work of its own (a control
+    /// call for the engine thread): it finds no new period and waits again. Never blocks.
+    public func wakeWaiter() {
+        marks.bump()
+    }
 
     /// Sleeps until a period after `seen` (a `periodCount`) is marked, or until `deadline` on the
     /// monotonic clock; returns at once if one already was.

@@ -1,8 +1,8 @@
 import Synchronization
 import VoiceCore
 
-/// Durations the engine measures on its own paths (how late its thread woke, how long it waited
-/// for its lock, how long others held it): a histogram written without allocating or locking,
+/// Durations the engine measures on its own paths (how late its thread woke, how long callers
+/// waited for it to run their commands): a histogram written without allocating or locking,
 /// which any thread may read (every bucket is an atomic).
 final class DurationRecorder: @unchecked Sendable {
     /// Bucket width; lateness at or past the last bucket counts in it.
@@ -32,8 +32,8 @@ final class DurationRecorder: @unchecked Sendable {
     }
 }
 
-/// Durations the engine thread measured of itself so far (`VoiceEngine.engineThreadLateness`,
-/// `engineLockWaits`), in buckets.
+/// Durations the engine measured of itself so far (`VoiceEngine.engineThreadLateness`,
+/// `engineCommandWaits`), in buckets.
 public struct DurationHistogram: Sendable, Hashable {
     /// Measurements per bucket of `bucketNanoseconds`, from zero up; the last holds all beyond.
     public var counts: [Int]

@@ -28,7 +28,7 @@ extension EngineCore {
         return call
     }
 
-    /// What accepting `call` needs for its pairwise key, to be worked out without the lock; nil if
+    /// What accepting `call` needs for its pairwise key, to be worked out on the caller's thread; nil if
     /// it is not an invitation.
     func pairwiseKeyInputs(forAccepting call: CallID) -> (KeyAgreement, PairwiseKeyAgreement.Inputs)? {
         guard let session = sessions[.call(call)], session.phase == .invited, let offer = session.pendingOffer,

@@ -53,20 +53,25 @@ extension EngineCore {
             remote: peer.mediaID)
     }
 
-    /// Installs a peer's wrapped keys; returns the epochs installed.
+    /// Installs a peer's wrapped keys; returns the epochs installed. `unwrapped` holds them opened
+    /// already (off the engine thread), if they were opened with the peer's pairwise key of now.
     @discardableResult
-    func installKeys(_ keys: [WrappedSenderKey], from name: ParticipantID, in session: Session)
-        throws(SignallingError) -> [WrappedSenderKey]
-    {
+    func installKeys(
+        _ keys: [WrappedSenderKey], from name: ParticipantID, in session: Session, unwrapped: UnwrappedSenderKeys? = nil
+    ) throws(SignallingError) -> [WrappedSenderKey] {
         guard let peer = session.peers[name] else { throw .notAParticipant(name) }
         guard let pairwise = peer.pairwiseKey else {
             throw .badKey("keys from \"\(name)\" arrived before its public key")
         }
-        var installed: [WrappedSenderKey] = []
-        for wrapped in keys {
+        let opened = unwrapped.flatMap { $0.pairwise == pairwise && $0.keys.count == keys.count ? $0 : nil }
+        for (index, wrapped) in keys.enumerated() {
             let key: SenderKey
-            do {
-                key = try pairwise.unwrap(wrapped.bytes, sender: peer.mediaID, channel: wrapped.channel)
+            do throws(SecurityError) {
+                if let opened {
+                    key = try opened.keys[index].get()
+                } else {
+                    key = try pairwise.unwrap(wrapped.bytes, sender: peer.mediaID, channel: wrapped.channel)
+                }
             } catch {
                 throw .badKey("a key from \"\(name)\" for channel \(wrapped.channel) does not open: \(error)")
             }
@@ -74,9 +79,13 @@ extension EngineCore {
                 throw .badKey("a key from \"\(name)\" claims epoch \(wrapped.epoch) but is epoch \(key.epoch)")
             }
             session.opener.install(key, sender: peer.mediaID, channel: wrapped.channel)
-            installed.append(WrappedSenderKey(channel: wrapped.channel, epoch: wrapped.epoch, bytes: []))
         }
-        return installed
+        return opened?.installed ?? keys.map { WrappedSenderKey(channel: $0.channel, epoch: $0.epoch, bytes: []) }
+    }
+
+    /// The pairwise key `sender` has in `reference`'s session now, to open its keys with.
+    func pairwiseKey(of sender: ParticipantID, in reference: SessionReference) -> PairwiseKey? {
+        sessions[reference]?.peers[sender]?.pairwiseKey
     }
 
     /// Starts moving every channel of this participant in `session` to a new key. Peers get the

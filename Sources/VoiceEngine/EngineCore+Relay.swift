@@ -88,7 +88,7 @@ extension EngineCore {
     /// Queues an envelope for the relay of `session`, through the transport of `kind`, and counts
     /// it as sent (even when the relay is gone, as every route's sends are counted).
     func sendThroughRelay(_ bytes: UnsafeRawBufferPointer, via kind: RealTimePathKind, in session: Session) {
-        counters.datagramsSent[kind.rawValue, default: 0] += 1
+        datagramsSent.count(kind)
         guard let link = session.relay?.link else { return }
         queue(bytes, to: .relay(kind, link: link))
     }

@@ -4,18 +4,21 @@ import VoiceWire
 
 extension EngineCore {
     /// Handles one signalling message from `sender`, carried by the app of `session`'s kind, as
-    /// decoded before the engine's lock was taken (JSON is no work to hold it up with).
+    /// decoded on the thread that received it (JSON is no work for the engine thread).
     /// A refused message changes nothing, is counted, and is reported as an event.
     /// `agreed` is the pairwise key the message needs, and `keys` the key pair of the call it
-    /// invites to, both made without the lock (see `pairwiseKeyInputs(for:from:)`).
+    /// invites to, both made on that thread (see `pairwiseKeyInputs(for:from:)`); `unwrapped`,
+    /// the sender keys a `keys` message carries, opened there.
     func receiveSignalling(
         _ decoded: Result<SignallingMessage, SignallingError>, from sender: ParticipantID,
         client: any VoiceChatClient, events: SessionEvents, agreed: PairwiseKeyAgreement? = nil,
-        keys: SessionKeyPair? = nil, now: MediaTime
+        keys: SessionKeyPair? = nil, unwrapped: UnwrappedSenderKeys? = nil, now: MediaTime
     ) {
         do {
             let message = try decoded.get()
-            try handle(message, from: sender, client: client, events: events, agreed: agreed, keys: keys, now: now)
+            try handle(
+                message, from: sender, client: client, events: events, agreed: agreed, keys: keys,
+                unwrapped: unwrapped, now: now)
         } catch {
             counters.signallingRejected += 1
             switch events {
@@ -50,7 +53,7 @@ extension EngineCore {
 
     private func handle(
         _ message: SignallingMessage, from sender: ParticipantID, client: any VoiceChatClient, events: SessionEvents,
-        agreed: PairwiseKeyAgreement?, keys: SessionKeyPair?, now: MediaTime
+        agreed: PairwiseKeyAgreement?, keys: SessionKeyPair?, unwrapped: UnwrappedSenderKeys?, now: MediaTime
     ) throws(SignallingError) {
         switch message {
         case .invite(let call, let offer):
@@ -78,7 +81,7 @@ extension EngineCore {
             removeSession(session)
         case .keys(let reference, let keys):
             let session = try knownSession(reference, from: sender)
-            let installed = try installKeys(keys, from: sender, in: session)
+            let installed = try installKeys(keys, from: sender, in: session, unwrapped: unwrapped)
             sendSignalling(.keysInstalled(reference, installed), to: sender, in: session)
         case .keysInstalled(let reference, let keys):
             let session = try knownSession(reference, from: sender)

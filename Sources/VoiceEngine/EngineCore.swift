@@ -52,12 +52,10 @@ public struct EngineCounters: Sendable, Hashable, Codable {
         public var microphoneXruns = 0
         /// Engine frames left out of the mix to take back what the speaker's dry runs cost.
         public var playbackSamplesReclaimed = 0
-        /// The engine thread's latest wake-up since it started, and its longest wait for the
-        /// engine's lock, in ms: a speaker that ran dry while the thread was late by more than
-        /// the playout lead was starved by the scheduler (or the lock), not by the mix. nil while
-        /// no engine thread runs.
+        /// The engine thread's latest wake-up since it started, in ms: a speaker that ran dry
+        /// while the thread was late by more than the playout lead was starved by the scheduler,
+        /// not by the mix. nil while no engine thread runs.
         public var engineThreadLatestWakeMilliseconds: Double?
-        public var engineLockLongestWaitMilliseconds: Double?
 
         public init(
             captureSamplesDropped: Int = 0, playbackFramesSkipped: Int = 0, playbackLoudFramesSkipped: Int = 0,
@@ -94,7 +92,9 @@ final class EngineCore {
     let mixer: VoiceMixer
     private var nextMixerChannel: UInt16 = 1
     var outbox: EngineOutbox
+    /// All but `datagramsSent`, which is kept apart.
     var counters = EngineCounters()
+    var datagramsSent = SentDatagramCounts()
 
     // Controls and meters (GameKit's service-wide ones).
     var isMicrophoneMuted = false
@@ -242,7 +242,7 @@ final class EngineCore {
             return
         }
         queue(bytes, to: destination)
-        counters.datagramsSent[route.kind.rawValue, default: 0] += 1
+        datagramsSent.count(route.kind)
     }
 
     /// Queues a datagram for the courier; one its full queue refuses is counted as lost.

@@ -34,7 +34,7 @@ final class EngineCourier: Sendable {
         delivering.withLock { $0.reserveCapacity(256) }
     }
 
-    /// Takes a turn's items; the engine's lock is held, so items arrive in the order decided.
+    /// Takes a turn's items, from whoever has the engine's state, so items arrive in the order decided.
     /// Returns whether the turn queued anything at all.
     func post(_ outbox: inout EngineOutbox) -> Bool {
         posted.withLock { queue in outbox.handOver(to: &queue) }

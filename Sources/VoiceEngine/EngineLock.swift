@@ -6,12 +6,13 @@
 ///
 /// `Synchronization.Mutex` hands its value to the closure as `inout sending`, which the engine's
 /// state (a class full of codec handles) cannot be; this lock guards a section instead of a
-/// value and leaves the type checker out of it. The engine thread takes it once per frame and
-/// control calls take it briefly; audio device threads never do.
+/// value and leaves the type checker out of it. Callers take it while no engine thread owns the
+/// state (virtual time, an app's thread that ticks), and the engine thread only to take the state
+/// and give it back; audio device threads never do.
 ///
-/// The mutex inherits priority: the engine thread runs with real-time priority where permitted,
-/// and a time-sharing thread holding the lock (a control call, a packet arriving) must not be
-/// preempted by the very threads the engine thread is waiting behind.
+/// The mutex inherits priority: an app's audio thread that ticks the engine may run with
+/// real-time priority, and a time-sharing thread holding the lock (a control call) must not be
+/// preempted by the very threads that thread is waiting behind.
 final class EngineLock: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
 

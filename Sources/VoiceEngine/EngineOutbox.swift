@@ -20,11 +20,11 @@ enum DatagramDestination {
     case relay(RealTimePathKind, link: any RelayConnection)
 }
 
-/// What the engine core decided to send or tell, other than datagrams: sent after the engine's
-/// lock is released, so that an app's client (which may call straight back into an engine) never
-/// runs under it.
+/// What the engine core decided to send or tell, other than datagrams: sent by the courier once
+/// the turn is over, never by whoever has the engine's state, so that an app's client (which may
+/// call straight back into an engine) never runs there.
 enum OutgoingItem {
-    /// Encoded by the courier, so that JSON is never written under the lock.
+    /// Encoded by the courier, so that JSON is never written on the engine thread.
     case signalling(SignallingMessage, to: ParticipantID, client: any VoiceChatClient)
     /// What the relay should forward to this participant: its started channels, muted players,
     /// and the range it hears each positional channel within.
@@ -36,7 +36,7 @@ enum OutgoingItem {
     case matchEvent(MatchEvent, EventSink<MatchEvent>)
 }
 
-/// What one turn of the engine's lock queued for the courier. Datagrams go straight into the
+/// What one turn on the engine's state queued for the courier. Datagrams go straight into the
 /// courier's preallocated queue; other items are kept here until the turn ends.
 struct EngineOutbox {
     let datagrams: DatagramQueue<DatagramDestination>

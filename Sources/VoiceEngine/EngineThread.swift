@@ -21,27 +21,42 @@ import VoiceCore
 /// listener's measured delays up for good (its reference forgets only after seconds) and its
 /// jitter-buffer target climbed past 100 ms on a loopback call.
 ///
-/// This is not an audio thread: it takes the engine's lock and may allocate while handling
-/// control changes. The device threads on either side of it only touch their rings. It still
-/// asks for real-time (SCHED_FIFO) priority, below the device threads', where the process may
-/// have it: on a busy machine a time-sharing thread wakes tens of milliseconds late, and every
-/// such wake-up is a late packet for the listener and a gap for the speaker. The engine's lock
-/// inherits priority, so the threads it shares the lock with cannot hold it up for long.
+/// **Who touches the engine's state.** While it runs, this thread alone: control calls and
+/// signalling hand it commands (`EngineCommandQueue`), which it runs at its next turn, woken for
+/// them; datagrams wait in a lock-free inbox. So it never waits for another thread: it takes the
+/// engine's lock only to take the state at start and to give it back when it stops. It allocates
+/// nothing per frame; a command that changes what exists (a call, a player, a channel started)
+/// may. It asks for real-time (SCHED_FIFO) priority, below the device threads', where the process
+/// may have it: on a busy machine a time-sharing thread wakes tens of milliseconds late, and every
+/// such wake-up is a late packet for the listener and a gap for the speaker.
 final class EngineThread: Sendable {
     private let thread: AudioThread
-    /// How late the thread woke from its timed waits, and how long it waited for the engine's lock.
+    /// How late the thread woke from its timed waits.
     let lateness = DurationRecorder()
-    let lockWaits = DurationRecorder()
 
     /// Below the device threads' (70), so that a device is never kept waiting by the engine.
     static let realTimePriority: Int32 = 60
 
     /// Starts running `engine` with its devices on a thread of its own.
     init(engine: VoiceEngine, input: (any AudioInput)?, output: (any AudioOutput)?) throws(AudioThreadError) {
-        let (lateness, lockWaits) = (self.lateness, self.lockWaits)
-        thread = try AudioThread(name: "voice-engine", scheduling: .realTime(priority: Self.realTimePriority)) {
-            thread in
-            Self.run(engine, input: input, output: output, until: thread, lateness: lateness, lockWaits: lockWaits)
+        let lateness = self.lateness
+        // Commands wake the thread where it sleeps: on the microphone's periods, or on its own counter.
+        let microphone = input?.pacing == .realTime ? input?.periodCadence : nil
+        let doorbell = WakeCounter()
+        // Taken before the thread starts, so that every call from now on is the thread's to run.
+        engine.engineThreadTakesCore {
+            if let microphone { microphone.wakeWaiter() } else { doorbell.bump() }
+        }
+        do {
+            thread = try AudioThread(name: "voice-engine", scheduling: .realTime(priority: Self.realTimePriority)) {
+                thread in
+                Self.run(
+                    engine, input: input, output: output, until: thread, lateness: lateness, microphone: microphone,
+                    doorbell: doorbell)
+            }
+        } catch {
+            engine.engineThreadReturnsCore()
+            throw error
         }
     }
 
@@ -57,7 +72,7 @@ final class EngineThread: Sendable {
 
     private static func run(
         _ engine: VoiceEngine, input: (any AudioInput)?, output: (any AudioOutput)?, until thread: AudioThread,
-        lateness: DurationRecorder, lockWaits: DurationRecorder
+        lateness: DurationRecorder, microphone: PeriodCadence?, doorbell: WakeCounter
     ) {
         let samples = engine.frameSamples
         let period = engine.configuration.frameDuration.nanoseconds
@@ -77,16 +92,16 @@ final class EngineThread: Sendable {
             mix.deallocate()
         }
         var playback = output.map { PlaybackPacer(output: $0, frameSamples: samples) }
-        let microphone = backlog != nil ? input?.periodCadence : nil
         let speaker = playback?.capacity != nil ? output?.periodCadence : nil
         var clock = EngineTickClock(
             framePeriod: period, frameSamples: samples, speaker: speaker.map { ($0.period, $0.periodEngineFrames) },
             speakerRingFrames: playback?.capacity, capturesPerTick: capture != nil, start: MediaTime.monotonicNow())
         var microphoneEnded = false
         var filled = 0
+        defer { engine.engineThreadReturnsCore() }
         while !thread.shouldStop {
             // Read before the microphone's ring is: a period delivered after this ends the wait.
-            let seenPeriods = microphone?.periodCount ?? 0
+            let seenPeriods = microphone?.periodCount ?? doorbell.value
             let now = MediaTime.monotonicNow()
             let decision = clock.decide(
                 at: now, speakerNextPeriod: speaker?.nextPeriod(at: now), queuedFrames: playback?.queuedFrames ?? 0)
@@ -105,8 +120,8 @@ final class EngineThread: Sendable {
                     filled = 0
                 }
             }
-            // One turn of the lock: what the microphone delivered, then the frame, if it is due.
-            engine.withCoreOnEngineThread(lockWaits: lockWaits) { core in
+            // One turn: what the microphone delivered, then the frame, if it is due.
+            engine.engineThreadTurn { core in
                 // A source that has ended (a file) delivers nothing more, and the input meter would
                 // hold the level of its last frame for the rest of the session.
                 defer {
@@ -148,9 +163,10 @@ final class EngineThread: Sendable {
                 if let microphone {
                     microphone.waitForPeriod(after: seenPeriods, until: wakeTime)
                 } else {
-                    MediaTime.sleep(until: wakeTime)
+                    doorbell.wait(after: seenPeriods, until: wakeTime)
                 }
-                // A wait the microphone ended early was not late; one that ran to its deadline may be.
+                // A wait the microphone or a command ended early was not late; one that ran to its
+                // deadline may be.
                 let woke = MediaTime.monotonicNow()
                 if woke >= wakeTime { lateness.record(woke - wakeTime) }
             } else {

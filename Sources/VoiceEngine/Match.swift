@@ -25,8 +25,8 @@ public final class Match: Sendable {
     ///   - relay: a relay for this match's voice and unreliable game data: a path that works when
     ///     no direct one does (or, with `isPrimary`, the path from the start). The engine joins it
     ///     over UDP and TCP at once, as allowed, so that either takes over within about a second.
-    ///   - onEvent: called with every event as well, right after it happens (never under the
-    ///     engine's lock, never on an audio thread).
+    ///   - onEvent: called with every event as well, right after it happens (never on the engine
+    ///     thread, never under the engine's lock, never on an audio thread).
     public init(
         engine: VoiceEngine, client: any VoiceChatClient, matchID: String, players: [ParticipantID],
         relay: RelayOptions? = nil, onEvent: (@Sendable (MatchEvent) -> Void)? = nil

@@ -1,12 +1,12 @@
 import VoiceWire
 
-/// One pairwise key's inputs, read under the engine's lock, and the key worked out from them
-/// once the lock is released: X25519 and HKDF are the one costly step of signalling, and the
-/// engine thread waits for whoever holds the lock.
+/// One pairwise key's inputs, read from the engine's state, and the key worked out from them on
+/// the caller's thread: X25519 and HKDF are the costliest step of signalling, which the engine
+/// thread must not do.
 ///
 /// The key is used only if the message is handled with exactly these inputs; if anything
 /// changed in between (the session was replaced, the peer rejoined), it is worked out again
-/// under the lock.
+/// where the message is handled.
 struct PairwiseKeyAgreement: Sendable {
     struct Inputs: Sendable, Hashable {
         var ownPublicKey: [UInt8]
@@ -19,7 +19,7 @@ struct PairwiseKeyAgreement: Sendable {
     let inputs: Inputs
     let key: Result<PairwiseKey, SecurityError>
 
-    /// Works out the key; call it without the engine's lock.
+    /// Works out the key; call it off the engine thread.
     init(_ keyAgreement: KeyAgreement, inputs: Inputs) {
         self.inputs = inputs
         key = Result { () throws(SecurityError) in

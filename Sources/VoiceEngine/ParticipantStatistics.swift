@@ -26,28 +26,71 @@ public struct StreamStatistics: Sendable, Hashable, Codable {
     public var hasEnded: Bool
 }
 
+/// One row of what the statistics read on the engine's state: a participant (no stream) or one of
+/// its streams. Plain values, so that reading them into rows with room allocates nothing where
+/// the engine thread reads them; the caller's thread makes the dictionaries.
+struct StatisticsRow {
+    var session: String
+    var participant: ParticipantID
+    var path: RealTimePathKind?
+    var roundTripMilliseconds: Double?
+    var channel: String?
+    var stream: StreamStatistics?
+}
+
 extension EngineCore {
-    func statistics() -> [ParticipantStatistics] {
-        var result: [ParticipantStatistics] = []
-        for session in sessions.values.sorted(by: { $0.identifier < $1.identifier }) {
-            for peer in session.peers.values.sorted(by: { $0.participant < $1.participant }) {
-                var streams: [String: StreamStatistics] = [:]
+    /// Appends a row for every remote participant and then each of its streams (ended ones first,
+    /// so that a live stream in the same channel comes after), as long as `rows` has room; returns
+    /// how many rows there are in all.
+    func readStatistics(into rows: inout [StatisticsRow]) -> Int {
+        var needed = 0
+        func add(_ row: StatisticsRow) {
+            needed += 1
+            if rows.count < rows.capacity { rows.append(row) }
+        }
+        for session in sessions.values {
+            for peer in session.peers.values {
+                var row = StatisticsRow(
+                    session: session.identifier, participant: peer.participant, path: peer.activeRoute?.kind,
+                    roundTripMilliseconds: peer.paths?.roundTripTime)
+                add(row)
                 for (key, receive) in session.endedStreams where key.sender == peer.mediaID {
-                    streams[session.channelName(key.channel)] = StreamStatistics(
+                    row.channel = session.channelName(key.channel)
+                    row.stream = StreamStatistics(
                         levelDBFS: LevelMeter.floorDBFS, isSpeaking: false, receive: receive, hasEnded: true)
+                    add(row)
                 }
                 for (key, receiving) in session.streams where key.sender == peer.mediaID {
-                    streams[session.channelName(key.channel)] = StreamStatistics(
+                    row.channel = session.channelName(key.channel)
+                    row.stream = StreamStatistics(
                         levelDBFS: receiving.stream.meter.rmsDBFS, isSpeaking: receiving.stream.isSpeaking,
                         receive: receiving.stream.statistics, hasEnded: false)
+                    add(row)
                 }
-                result.append(
-                    ParticipantStatistics(
-                        session: session.identifier, participant: peer.participant, path: peer.activeRoute?.kind,
-                        roundTripMilliseconds: peer.paths?.roundTripTime, streams: streams))
             }
         }
-        return result
+        return needed
+    }
+}
+
+extension ParticipantStatistics {
+    /// Every participant the rows name, with its streams by channel name, ordered by session and
+    /// participant.
+    static func assemble(_ rows: [StatisticsRow]) -> [ParticipantStatistics] {
+        var result: [ParticipantStatistics] = []
+        var index: [String: [ParticipantID: Int]] = [:]
+        for row in rows {
+            guard let channel = row.channel, let stream = row.stream else {
+                index[row.session, default: [:]][row.participant] = result.count
+                result.append(
+                    ParticipantStatistics(
+                        session: row.session, participant: row.participant, path: row.path,
+                        roundTripMilliseconds: row.roundTripMilliseconds, streams: [:]))
+                continue
+            }
+            if let position = index[row.session]?[row.participant] { result[position].streams[channel] = stream }
+        }
+        return result.sorted { ($0.session, $0.participant) < ($1.session, $1.participant) }
     }
 }
 
@@ -57,5 +100,17 @@ extension Session {
 
 extension VoiceEngine {
     /// Every remote participant of every call and match, with their streams.
-    public func statistics() -> [ParticipantStatistics] { withCore { $0.statistics() } }
+    public func statistics() -> [ParticipantStatistics] { statistics(roomForRows: 32) }
+
+    /// The statistics, read into room for `roomForRows` rows at first, and more if that was short.
+    func statistics(roomForRows: Int) -> [ParticipantStatistics] {
+        var rows: [StatisticsRow] = []
+        rows.reserveCapacity(roomForRows)
+        while true {
+            let needed = withCore { $0.readStatistics(into: &rows) }
+            if needed <= rows.count { return ParticipantStatistics.assemble(rows) }
+            rows = []
+            rows.reserveCapacity(needed + 8)
+        }
+    }
 }

@@ -17,7 +17,8 @@ public final class VoiceChatService: Sendable {
     private let sink: EventSink<VoiceChatEvent>
 
     /// - Parameter onEvent: called with every event as well, right after it happens, on the
-    ///   thread that caused it (never under the engine's lock, never on an audio thread).
+    ///   thread that caused it or the engine's courier (never on the engine thread, never under the
+    ///   engine's lock, never on an audio thread).
     public init(
         engine: VoiceEngine, client: any VoiceChatClient, onEvent: (@Sendable (VoiceChatEvent) -> Void)? = nil
     ) {

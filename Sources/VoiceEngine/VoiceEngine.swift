@@ -12,18 +12,22 @@ import VoiceWire
 /// call and match it takes part in. `VoiceChatService` (1:1 calls) and `Match` (named channels)
 /// are the app's handles on it.
 ///
-/// Thread contract: every method may be called from any thread. The engine's state lives behind
-/// one lock that the engine thread takes once per frame and control calls take briefly; device
-/// threads never take it (they exchange audio through their rings), nor do network threads: what
-/// they receive waits in a lock-free inbox for the engine thread. What the engine sends goes out
-/// through its courier after the lock is released, so a client may call straight back in, and
-/// the engine thread never waits on a socket or the app.
+/// Thread contract: every method may be called from any thread. While the engine thread runs, it
+/// alone touches the engine's state: control calls and signalling hand it commands, which it runs
+/// at its next turn while their callers wait, and what the network receives waits in a lock-free
+/// inbox. So the engine thread never waits for another thread. While it does not run (virtual
+/// time, an app that ticks the engine itself), callers take the engine's lock instead. Device
+/// threads never touch the state (they exchange audio through their rings). What the engine sends
+/// goes out through its courier, so a client may call straight back in, and the engine thread
+/// never waits on a socket or the app.
 public final class VoiceEngine: Sendable {
     public let participant: ParticipantID
     public let configuration: EngineConfiguration
-    /// Only touched while `lock` is held, which is what makes sharing it across threads safe.
+    /// Only touched by the engine thread while it owns it (`commands` is open), else while `lock`
+    /// is held: which is what makes sharing it across threads safe.
     private nonisolated(unsafe) let core: EngineCore
     private let lock = EngineLock()
+    private let commands = EngineCommandQueue()
     private let clock: ManualClock?
     private let input: (any AudioInput)?
     private let output: (any AudioOutput)?
@@ -31,7 +35,7 @@ public final class VoiceEngine: Sendable {
     /// Datagrams from network threads, with their route and arrival time, for the engine thread.
     private let inbox: DatagramQueue<ReceivedDatagram>
     private let courier: EngineCourier
-    private let lockHolds = DurationRecorder()
+    private let commandWaits = DurationRecorder()
     /// The echo canceller's reference, which the game's audio thread feeds without the lock.
     private let playbackReference: PlaybackReference?
     /// Makes each match's relay connection; nil: this engine reaches no relay.
@@ -145,7 +149,7 @@ public final class VoiceEngine: Sendable {
             core.speakerPlayed(UnsafeBufferPointer(output))
         }
         if courier.isRunning {
-            withCoreOnEngineThread(turn)
+            withCoreOnTickingThread(turn)
         } else {
             withCore(turn)
         }
@@ -184,15 +188,9 @@ public final class VoiceEngine: Sendable {
         runner.withLock { $0?.lateness.histogram }
     }
 
-    /// How long the engine thread waited for the engine's lock at each turn since it started
-    /// (held meanwhile by a control call or signalling); nil while it does not run.
-    public var engineLockWaits: DurationHistogram? {
-        runner.withLock { $0?.lockWaits.histogram }
-    }
-
-    /// How long calls, signalling and readers of the engine's state held the engine's lock, each
-    /// time they took it: what the engine thread may have to wait for.
-    public var engineLockHolds: DurationHistogram { lockHolds.histogram }
+    /// How long control calls and signalling waited for the engine thread to run them, each time,
+    /// while it ran: what a caller waits for a change to take effect.
+    public var engineCommandWaits: DurationHistogram { commandWaits.histogram }
 
     /// The engine thread's POSIX id while it runs, for per-thread measurements (allocations, CPU).
     public var engineSystemThread: pthread_t? {
@@ -206,9 +204,10 @@ public final class VoiceEngine: Sendable {
 
     /// Counters of refused input, for statistics and tests.
     public var counters: EngineCounters {
-        var counters = withCore { $0.counters }
+        let read = withCore { ($0.counters, $0.datagramsSent) }
+        var counters = read.0
+        counters.datagramsSent = read.1.byName
         counters.deviceCatchUp.engineThreadLatestWakeMilliseconds = engineThreadLateness?.longestMilliseconds
-        counters.deviceCatchUp.engineLockLongestWaitMilliseconds = engineLockWaits?.longestMilliseconds
         counters.datagramsDroppedReceiving = inbox.refusedFullCount
         // No envelope is larger than a slot: anything that is, is not one.
         counters.malformedDatagrams += inbox.refusedOversizedCount
@@ -222,7 +221,8 @@ public final class VoiceEngine: Sendable {
     public var outputChannels: Int { core.mixer.outputChannels }
 
     /// Handles signalling an app received for a call or match. The JSON is decoded, and any
-    /// pairwise key or key pair the message needs is made, without the engine's lock.
+    /// pairwise key, key pair or sender key the message needs is made or opened, on this thread:
+    /// the engine's state sees only the outcome.
     func receiveSignalling(
         _ data: [UInt8], from sender: ParticipantID, client: any VoiceChatClient, events: SessionEvents
     ) {
@@ -230,47 +230,108 @@ public final class VoiceEngine: Sendable {
         let decoded = Result { () throws(SignallingError) in try SignallingMessage(decoding: data) }
         var agreed: PairwiseKeyAgreement?
         var keys: SessionKeyPair?
+        var unwrapped: UnwrappedSenderKeys?
         switch decoded {
         case .success(.accept), .success(.hello):
             agreed = withCore { $0.pairwiseKeyInputs(for: decoded, from: sender) }.map {
                 PairwiseKeyAgreement($0.0, inputs: $0.1)
             }
         case .success(.invite): keys = SessionKeyPair()
+        case .success(.keys(let reference, let wrapped)):
+            unwrapped = withCore { $0.pairwiseKey(of: sender, in: reference) }.map {
+                UnwrappedSenderKeys(wrapped, pairwise: $0, sender: sender)
+            }
         default: break
         }
         withCore { core in
             core.receiveSignalling(
-                decoded, from: sender, client: client, events: events, agreed: agreed, keys: keys, now: now)
+                decoded, from: sender, client: client, events: events, agreed: agreed, keys: keys,
+                unwrapped: unwrapped, now: now)
         }
     }
 
-    /// Runs `body` under the engine's lock, then delivers what it queued. In virtual time (no courier
-    /// thread, so no thread that ticks on its own), what the inbox holds is opened first.
+    /// Runs `body` on the engine's state, then delivers what it queued. While the engine thread
+    /// runs, it runs `body` at its next turn and this waits; otherwise `body` runs here, under the
+    /// engine's lock, and in virtual time (no courier thread, so no thread that ticks on its own)
+    /// what the inbox holds is opened first.
     func withCore<Result, Failure: Error>(_ body: (EngineCore) throws(Failure) -> Result) throws(Failure) -> Result {
-        var queued = false
-        defer { if queued { courier.deliver() } }
-        return try lock.withLock { () throws(Failure) -> Result in
-            let taken = MediaTime.monotonicNow()
-            defer {
-                queued = courier.post(&core.outbox)
-                lockHolds.record(MediaTime.monotonicNow() - taken)
+        while true {
+            if let outcome = handToEngineThread(body) { return try outcome.get() }
+            var queued = false
+            let outcome = lock.withLock { () -> Swift.Result<Result, Failure>? in
+                // The engine thread took the state between the two looks: hand it over after all.
+                guard !commands.isOpen else { return nil }
+                defer { queued = courier.post(&core.outbox) }
+                if !courier.isRunning { openReceived(core) }
+                return Swift.Result { () throws(Failure) -> Result in try body(core) }
             }
-            if !courier.isRunning { openReceived(core) }
-            return try body(core)
+            if queued { courier.deliver() }
+            if let outcome { return try outcome.get() }
         }
     }
 
-    /// The engine thread's turn of the lock: opens what arrived, runs `body`, and leaves the
-    /// sending to the courier's thread.
-    func withCoreOnEngineThread(lockWaits: DurationRecorder? = nil, _ body: (EngineCore) -> Void) {
-        let asked = lockWaits != nil ? MediaTime.monotonicNow() : 0
-        let queued = lock.withLock {
-            lockWaits?.record(MediaTime.monotonicNow() - asked)
+    /// Has the engine thread run `body` at its next turn and waits for it; nil when the engine
+    /// thread does not own the state.
+    private func handToEngineThread<Result, Failure: Error>(
+        _ body: (EngineCore) throws(Failure) -> Result
+    ) -> Swift.Result<Result, Failure>? {
+        var outcome: Swift.Result<Result, Failure>?
+        let run = { (core: EngineCore) in outcome = Swift.Result { () throws(Failure) -> Result in try body(core) } }
+        withoutActuallyEscaping(run) { run in
+            let command = EngineCommand(run)
+            let submitted = MediaTime.monotonicNow()
+            guard commands.submit(command) else { return }
+            command.waitUntilRun()
+            commandWaits.record(MediaTime.monotonicNow() - submitted)
+        }
+        // What the engine thread queued for it goes out before the call returns, unless the
+        // courier's thread is at it already.
+        if outcome != nil { courier.deliver() }
+        return outcome
+    }
+
+    /// The turn of an app's thread that ticks the engine itself (`startDelivering()`): under the
+    /// engine's lock, opens what arrived, runs `body`, and leaves the sending to the courier's thread.
+    private func withCoreOnTickingThread(_ body: (EngineCore) -> Void) {
+        let queued = lock.withLock { () -> Bool? in
+            guard !commands.isOpen else { return nil }
             openReceived(core)
             body(core)
             return courier.post(&core.outbox)
         }
-        if queued { courier.wakeThread() }
+        switch queued {
+        case nil: withCore(body)
+        case true?: courier.wakeThread()
+        case false?: break
+        }
+    }
+
+    // MARK: The engine thread
+
+    /// The engine thread takes the engine's state for itself, once callers of the lock are done:
+    /// from now on, calls reach it as commands, and `wake` has it run them.
+    func engineThreadTakesCore(waking wake: @escaping @Sendable () -> Void) {
+        lock.withLock { commands.open(waking: wake) }
+    }
+
+    /// The engine thread's turn, on the state it owns: opens what arrived, runs the commands
+    /// handed in, then `body`, and leaves the sending to the courier's thread.
+    func engineThreadTurn(_ body: (EngineCore) -> Void) {
+        openReceived(core)
+        commands.runPending(on: core) { postOutbox() }
+        body(core)
+        postOutbox()
+    }
+
+    /// The engine thread, stopping, runs what was handed in and gives the state back to the lock.
+    func engineThreadReturnsCore() {
+        lock.withLock {
+            commands.close(running: core) { postOutbox() }
+        }
+    }
+
+    private func postOutbox() {
+        if courier.post(&core.outbox) { courier.wakeThread() }
     }
 
     /// Opens and dispatches every datagram waiting in the inbox, each at the time it arrived.

@@ -53,3 +53,8 @@ public struct PairwiseKey: Sendable {
         ]
     }
 }
+
+extension PairwiseKey: Equatable {
+    /// Constant-time, as `SealingKey`'s: whether two derivations gave the same key.
+    public static func == (lhs: PairwiseKey, rhs: PairwiseKey) -> Bool { lhs.material == rhs.material }
+}

@@ -17,10 +17,8 @@ import VoiceMedia
 struct EngineRTRun {
     struct Phase {
         var lateness: DurationHistogram
-        /// How long the engine thread waited for the engine's lock at each turn.
-        var lockWaits: DurationHistogram
-        /// How long calls, signalling and the statistics held it, each time.
-        var lockHolds: DurationHistogram
+        /// How long calls, signalling and the statistics waited for the engine thread to run them.
+        var commandWaits: DurationHistogram
         /// Allocations on the engine thread, and the wake-ups they were counted over.
         var allocations: Int
         var allocationWakes: Int
@@ -118,9 +116,12 @@ struct EngineRTRun {
         try world.players[1].match.send(Array(repeating: 7, count: 100), to: [listener.name], mode: .reliable)
         steps(for: 0.1, talking: false)
         let gameData = world.signallingSent { bytes, _, to in
-            to == listener.name && String(decoding: bytes, as: UTF8.self).contains("\"type\":\"gameData\"")
+            to == listener.name && String(decoding: bytes, as: UTF8.self).contains("\"type\":\"game-data\"")
         }
-        let flood = Array((keys.prefix(1) + gameData.prefix(1)))
+        guard let key = keys.first, let data = gameData.first else {
+            throw Failure(description: "no keys or game data were sent to the listener to replay")
+        }
+        let flood = [key, data]
 
         let idle = try measure(listener, world: world, load: false, flood: flood) {
             steps(for: seconds, talking: false)
@@ -144,13 +145,11 @@ struct EngineRTRun {
         _ listener: InProcessMatch.Player, world: InProcessMatch, load: Bool, flood: [[UInt8]], body: () -> Void
     ) throws -> Phase {
         let engine = listener.engine
-        guard let engineThread = engine.engineSystemThread, let before = engine.engineThreadLateness,
-            let waitsBefore = engine.engineLockWaits
-        else {
+        guard let engineThread = engine.engineSystemThread, let before = engine.engineThreadLateness else {
             throw Failure(description: "the listener's engine thread is not running")
         }
         let packetsBefore = packetsReceived(engine)
-        let holdsBefore = engine.engineLockHolds
+        let waitsBefore = engine.engineCommandWaits
         let stop = Atomic<Bool>(false)
         let signalled = Atomic<Int>(0)
         let called = Atomic<Int>(0)
@@ -200,12 +199,11 @@ struct EngineRTRun {
         let allocationWakes = (engine.engineThreadLateness?.count ?? 0) - allocationStart
         stop.store(true, ordering: .relaxed)
         for helper in helpers { helper.join() }
-        guard let after = engine.engineThreadLateness, let waitsAfter = engine.engineLockWaits else {
+        guard let after = engine.engineThreadLateness else {
             throw Failure(description: "the listener's engine thread stopped")
         }
         return Phase(
-            lateness: after.subtracting(before), lockWaits: waitsAfter.subtracting(waitsBefore),
-            lockHolds: engine.engineLockHolds.subtracting(holdsBefore),
+            lateness: after.subtracting(before), commandWaits: engine.engineCommandWaits.subtracting(waitsBefore),
             allocations: allocations, allocationWakes: allocationWakes,
             packetsReceived: packetsReceived(engine) - packetsBefore, seconds: elapsed,
             signallingMessages: signalled.load(ordering: .relaxed),
