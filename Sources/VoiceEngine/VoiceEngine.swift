@@ -308,8 +308,8 @@ public final class VoiceEngine: Sendable {
 
     // MARK: The engine thread
 
-    /// The engine thread takes the engine's state for itself, once callers of the lock are done:
-    /// from now on, calls reach it as commands, and `wake` has it run them.
+    /// Gives the engine's state to the engine thread about to start, once callers of the lock are
+    /// done: from now on, calls reach it as commands, and `wake` has it run them.
     func engineThreadTakesCore(waking wake: @escaping @Sendable () -> Void) {
         lock.withLock { commands.open(waking: wake) }
     }

@@ -10,15 +10,13 @@ import VoiceWire
 @Suite struct UnwrappedSenderKeysTests {
     private let match = SessionReference.match("arena")
 
-    /// Alice and Bob in a match, keys exchanged; Bob's keys for Alice wrapped again, as a `keys`
-    /// message carries them.
+    /// Alice, Bob and Carol in a match, keys exchanged; Bob's keys for Alice wrapped again, as a
+    /// `keys` message carries them.
     private func meeting() throws -> (world: SimulatedWorld, alice: SimulatedParticipant, keys: [WrappedSenderKey]) {
         let world = SimulatedWorld()
-        let alice = try world.participant("alice", index: 0)
-        let bob = try world.participant("bob", index: 1)
-        _ = try alice.join("arena", players: ["alice", "bob"])
-        _ = try bob.join("arena", players: ["alice", "bob"])
-        world.run(seconds: 1, [alice, bob])
+        let players = try world.threePlayerMatch()
+        world.run(seconds: 1, players)
+        let (alice, bob) = (players[0], players[1])
         let keys = bob.engine.withCore { core -> [WrappedSenderKey] in
             guard let session = core.sessions[match], let peer = session.peers["alice"] else { return [] }
             return core.wrappedKeys(for: peer, in: session)
