@@ -47,7 +47,8 @@ final class EngineCommandQueue: @unchecked Sendable {
         return true
     }
 
-    /// The engine thread takes the engine's state: from now on, commands reach it through `wake`.
+    /// The engine thread (about to start) owns the engine's state from now on: commands reach it,
+    /// and `wake` rouses it for them.
     func open(waking wake: @escaping @Sendable () -> Void) {
         pending.withLock { $0.wake = wake }
     }

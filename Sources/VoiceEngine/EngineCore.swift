@@ -52,10 +52,12 @@ public struct EngineCounters: Sendable, Hashable, Codable {
         public var microphoneXruns = 0
         /// Engine frames left out of the mix to take back what the speaker's dry runs cost.
         public var playbackSamplesReclaimed = 0
-        /// The engine thread's latest wake-up since it started, in ms: a speaker that ran dry
-        /// while the thread was late by more than the playout lead was starved by the scheduler,
-        /// not by the mix. nil while no engine thread runs.
+        /// The engine thread's latest wake-up since it started, and the longest it spent running
+        /// calls and signalling in one turn, in ms: a speaker that ran dry while either was more
+        /// than the playout lead was starved by the scheduler or by the calls, not by the mix.
+        /// nil while no engine thread runs.
         public var engineThreadLatestWakeMilliseconds: Double?
+        public var engineCommandLongestRunMilliseconds: Double?
 
         public init(
             captureSamplesDropped: Int = 0, playbackFramesSkipped: Int = 0, playbackLoudFramesSkipped: Int = 0,

@@ -22,8 +22,8 @@ import VoiceCore
 /// jitter-buffer target climbed past 100 ms on a loopback call.
 ///
 /// **Who touches the engine's state.** While it runs, this thread alone: control calls and
-/// signalling hand it commands (`EngineCommandQueue`), which it runs at its next turn, woken for
-/// them; datagrams wait in a lock-free inbox. So it never waits for another thread: it takes the
+/// signalling hand it commands (`EngineCommandQueue`), which it runs when woken for them, or
+/// after the next frame when that is due within `commandRoom`; datagrams wait in a lock-free inbox. So it never waits for another thread: it takes the
 /// engine's lock only to take the state at start and to give it back when it stops. It allocates
 /// nothing per frame; a command that changes what exists (a call, a player, a channel started)
 /// may. It asks for real-time (SCHED_FIFO) priority, below the device threads', where the process
@@ -33,13 +33,20 @@ final class EngineThread: Sendable {
     private let thread: AudioThread
     /// How late the thread woke from its timed waits.
     let lateness = DurationRecorder()
+    /// How long it ran commands, each turn that had any.
+    let commandRuns = DurationRecorder()
+
+    /// How long before a frame is due the thread still runs commands that woke it: a structural
+    /// change (a player's decoder made, a channel started) takes up to a millisecond or two on a
+    /// small machine, and a frame it held up past the playout lead is a gap for the speaker.
+    static let commandRoom = MediaTime.milliseconds(3)
 
     /// Below the device threads' (70), so that a device is never kept waiting by the engine.
     static let realTimePriority: Int32 = 60
 
     /// Starts running `engine` with its devices on a thread of its own.
     init(engine: VoiceEngine, input: (any AudioInput)?, output: (any AudioOutput)?) throws(AudioThreadError) {
-        let lateness = self.lateness
+        let (lateness, commandRuns) = (self.lateness, self.commandRuns)
         // Commands wake the thread where it sleeps: on the microphone's periods, or on its own counter.
         let microphone = input?.pacing == .realTime ? input?.periodCadence : nil
         let doorbell = WakeCounter()
@@ -51,8 +58,8 @@ final class EngineThread: Sendable {
             thread = try AudioThread(name: "voice-engine", scheduling: .realTime(priority: Self.realTimePriority)) {
                 thread in
                 Self.run(
-                    engine, input: input, output: output, until: thread, lateness: lateness, microphone: microphone,
-                    doorbell: doorbell)
+                    engine, input: input, output: output, until: thread, lateness: lateness, commandRuns: commandRuns,
+                    microphone: microphone, doorbell: doorbell)
             }
         } catch {
             engine.engineThreadReturnsCore()
@@ -72,7 +79,7 @@ final class EngineThread: Sendable {
 
     private static func run(
         _ engine: VoiceEngine, input: (any AudioInput)?, output: (any AudioOutput)?, until thread: AudioThread,
-        lateness: DurationRecorder, microphone: PeriodCadence?, doorbell: WakeCounter
+        lateness: DurationRecorder, commandRuns: DurationRecorder, microphone: PeriodCadence?, doorbell: WakeCounter
     ) {
         let samples = engine.frameSamples
         let period = engine.configuration.frameDuration.nanoseconds
@@ -120,8 +127,10 @@ final class EngineThread: Sendable {
                     filled = 0
                 }
             }
-            // One turn: what the microphone delivered, then the frame, if it is due.
-            engine.engineThreadTurn { core in
+            // One turn: what the microphone delivered, then the frame, if it is due, then the
+            // commands, unless a frame is due too soon after.
+            let runsCommands = wakeTime.map { $0 - now >= commandRoom } ?? true
+            engine.engineThreadTurn(runsCommands: runsCommands, commandRuns: commandRuns) { core in
                 // A source that has ended (a file) delivers nothing more, and the input meter would
                 // hold the level of its last frame for the rest of the session.
                 defer {

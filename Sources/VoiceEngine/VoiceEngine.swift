@@ -192,6 +192,12 @@ public final class VoiceEngine: Sendable {
     /// while it ran: what a caller waits for a change to take effect.
     public var engineCommandWaits: DurationHistogram { commandWaits.histogram }
 
+    /// How long the engine thread spent running the calls and signalling handed in, each turn that
+    /// had any, since it started; nil while it does not run.
+    public var engineCommandRuns: DurationHistogram? {
+        runner.withLock { $0?.commandRuns.histogram }
+    }
+
     /// The engine thread's POSIX id while it runs, for per-thread measurements (allocations, CPU).
     public var engineSystemThread: pthread_t? {
         runner.withLock { $0?.systemThread }
@@ -208,6 +214,7 @@ public final class VoiceEngine: Sendable {
         var counters = read.0
         counters.datagramsSent = read.1.byName
         counters.deviceCatchUp.engineThreadLatestWakeMilliseconds = engineThreadLateness?.longestMilliseconds
+        counters.deviceCatchUp.engineCommandLongestRunMilliseconds = engineCommandRuns?.longestMilliseconds
         counters.datagramsDroppedReceiving = inbox.refusedFullCount
         // No envelope is larger than a slot: anything that is, is not one.
         counters.malformedDatagrams += inbox.refusedOversizedCount
@@ -314,13 +321,19 @@ public final class VoiceEngine: Sendable {
         lock.withLock { commands.open(waking: wake) }
     }
 
-    /// The engine thread's turn, on the state it owns: opens what arrived, runs the commands
-    /// handed in, then `body`, and leaves the sending to the courier's thread.
-    func engineThreadTurn(_ body: (EngineCore) -> Void) {
+    /// The engine thread's turn, on the state it owns: opens what arrived, runs `body`, then (if
+    /// `runsCommands`) the commands handed in, timed into `commandRuns`, and leaves the sending to
+    /// the courier's thread. Commands come after the frame, so that they never hold up one that is due.
+    func engineThreadTurn(runsCommands: Bool, commandRuns: DurationRecorder, _ body: (EngineCore) -> Void) {
         openReceived(core)
-        commands.runPending(on: core) { postOutbox() }
         body(core)
         postOutbox()
+        guard runsCommands else { return }
+        let started = MediaTime.monotonicNow()
+        commands.runPending(on: core) {
+            postOutbox()
+            commandRuns.record(MediaTime.monotonicNow() - started)
+        }
     }
 
     /// The engine thread, stopping, runs what was handed in and gives the state back to the lock.

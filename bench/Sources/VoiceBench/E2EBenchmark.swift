@@ -271,13 +271,14 @@ struct E2EBenchmark: ParsableCommand {
         func count(_ object: [String: Any], _ key: String) -> String { (object[key] as? Int).map(String.init) ?? "?" }
         let lead = (speaker["playoutLeadMilliseconds"] as? Double).map { fixed($0) } ?? "?"
         let late = (speaker["engineThreadLatestWakeMilliseconds"] as? Double).map { fixed($0, 2) } ?? "?"
+        let commands = (speaker["engineCommandLongestRunMilliseconds"] as? Double).map { fixed($0, 2) } ?? "?"
         let talkerLate = (microphone["engineThreadLatestWakeMilliseconds"] as? Double).map { fixed($0, 2) } ?? "?"
         return "alice's microphone dropped \(count(microphone, "microphoneDroppedFrames")), lost "
             + "\(count(microphone, "captureFramesLost")) frames, her engine thread at most \(talkerLate) ms late; "
             + "bob's speaker ran dry for "
             + "\(count(speaker, "speakerStarvedFrames")) frames and took back \(count(speaker, "playbackSamplesReclaimed")), "
             + "lead \(lead) ms, skipped \(count(speaker, "playbackFramesSkipped")) frames, engine thread at most "
-            + "\(late) ms late; alice's echo canceller "
+            + "\(late) ms late and running calls for at most \(commands) ms a turn; alice's echo canceller "
             + (echo.map {
                 "cancelled \(count($0, "framesCancelled")) frames, \(count($0, "framesWithEcho")) with her speaker audible"
             }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import VoiceCore
+import VoiceEngine
 import VoiceMedia
 import VoiceTesting
 
@@ -25,7 +26,7 @@ struct EngineRTBenchmark: ParsableCommand {
             stream's level and side are worked out and mixed, with echo cancellation on the mix \
             averaged down. Reported: the engine thread's wake-up lateness (p50, p99, max) in both \
             phases, how long calls, signalling and statistics waited for the engine thread to run \
-            them (p99, max), and its allocations per wake-up.
+            them and how long it spent on them (p99, max), and its allocations per wake-up.
             """
     )
 
@@ -86,13 +87,17 @@ struct EngineRTBenchmark: ParsableCommand {
             "engine thread wake-up lateness max, loaded", result.loaded.lateness.longestMilliseconds ?? .nan,
             unit: "ms", baseline: result.idle.lateness.longestMilliseconds ?? .nan)
         // The engine thread takes no lock while it runs: what it could once have waited for is now
-        // how long a caller waits for it to run the call (its next turn, woken for it).
-        for (label, fraction) in [("p99", 0.99), ("max", 1.0)] {
-            let waits = result.loaded.commandWaits
-            let figure = fraction < 1 ? waits.percentileMilliseconds(fraction) : waits.longestMilliseconds
-            report.add(
-                "calls' and signalling's wait for the engine thread to run them \(label), loaded", figure ?? .nan,
-                unit: "ms")
+        // how long a caller waits for it to run the call, and what running calls costs it.
+        let commandFigures: [(String, (EngineRTRun.Phase) -> DurationHistogram)] = [
+            ("calls' and signalling's wait for the engine thread to run them", { $0.commandWaits }),
+            ("engine thread's time running them, per turn that had any", { $0.commandRuns }),
+        ]
+        for (name, histogram) in commandFigures {
+            for (label, fraction) in [("p99", 0.99), ("max", 1.0)] {
+                let durations = histogram(result.loaded)
+                let figure = fraction < 1 ? durations.percentileMilliseconds(fraction) : durations.longestMilliseconds
+                report.add("\(name) \(label), loaded", figure ?? .nan, unit: "ms")
+            }
         }
         report.add(
             "engine thread allocations per wake-up, loaded",

@@ -17,8 +17,10 @@ import VoiceMedia
 struct EngineRTRun {
     struct Phase {
         var lateness: DurationHistogram
-        /// How long calls, signalling and the statistics waited for the engine thread to run them.
+        /// How long calls, signalling and the statistics waited for the engine thread to run them,
+        /// and how long it spent running them, each turn that had any.
         var commandWaits: DurationHistogram
+        var commandRuns: DurationHistogram
         /// Allocations on the engine thread, and the wake-ups they were counted over.
         var allocations: Int
         var allocationWakes: Int
@@ -145,7 +147,9 @@ struct EngineRTRun {
         _ listener: InProcessMatch.Player, world: InProcessMatch, load: Bool, flood: [[UInt8]], body: () -> Void
     ) throws -> Phase {
         let engine = listener.engine
-        guard let engineThread = engine.engineSystemThread, let before = engine.engineThreadLateness else {
+        guard let engineThread = engine.engineSystemThread, let before = engine.engineThreadLateness,
+            let runsBefore = engine.engineCommandRuns
+        else {
             throw Failure(description: "the listener's engine thread is not running")
         }
         let packetsBefore = packetsReceived(engine)
@@ -199,11 +203,12 @@ struct EngineRTRun {
         let allocationWakes = (engine.engineThreadLateness?.count ?? 0) - allocationStart
         stop.store(true, ordering: .relaxed)
         for helper in helpers { helper.join() }
-        guard let after = engine.engineThreadLateness else {
+        guard let after = engine.engineThreadLateness, let runsAfter = engine.engineCommandRuns else {
             throw Failure(description: "the listener's engine thread stopped")
         }
         return Phase(
             lateness: after.subtracting(before), commandWaits: engine.engineCommandWaits.subtracting(waitsBefore),
+            commandRuns: runsAfter.subtracting(runsBefore),
             allocations: allocations, allocationWakes: allocationWakes,
             packetsReceived: packetsReceived(engine) - packetsBefore, seconds: elapsed,
             signallingMessages: signalled.load(ordering: .relaxed),
