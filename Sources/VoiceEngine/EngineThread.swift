@@ -36,10 +36,11 @@ final class EngineThread: Sendable {
     /// How long it ran commands, each turn that had any.
     let commandRuns = DurationRecorder()
 
-    /// How long before a frame is due the thread still runs commands that woke it: a structural
-    /// change (a player's decoder made, a channel started) takes up to a millisecond or two on a
-    /// small machine, and a frame it held up past the playout lead is a gap for the speaker.
-    static let commandRoom = MediaTime.milliseconds(3)
+    /// How long before a frame is due the thread still runs commands that woke it: a frame held up
+    /// past the playout lead (2 ms) is a gap for the speaker, and a command that changes what exists
+    /// (a player's decoder made, a channel started) takes up to about 0.7 ms on a small machine.
+    /// Any longer, and callers wait for a whole tick more often.
+    static let commandRoom = MediaTime.milliseconds(1)
 
     /// Below the device threads' (70), so that a device is never kept waiting by the engine.
     static let realTimePriority: Int32 = 60
