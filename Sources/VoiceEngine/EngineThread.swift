@@ -23,11 +23,14 @@ import VoiceCore
 ///
 /// **Who touches the engine's state.** While it runs, this thread alone: control calls and
 /// signalling hand it commands (`EngineCommandQueue`), which it runs when woken for them, or
-/// after the next frame when that is due within `commandRoom`; datagrams wait in a lock-free inbox. So it never waits for another thread: it takes the
-/// engine's lock only to take the state at start and to give it back when it stops. It allocates
-/// nothing per frame; a command that changes what exists (a call, a player, a channel started)
-/// may. It asks for real-time (SCHED_FIFO) priority, below the device threads', where the process
-/// may have it: on a busy machine a time-sharing thread wakes tens of milliseconds late, and every
+/// after the next frame when that is due within `commandRoom`; datagrams wait in a lock-free
+/// inbox. So it never waits for another thread. The thread that starts it hands it the state
+/// under the engine's lock, and it takes that lock once more only to give the state back when it
+/// stops. It allocates nothing per frame; a command that changes what exists (a call, a player, a
+/// channel started) may.
+///
+/// It asks for real-time (SCHED_FIFO) priority, below the device threads', where the process may
+/// have it: on a busy machine a time-sharing thread wakes tens of milliseconds late, and every
 /// such wake-up is a late packet for the listener and a gap for the speaker.
 final class EngineThread: Sendable {
     private let thread: AudioThread

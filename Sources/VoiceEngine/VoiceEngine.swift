@@ -136,9 +136,10 @@ public final class VoiceEngine: Sendable {
     }
 
     /// Runs one frame at `now`: sends `captured` (one frame, or nil for none), writes the mix into
-    /// `output` (one frame of `outputChannels` interleaved), and runs paths, timeouts and keys. The engine thread calls this; so do
-    /// simulations and tests in virtual time, and an app's audio thread after `startDelivering()`
-    /// (which then leaves the sending to the courier, as the engine thread does).
+    /// `output` (one frame of `outputChannels` interleaved), and runs paths, timeouts and keys.
+    /// Simulations and tests call this in virtual time, and an app's audio thread after
+    /// `startDelivering()` (which then leaves the sending to the courier, as the engine thread
+    /// does). While the engine's own thread runs, the frame is run there, as a call is.
     public func tick(
         at now: MediaTime, captured: UnsafeBufferPointer<Float>?, output: UnsafeMutableBufferPointer<Float>
     ) {

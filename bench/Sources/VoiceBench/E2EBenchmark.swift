@@ -278,7 +278,8 @@ struct E2EBenchmark: ParsableCommand {
             + "bob's speaker ran dry for "
             + "\(count(speaker, "speakerStarvedFrames")) frames and took back \(count(speaker, "playbackSamplesReclaimed")), "
             + "lead \(lead) ms, skipped \(count(speaker, "playbackFramesSkipped")) frames, engine thread at most "
-            + "\(late) ms late and running calls for at most \(commands) ms a turn; alice's echo canceller "
+            + "\(late) ms late and running calls for at most \(commands) ms a turn; "
+            + "alice's echo canceller "
             + (echo.map {
                 "cancelled \(count($0, "framesCancelled")) frames, \(count($0, "framesWithEcho")) with her speaker audible"
             }
