@@ -26,7 +26,7 @@ struct EngineRTBenchmark: ParsableCommand {
             stream's level and side are worked out and mixed, with echo cancellation on the mix \
             averaged down. Reported: the engine thread's wake-up lateness (p50, p99, max) in both \
             phases, how long calls, signalling and statistics waited for the engine thread to run \
-            them and how long it spent on them (p99, max), and its allocations per wake-up.
+            them and how long it spent on them (p50, p99, max), and its allocations per wake-up.
             """
     )
 
@@ -93,7 +93,7 @@ struct EngineRTBenchmark: ParsableCommand {
             ("engine thread's time running them, per turn that had any", { $0.commandRuns }),
         ]
         for (name, histogram) in commandFigures {
-            for (label, fraction) in [("p99", 0.99), ("max", 1.0)] {
+            for (label, fraction) in [("p50", 0.5), ("p99", 0.99), ("max", 1.0)] {
                 let durations = histogram(result.loaded)
                 let figure = fraction < 1 ? durations.percentileMilliseconds(fraction) : durations.longestMilliseconds
                 report.add("\(name) \(label), loaded", figure ?? .nan, unit: "ms")
