@@ -81,26 +81,23 @@ final class KalmanEchoFilter {
         self.partitions = partitions
         self.transform = transform
         bins = blockSamples + 1
-        func buffer(_ count: Int, _ value: Float = 0) -> UnsafeMutableBufferPointer<Float> {
-            .allocate(count: count, filledWith: value)
-        }
         let states = partitions * bins
-        referenceReal = buffer(states)
-        referenceImaginary = buffer(states)
-        referencePower = buffer(states)
-        filterReal = buffer(states)
-        filterImaginary = buffer(states)
-        uncertainty = buffer(states, Self.initialUncertainty)
-        unexplained = buffer(bins)
-        errorPower = buffer(bins)
-        echoPower = buffer(bins)
-        misadjustmentPower = buffer(bins)
-        window = buffer(2 * blockSamples)
-        samples = buffer(2 * blockSamples)
-        spectrumReal = buffer(bins)
-        spectrumImaginary = buffer(bins)
-        errorReal = buffer(bins)
-        errorImaginary = buffer(bins)
+        referenceReal = .allocate(count: states, filledWith: 0)
+        referenceImaginary = .allocate(count: states, filledWith: 0)
+        referencePower = .allocate(count: states, filledWith: 0)
+        filterReal = .allocate(count: states, filledWith: 0)
+        filterImaginary = .allocate(count: states, filledWith: 0)
+        uncertainty = .allocate(count: states, filledWith: Self.initialUncertainty)
+        unexplained = .allocate(count: bins, filledWith: 0)
+        errorPower = .allocate(count: bins, filledWith: 0)
+        echoPower = .allocate(count: bins, filledWith: 0)
+        misadjustmentPower = .allocate(count: bins, filledWith: 0)
+        window = .allocate(count: 2 * blockSamples, filledWith: 0)
+        samples = .allocate(count: 2 * blockSamples, filledWith: 0)
+        spectrumReal = .allocate(count: bins, filledWith: 0)
+        spectrumImaginary = .allocate(count: bins, filledWith: 0)
+        errorReal = .allocate(count: bins, filledWith: 0)
+        errorImaginary = .allocate(count: bins, filledWith: 0)
     }
 
     deinit {

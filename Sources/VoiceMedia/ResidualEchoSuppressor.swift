@@ -48,21 +48,18 @@ final class ResidualEchoSuppressor {
         bins = blockSamples + 1
         hopBins = hopSamples + 1
         self.transform = transform
-        func buffer(_ count: Int, _ value: Float = 0) -> UnsafeMutableBufferPointer<Float> {
-            .allocate(count: count, filledWith: value)
-        }
-        gains = buffer(bins, 1)
-        hopGains = buffer(hopBins, 1)
-        window = buffer(2 * hopSamples)
+        gains = .allocate(count: bins, filledWith: 1)
+        hopGains = .allocate(count: hopBins, filledWith: 1)
+        window = .allocate(count: 2 * hopSamples, filledWith: 0)
         // Square-root periodic Hann: its squares overlapped by half sum to one.
         for index in 0..<(2 * hopSamples) {
             window[index] = Float(sin(Double.pi * Double(index) / Double(2 * hopSamples)))
         }
-        previous = buffer(hopSamples)
-        overlap = buffer(hopSamples)
-        frame = buffer(2 * hopSamples)
-        real = buffer(hopBins)
-        imaginary = buffer(hopBins)
+        previous = .allocate(count: hopSamples, filledWith: 0)
+        overlap = .allocate(count: hopSamples, filledWith: 0)
+        frame = .allocate(count: 2 * hopSamples, filledWith: 0)
+        real = .allocate(count: hopBins, filledWith: 0)
+        imaginary = .allocate(count: hopBins, filledWith: 0)
     }
 
     deinit {
