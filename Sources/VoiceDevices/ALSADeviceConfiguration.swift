@@ -44,8 +44,8 @@ public struct ALSADeviceConfiguration: Sendable, Hashable {
     }
 
     /// Limits that keep every buffer the device preallocates within reason.
-    static let sampleRates = 8_000...384_000
-    static let maximumPeriodFrames = 65_536
+    public static let sampleRates = 8_000...384_000
+    public static let maximumPeriodFrames = 65_536
     static let maximumRingFrames = 1 << 24
 
     /// Throws `.invalidArgument` naming the first field that makes no sense.

@@ -23,19 +23,33 @@ struct AudioEndpointOptions: ParsableArguments {
             valueName: "file.wav"))
     var output: String?
 
-    @Option(help: "Device sample rate in Hz; other rates than 48000 are resampled.")
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Device sample rate in Hz, \(NumericArgument.deviceRate); other rates than 48000 are resampled "
+                + "(default: 48000).", valueName: "Hz"),
+        transform: NumericArgument.deviceRate.int)
     var deviceRate = 48_000
 
-    @Option(help: "Device channels: 1 (mono) or 2 (stereo).")
+    @Option(
+        parsing: .unconditional, help: ArgumentHelp("Device channels: 1 (mono) or 2 (stereo) (default: 1).", valueName: "1|2"),
+        transform: NumericArgument.channels.int)
     var deviceChannels = 1
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "What the speaker plays: 1 (mono) or 2 (stereo, with positional channels panned to where the "
-                + "players stand), on --playback or in --output.", valueName: "channels"))
+                + "players stand), on --playback or in --output (default: 1).", valueName: "1|2"),
+        transform: NumericArgument.channels.int)
     var speakerChannels = 1
 
-    @Option(help: "Device period in frames (480 = 10 ms at 48 kHz).")
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Device period in frames, \(NumericArgument.periodFrames) (480 = 10 ms at 48 kHz) "
+                + "(default: \(VoiceDefaults.devicePeriodFrames)).", valueName: "frames"),
+        transform: NumericArgument.periodFrames.int)
     var periodFrames = VoiceDefaults.devicePeriodFrames
 
     func validate() throws {
@@ -51,12 +65,6 @@ struct AudioEndpointOptions: ParsableArguments {
             throw ValidationError(
                 "--output \(output) is the --input file: writing it would destroy the audio being read; "
                     + "name another file.")
-        }
-        guard deviceChannels == 1 || deviceChannels == 2 else {
-            throw ValidationError("--device-channels must be 1 or 2, not \(deviceChannels).")
-        }
-        guard speakerChannels == 1 || speakerChannels == 2 else {
-            throw ValidationError("--speaker-channels must be 1 (mono) or 2 (stereo), not \(speakerChannels).")
         }
     }
 
@@ -107,4 +115,16 @@ struct AudioEndpointOptions: ParsableArguments {
         if speakerChannels == 2 { configuration.channels = 2 }
         return try ALSAPlaybackDevice(configuration)
     }
+}
+
+extension NumericArgument {
+    /// The sample rates a device may be asked for, Hz.
+    static let deviceRate = NumericArgument(
+        Double(ALSADeviceConfiguration.sampleRates.lowerBound)...Double(ALSADeviceConfiguration.sampleRates.upperBound),
+        unit: "Hz")
+    /// Mono or stereo.
+    static let channels = NumericArgument(1...2)
+    /// A device period, frames.
+    static let periodFrames = NumericArgument(
+        1...Double(ALSADeviceConfiguration.maximumPeriodFrames), unit: "frames")
 }

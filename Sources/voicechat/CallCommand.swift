@@ -33,9 +33,11 @@ struct CallCommand: AsyncParsableCommand {
     var name = "caller"
 
     @Option(
-        name: .customLong("connect-timeout"),
+        name: .customLong("connect-timeout"), parsing: .unconditional,
         help: ArgumentHelp(
-            "Seconds to wait for the connection and the hello (e.g. --connect-timeout 3).", valueName: "seconds"))
+            "Seconds to wait for the connection and the hello, \(NumericArgument.connectTimeout) (e.g. --connect-timeout 3) "
+                + "(default: 5).", valueName: "seconds"),
+        transform: NumericArgument.connectTimeout.double)
     var connectTimeout = 5.0
 
     @OptionGroup var call: CallOptions
@@ -44,9 +46,6 @@ struct CallCommand: AsyncParsableCommand {
 
     func validate() throws {
         try observation.validatePushToTalk(call.ptt)
-        guard connectTimeout > 0, connectTimeout <= 120 else {
-            throw ValidationError("--connect-timeout must be between 0 and 120 seconds, not \(connectTimeout).")
-        }
         try call.validateWithoutRelay(command: "call")
     }
 

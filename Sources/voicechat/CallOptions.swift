@@ -32,15 +32,21 @@ struct CallOptions: ParsableArguments, FrameLengthOption {
     var advertise: [String] = []
 
     @Option(
-        name: .customLong("frame-ms"),
+        name: .customLong("frame-ms"), parsing: .unconditional,
         help: ArgumentHelp(
             "Frame length in ms: 5, 10 or 20, the lengths a call's delay budget holds (40 and 60 add too much "
-                + "delay; 2.5 spends more on headers than it saves) (e.g. --frame-ms 10)."))
+                + "delay; 2.5 spends more on headers than it saves) (e.g. --frame-ms 10) "
+                + "(default: \(VoiceDefaults.frameDuration.milliseconds.formatted)).", valueName: "ms"),
+        transform: NumericArgument.frameLength.double)
     var frameMilliseconds = VoiceDefaults.frameDuration.milliseconds
 
     @Option(
-        help: ArgumentHelp("Opus bitrate in bit/s; 'k' means thousands (e.g. --bitrate 24k).", valueName: "bitrate"))
-    var bitrate = Bitrate(bitsPerSecond: VoiceDefaults.bitrate)
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Opus bitrate in bit/s, \(Bitrate.allowed); 'k' means thousands (e.g. --bitrate 24k) "
+                + "(default: \(Bitrate.shipped)).", valueName: "bitrate"),
+        transform: Bitrate.init(argument:))
+    var bitrate = Bitrate.shipped
 
     @OptionGroup var tuning: EngineTuningOptions
 
@@ -52,7 +58,8 @@ struct CallOptions: ParsableArguments, FrameLengthOption {
         help: ArgumentHelp(
             "Stop after this many seconds from the start and exit 0 (e.g. --duration 30); default: until the "
                 + "call ends or Ctrl-C.",
-            valueName: "seconds"))
+            valueName: "seconds"),
+        transform: NumericArgument.duration.double)
     var duration: Double?
 
     /// The frame lengths a call may use: long enough to be efficient, short enough for conversation.
@@ -62,8 +69,6 @@ struct CallOptions: ParsableArguments, FrameLengthOption {
         guard Self.frameLengths.contains(frameMilliseconds) else {
             throw ValidationError("--frame-ms must be 5, 10 or 20 for a call, not \(frameMilliseconds).")
         }
-        try validateBitrate(bitrate)
-        if let duration { try validateSeconds(duration, option: "--duration") }
         guard endpoints.deviceChannels == 1 else {
             throw ValidationError("calls use mono devices: leave --device-channels at 1 (ALSA's plug converts).")
         }
@@ -121,7 +126,7 @@ struct CallOptions: ParsableArguments, FrameLengthOption {
             frameDuration: frameDuration, bitrate: bitrate.bitsPerSecond, complexity: tuning.complexity,
             maximumDelayMilliseconds: tuning.maximumDelayMilliseconds, forcedPath: path.forcedPath,
             invitationTimeoutSeconds: 20, pathTimeoutSeconds: 10, speechProcessing: tuning.speechProcessing,
-            echoCancellation: tuning.echoCancellation)
+            echoCancellation: tuning.echoCancellationMode)
     }
 
     /// Opens the microphone and the speaker (with the recorder behind it, if asked). A failure says

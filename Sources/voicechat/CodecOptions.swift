@@ -5,16 +5,25 @@ import VoiceCore
 /// The Opus settings a user may choose on the command line.
 struct CodecOptions: ParsableArguments, FrameLengthOption {
     @Option(
-        name: .customLong("frame-ms"),
+        name: .customLong("frame-ms"), parsing: .unconditional,
         help: ArgumentHelp(
             "Frame length in ms: 2.5, 5, 10, 20, 40 or 60, every length Opus has, to hear the codec alone "
-                + "(calls take 5, 10 or 20)."))
+                + "(calls take 5, 10 or 20) (default: \(VoiceDefaults.frameDuration.milliseconds.formatted)).",
+            valueName: "ms"),
+        transform: NumericArgument.frameLength.double)
     var frameMilliseconds = VoiceDefaults.frameDuration.milliseconds
 
-    @Option(help: ArgumentHelp("Opus bitrate in bit/s; 'k' means thousands (e.g. 24k, 32000).", valueName: "bitrate"))
-    var bitrate = Bitrate(bitsPerSecond: VoiceDefaults.bitrate)
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Opus bitrate in bit/s, \(Bitrate.allowed); 'k' means thousands (e.g. 24k, 32000) (default: \(Bitrate.shipped)).",
+            valueName: "bitrate"),
+        transform: Bitrate.init(argument:))
+    var bitrate = Bitrate.shipped
 
-    @Option(help: "Encoder complexity, 0 (cheapest) to 10 (best).")
+    @Option(
+        parsing: .unconditional, help: ArgumentHelp(complexityHelp, valueName: "0…10"),
+        transform: NumericArgument.complexity.int)
     var complexity = VoiceDefaults.complexity
 
     @Flag(help: "Send Opus in-band forward error correction (recovers a lost frame from the next packet).")
@@ -25,8 +34,6 @@ struct CodecOptions: ParsableArguments, FrameLengthOption {
             throw ValidationError(
                 "--frame-ms must be one of 2.5, 5, 10, 20, 40, 60 (Opus frame lengths), not \(frameMilliseconds).")
         }
-        try validateBitrate(bitrate)
-        try validateComplexity(complexity)
     }
 
     /// The encoder settings these options describe, for mono 48 kHz voice.
@@ -55,46 +62,62 @@ extension FrameLengthOption {
     }
 }
 
-/// A bitrate argument: plain bits per second or with a `k` suffix.
-struct Bitrate: ExpressibleByArgument, CustomStringConvertible {
+/// A bitrate argument: plain bits per second or with a `k` suffix, within Opus's range.
+struct Bitrate: CustomStringConvertible, Sendable {
     var bitsPerSecond: Int
 
     init(bitsPerSecond: Int) {
         self.bitsPerSecond = bitsPerSecond
     }
 
-    init?(argument: String) {
+    /// Parses `24k` or `24000` through the one numeric check, in bit/s.
+    init(argument: String) throws {
         let text = argument.lowercased()
-        let multiplier = text.hasSuffix("k") ? 1_000 : 1
-        // Finite and far below Int's range, so that nan, inf or 1e300 is refused instead of trapping.
-        guard let number = Double(text.hasSuffix("k") ? String(text.dropLast()) : text), number > 0,
-            number * Double(multiplier) < 1e9
-        else { return nil }
-        bitsPerSecond = Int(number * Double(multiplier))
+        let thousands = text.hasSuffix("k")
+        let number = try NumericArgument.bitrate(thousands: thousands).number(thousands ? String(text.dropLast()) : text)
+        bitsPerSecond = Int((number * (thousands ? 1_000 : 1)).rounded())
     }
 
     var description: String {
         bitsPerSecond % 1_000 == 0 ? "\(bitsPerSecond / 1_000)k" : "\(bitsPerSecond)"
     }
-}
 
-/// Refuses a bitrate outside Opus's range, naming the option.
-func validateBitrate(_ bitrate: Bitrate) throws {
-    let bitrates = OpusEncoder.Configuration.allowedBitrates
-    guard bitrates.contains(bitrate.bitsPerSecond) else {
-        throw ValidationError(
-            "--bitrate must be between \(Bitrate(bitsPerSecond: bitrates.lowerBound)) and "
-                + "\(Bitrate(bitsPerSecond: bitrates.upperBound)) bit/s (Opus's range), not \(bitrate.bitsPerSecond)."
-        )
+    /// The bitrate the engine ships with.
+    static let shipped = Bitrate(bitsPerSecond: VoiceDefaults.bitrate)
+
+    /// What `--bitrate` takes, for help and messages.
+    static var allowed: String {
+        let bitrates = OpusEncoder.Configuration.allowedBitrates
+        return "\(Bitrate(bitsPerSecond: bitrates.lowerBound))…\(Bitrate(bitsPerSecond: bitrates.upperBound))"
     }
 }
 
-/// Refuses an Opus complexity outside 0…10, naming the option.
-func validateComplexity(_ complexity: Int) throws {
-    let allowed = OpusEncoder.Configuration.allowedComplexities
-    guard allowed.contains(complexity) else {
-        throw ValidationError(
-            "--complexity must be \(allowed.lowerBound)…\(allowed.upperBound) (0 cheapest, 10 best), not \(complexity)."
-        )
+extension NumericArgument {
+    /// Opus's bitrates, in bit/s or in thousands of them.
+    static func bitrate(thousands: Bool) -> NumericArgument {
+        let bitrates = OpusEncoder.Configuration.allowedBitrates
+        let scale = thousands ? 1_000.0 : 1
+        return NumericArgument(
+            Double(bitrates.lowerBound) / scale...Double(bitrates.upperBound) / scale,
+            unit: thousands ? "kbit/s" : "bit/s")
     }
+
+    /// Opus's encoder complexities.
+    static var complexity: NumericArgument {
+        let allowed = OpusEncoder.Configuration.allowedComplexities
+        return NumericArgument(Double(allowed.lowerBound)...Double(allowed.upperBound))
+    }
+
+    /// Frame lengths from Opus's shortest to its longest, ms; each command then says which it takes.
+    static let frameLength = NumericArgument(2.5...60, unit: "ms")
+}
+
+/// The help of every `--complexity`.
+let complexityHelp =
+    "Opus encoder complexity, 0 (cheapest) to 10 (best) (e.g. --complexity 5) "
+    + "(default: \(VoiceDefaults.complexity))."
+
+extension Double {
+    /// This number as a person writes it (20, not 20.0), for help texts.
+    var formatted: String { NumericArgument.format(self) }
 }

@@ -43,7 +43,10 @@ struct DemoCommand: AsyncParsableCommand {
             valueName: "path"))
     var path: DemoPath = .relay
 
-    @Option(parsing: .unconditional, help: "Seconds of speech (default: the whole clips, about 13 s).")
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Seconds of speech (default: the whole clips, about 13 s).", valueName: "seconds"),
+        transform: NumericArgument.duration.double)
     var duration: Double?
 
     @Option(
@@ -74,7 +77,6 @@ struct DemoCommand: AsyncParsableCommand {
     }
 
     func validate() throws {
-        if let duration { try validateSeconds(duration, option: "--duration") }
         if let fixtures {
             let missing = Self.clips.filter {
                 !FileManager.default.fileExists(atPath: URL(fileURLWithPath: fixtures).appendingPathComponent($0).path)

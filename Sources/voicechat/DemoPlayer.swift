@@ -65,7 +65,7 @@ final class DemoPlayer {
                 complexity: tuning.complexity,
                 maximumDelayMilliseconds: tuning.maximumDelayMilliseconds,
                 forcedPath: path.choice.forcedPath, speechProcessing: tuning.speechProcessing,
-                echoCancellation: tuning.echoCancellation),
+                echoCancellation: tuning.echoCancellationMode),
             input: GatedInput(input, gate: gate), output: GatedOutput(output, gate: gate), host: "127.0.0.1",
             udpPort: 0)
         let client: RelayMatchClient

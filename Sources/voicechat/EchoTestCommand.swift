@@ -32,8 +32,11 @@ struct EchoTestCommand: AsyncParsableCommand {
     var name = "echo-test"
 
     @Option(
-        name: .customLong("connect-timeout"),
-        help: ArgumentHelp("Seconds to wait for the connection and the hello.", valueName: "seconds"))
+        name: .customLong("connect-timeout"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "Seconds to wait for the connection and the hello, \(NumericArgument.connectTimeout) "
+                + "(default: 5).", valueName: "seconds"),
+        transform: NumericArgument.connectTimeout.double)
     var connectTimeout = 5.0
 
     @OptionGroup var call: CallOptions
@@ -45,9 +48,6 @@ struct EchoTestCommand: AsyncParsableCommand {
 
     func validate() throws {
         try observation.validatePushToTalk(call.ptt)
-        guard connectTimeout > 0, connectTimeout <= 120 else {
-            throw ValidationError("--connect-timeout must be between 0 and 120 seconds, not \(connectTimeout).")
-        }
         try call.validateWithoutRelay(command: "echo-test")
         guard call.endpoints.speakerChannels == 1 else {
             throw ValidationError("echo-test measures a mono speaker: leave --speaker-channels at 1.")

@@ -7,16 +7,19 @@ import VoiceMedia
 /// hard the encoder works, how much delay the engine may add, and what it does to the microphone
 /// before deciding it hears speech.
 struct EngineTuningOptions: ParsableArguments {
-    @Option(help: "Opus encoder complexity, 0 (cheapest) to 10 (best) (e.g. --complexity 5).")
+    @Option(
+        parsing: .unconditional, help: ArgumentHelp(complexityHelp, valueName: "0…10"),
+        transform: NumericArgument.complexity.int)
     var complexity = VoiceDefaults.complexity
 
     @Option(
-        name: .customLong("max-delay-ms"),
+        name: .customLong("max-delay-ms"), parsing: .unconditional,
         help: ArgumentHelp(
             "The most mouth-to-ear delay the engine may add, in ms, 40…1000; protection against loss and "
                 + "jitter is chosen within it (default: 60 plus two frames, 100 at 20 ms frames) "
                 + "(e.g. --max-delay-ms 150).",
-            valueName: "ms"))
+            valueName: "ms"),
+        transform: NumericArgument.delayBudget.double)
     var maximumDelayMilliseconds: Double?
 
     @Flag(
@@ -33,16 +36,17 @@ struct EngineTuningOptions: ParsableArguments {
             "Never send as speech what is quieter than this, in dBFS, -120…0: raise it to keep a noisy room out, "
                 + "lower it for a quiet talker (default: \(Int(SpeechProcessing().voiceActivityThresholdDBFS))) "
                 + "(e.g. --vad-threshold-db -45).",
-            valueName: "dBFS"))
+            valueName: "dBFS"),
+        transform: NumericArgument.voiceActivityThreshold.float)
     var voiceActivityThresholdDBFS: Float?
 
     @Option(
         name: .customLong("echo-cancel"),
         help: ArgumentHelp(
             "Remove the speaker's echo from what the microphone sends: on, off, or auto, on when both are sound "
-                + "devices and not files (default: auto) (e.g. --echo-cancel off with headphones).",
+                + "devices and not files (e.g. --echo-cancel off with headphones).",
             valueName: "on|off|auto"))
-    var echoCancellation = EchoCancellationMode.automatic
+    var echoCancellation = EchoCancelChoice.auto
 
     /// The speech processing these options ask for.
     var speechProcessing: SpeechProcessing {
@@ -51,31 +55,28 @@ struct EngineTuningOptions: ParsableArguments {
         return processing
     }
 
-    func validate() throws {
-        try Self.check(voiceActivityThresholdDBFS, "--vad-threshold-db", in: SpeechProcessing.thresholds, unit: "dBFS")
-        try validateComplexity(complexity)
-        try Self.check(maximumDelayMilliseconds, "--max-delay-ms", in: DelayBudget.allowedMilliseconds, unit: "ms")
-    }
-
-    /// Refuses a value given for `option` that is not a finite number within `allowed`.
-    private static func check<Value: BinaryFloatingPoint>(
-        _ value: Value?, _ option: String, in allowed: ClosedRange<Value>, unit: String
-    ) throws {
-        guard let value, !(value.isFinite && allowed.contains(value)) else { return }
-        throw ValidationError(
-            "\(option) must be \(Int(allowed.lowerBound))…\(Int(allowed.upperBound)) \(unit), not \(value).")
-    }
+    /// The engine's mode for `--echo-cancel`.
+    var echoCancellationMode: EchoCancellationMode { echoCancellation.mode }
 }
 
-extension EchoCancellationMode: ExpressibleByArgument {
-    public init?(argument: String) {
-        switch argument {
-        case "on": self = .on
-        case "off": self = .off
-        case "auto": self = .automatic
-        default: return nil
+extension NumericArgument {
+    /// The delay budget's range, ms.
+    static let delayBudget = NumericArgument(DelayBudget.allowedMilliseconds, unit: "ms")
+    /// The speech gate's thresholds, dBFS.
+    static let voiceActivityThreshold = NumericArgument(
+        Double(SpeechProcessing.thresholds.lowerBound)...Double(SpeechProcessing.thresholds.upperBound),
+        unit: "dBFS")
+}
+
+/// `--echo-cancel`'s values as the command line spells them.
+enum EchoCancelChoice: String, CaseIterable, ExpressibleByArgument, Sendable {
+    case auto, on, off
+
+    var mode: EchoCancellationMode {
+        switch self {
+        case .auto: .automatic
+        case .on: .on
+        case .off: .off
         }
     }
-
-    public static var allValueStrings: [String] { ["on", "off", "auto"] }
 }

@@ -29,7 +29,12 @@ struct ListenCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "TCP port for signalling and UDP port for voice (e.g. --port 7300).")
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "TCP port for signalling and UDP port for voice, 1…65535 (e.g. --port 7300) (default: 7300).",
+            valueName: "port"),
+        transform: NumericArgument.port.int)
     var port = 7300
 
     @Option(
@@ -46,8 +51,9 @@ struct ListenCommand: AsyncParsableCommand {
         parsing: .unconditional,
         help: ArgumentHelp(
             "How many calls to answer, one after the other, before exiting; 0 answers calls until --duration "
-                + "or Ctrl-C (e.g. --accept 0).",
-            valueName: "calls"))
+                + "or Ctrl-C (e.g. --accept 0) (default: 1).",
+            valueName: "calls"),
+        transform: NumericArgument.callCount.int)
     var accept = 1
 
     @Flag(
@@ -60,9 +66,6 @@ struct ListenCommand: AsyncParsableCommand {
 
     func validate() throws {
         try observation.validatePushToTalk(call.ptt)
-        guard (1...65_535).contains(port) else {
-            throw ValidationError("--port must be a number from 1 to 65535, not \(port).")
-        }
         do {
             _ = try PeerAddress(host: host, port: port)
         } catch {
@@ -73,9 +76,6 @@ struct ListenCommand: AsyncParsableCommand {
             throw ValidationError(
                 "--echo sends callers back what they say and uses no sound device or file; leave out "
                     + "--capture, --playback, --input, --output and --record.")
-        }
-        guard accept >= 0 else {
-            throw ValidationError("--accept must be a number of calls, 0 for no limit, not \(accept).")
         }
     }
 
@@ -181,4 +181,9 @@ struct ListenCommand: AsyncParsableCommand {
             return first
         }
     }
+}
+
+extension NumericArgument {
+    /// How many calls `listen` answers; 0 for no limit.
+    static let callCount = NumericArgument(0...1_000_000, unit: "calls")
 }

@@ -26,11 +26,13 @@ struct LoopbackCommand: ParsableCommand {
 
     // Unconditional: `--duration -1` is a bad number of seconds, not a missing one.
     @Option(
-        parsing: .unconditional, help: "Stop after this many seconds (default: at the end of --input, or on Ctrl-C).")
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Stop after this many seconds (default: at the end of --input, or on Ctrl-C).", valueName: "seconds"),
+        transform: NumericArgument.duration.double)
     var duration: Double?
 
     func validate() throws {
-        if let duration { try validateSeconds(duration, option: "--duration") }
         guard endpoints.speakerChannels == 1 else {
             throw ValidationError(
                 "loopback plays mono: leave --speaker-channels at 1 (stereo is for matches' positional channels).")

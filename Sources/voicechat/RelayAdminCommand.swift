@@ -70,9 +70,12 @@ struct RelayAdminCommand: AsyncParsableCommand {
             case "match": request.match = value
             case "player": request.player = value
             case "x", "y", "z":
-                guard let coordinate = Double(value), Float(coordinate).isFinite else {
+                let coordinate: Double
+                do {
+                    coordinate = try NumericArgument.coordinate.number(value)
+                } catch {
                     throw ValidationError(
-                        "\(name) \"\(value)\" is not a number; give the player's coordinates in the game's units")
+                        "\(name) \"\(value)\": \(error.message) Give the player's coordinates in the game's units.")
                 }
                 switch name {
                 case "x": request.x = coordinate
@@ -200,4 +203,11 @@ struct RelayAdminCommand: AsyncParsableCommand {
         if let error = error as? IOError { return String(cString: strerror(error.errnoCode)) }
         return "\(error)"
     }
+}
+
+extension NumericArgument {
+    /// A coordinate in the game's units: any number a Float holds.
+    static let coordinate = NumericArgument(
+        -Double(Float.greatestFiniteMagnitude)...Double(Float.greatestFiniteMagnitude), unit: "",
+        spelledRange: "a number a 32-bit float holds")
 }

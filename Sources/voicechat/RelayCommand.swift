@@ -22,7 +22,9 @@ struct RelayCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "Port for both UDP and TCP.")
+    @Option(
+        parsing: .unconditional, help: ArgumentHelp("Port for both UDP and TCP, 1…65535.", valueName: "port"),
+        transform: NumericArgument.port.int)
     var port: Int
 
     @Option(help: "Address to listen on (0.0.0.0 for every interface, 127.0.0.1 for this host only).")
@@ -43,7 +45,10 @@ struct RelayCommand: AsyncParsableCommand {
             valueName: "name"))
     var audience: String?
 
-    @Option(help: "Serve Prometheus metrics at http://127.0.0.1:PORT/metrics.")
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Serve Prometheus metrics at http://127.0.0.1:PORT/metrics.", valueName: "port"),
+        transform: NumericArgument.port.int)
     var prometheusPort: Int?
 
     @Option(
@@ -52,15 +57,27 @@ struct RelayCommand: AsyncParsableCommand {
             valueName: "path"))
     var adminSocket: String?
 
-    @Option(parsing: .unconditional, help: "Seconds without traffic after which a member is dropped.")
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Seconds without traffic after which a member is dropped, \(NumericArgument.livenessTimeout) "
+                + "(default: 5).", valueName: "seconds"),
+        transform: NumericArgument.livenessTimeout.double)
     var livenessTimeout: Double = 5
 
-    @Option(parsing: .unconditional, help: "Print a statistics line every this many seconds (0: only at the end).")
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Print a statistics line every this many seconds, \(NumericArgument.reportInterval) (0: only at the "
+                + "end) (default: 10).", valueName: "seconds"),
+        transform: NumericArgument.reportInterval.double)
     var reportEvery: Double = 10
 
     @Option(
         parsing: .unconditional,
-        help: "Stop after this many seconds (for scripts); default: run until Ctrl-C or SIGTERM.")
+        help: ArgumentHelp(
+            "Stop after this many seconds (for scripts); default: run until Ctrl-C or SIGTERM.", valueName: "seconds"),
+        transform: NumericArgument.duration.double)
     var duration: Double?
 
     @Option(
@@ -71,13 +88,6 @@ struct RelayCommand: AsyncParsableCommand {
     var logLevel = LogLevelOption(.info)
 
     func validate() throws {
-        guard (1...65_535).contains(port) else { throw ValidationError("--port must be 1…65535, not \(port).") }
-        if let prometheusPort, !(1...65_535).contains(prometheusPort) {
-            throw ValidationError("--prometheus-port must be 1…65535, not \(prometheusPort).")
-        }
-        try validateSeconds(livenessTimeout, option: "--liveness-timeout", maximum: 3_600)
-        try validateSeconds(reportEvery, option: "--report-every", maximum: 86_400, allowingZero: true)
-        if let duration { try validateSeconds(duration, option: "--duration") }
         if let audience, audience.isEmpty || audience.utf8.count > RelayToken.maximumIDBytes {
             throw ValidationError("--audience must be 1…\(RelayToken.maximumIDBytes) bytes, not \"\(audience)\".")
         }
@@ -131,4 +141,11 @@ struct RelayCommand: AsyncParsableCommand {
         try await group.run()
         timer?.cancel()
     }
+}
+
+extension NumericArgument {
+    /// How long a silent member stays, seconds.
+    static let livenessTimeout = NumericArgument(0...3_600, unit: "seconds", excludingLowerBound: true)
+    /// How often the relay prints its statistics, seconds; 0 for only at the end.
+    static let reportInterval = NumericArgument(0...86_400, unit: "seconds")
 }

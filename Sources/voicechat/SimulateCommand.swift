@@ -32,40 +32,75 @@ struct SimulateCommand: ParsableCommand {
     @Option(help: ArgumentHelp("WAV file for what the listener played.", valueName: "out.wav"))
     var output: String
 
-    @Option(help: "Packet loss probability, 0…1 (e.g. 0.1 for 10 %).")
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Packet loss probability, 0…1 (e.g. 0.1 for 10 %) (default: 0).", valueName: "0…1"),
+        transform: NumericArgument.probability.double)
     var loss = 0.0
 
-    @Option(help: "Mean length of loss bursts in packets; 1 means independent losses.")
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Mean length of loss bursts in packets, \(NumericArgument.burstLength); 1 means independent losses "
+                + "(default: 1).", valueName: "packets"),
+        transform: NumericArgument.burstLength.double)
     var burst = 1.0
 
-    @Option(name: .customLong("delay-ms"), help: "One-way base delay in ms.")
+    @Option(
+        name: .customLong("delay-ms"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "One-way base delay in ms, \(NumericArgument.networkDelay) (default: 20).", valueName: "ms"),
+        transform: NumericArgument.networkDelay.double)
     var delayMilliseconds = 20.0
 
     @Option(
-        name: .customLong("jitter-ms"),
-        help: "Extra delay drawn uniformly from [0, J] ms per packet (reorders packets).")
+        name: .customLong("jitter-ms"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "Extra delay drawn uniformly from [0, J] ms per packet (reorders packets), "
+                + "\(NumericArgument.networkDelay) (default: 0).", valueName: "ms"),
+        transform: NumericArgument.networkDelay.double)
     var jitterMilliseconds = 0.0
 
-    @Option(help: "Probability that a packet is delivered twice, 0…1.")
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Probability that a packet is delivered twice, 0…1 (default: 0).", valueName: "0…1"),
+        transform: NumericArgument.probability.double)
     var duplicate = 0.0
 
-    @Option(name: .customLong("drift-ppm"), help: "How much faster the sender's clock runs, in parts per million (±).")
+    @Option(
+        name: .customLong("drift-ppm"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "How much faster the sender's clock runs, in parts per million, \(NumericArgument.clockDrift) "
+                + "(e.g. --drift-ppm -50) (default: 0).", valueName: "ppm"),
+        transform: NumericArgument.clockDrift.double)
     var driftPPM = 0.0
 
-    @Option(help: "Seed of the network's random choices.")
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Seed of the network's random choices, \(NumericArgument.seed) (default: 1).", valueName: "seed"),
+        transform: NumericArgument.seed.uint64)
     var seed: UInt64 = 1
 
     @Option(
-        name: .customLong("frame-ms"),
+        name: .customLong("frame-ms"), parsing: .unconditional,
         help: ArgumentHelp(
             "Frame length in ms: 5, 10, 20, 40 or 60; the simulation also tries the long frames a call does "
-                + "not take (calls take 5, 10 or 20; 2.5 has no room for the repair copies simulated)."))
+                + "not take (calls take 5, 10 or 20; 2.5 has no room for the repair copies simulated) "
+                + "(default: \(VoiceDefaults.frameDuration.milliseconds.formatted)).", valueName: "ms"),
+        transform: NumericArgument.frameLength.double)
     var frameMilliseconds = VoiceDefaults.frameDuration.milliseconds
 
-    @Option(help: ArgumentHelp("Opus bitrate in bit/s; 'k' means thousands.", valueName: "bitrate"))
-    var bitrate = Bitrate(bitsPerSecond: VoiceDefaults.bitrate)
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Opus bitrate in bit/s, \(Bitrate.allowed); 'k' means thousands (default: \(Bitrate.shipped)).",
+            valueName: "bitrate"),
+        transform: Bitrate.init(argument:))
+    var bitrate = Bitrate.shipped
 
-    @Option(help: "Encoder complexity, 0 (cheapest) to 10 (best).")
+    @Option(
+        parsing: .unconditional, help: ArgumentHelp(complexityHelp, valueName: "0…10"),
+        transform: NumericArgument.complexity.int)
     var complexity = VoiceDefaults.complexity
 
     @Option(
@@ -78,21 +113,6 @@ struct SimulateCommand: ParsableCommand {
     var trace: String?
 
     func validate() throws {
-        try validateBitrate(bitrate)
-        try validateComplexity(complexity)
-        guard (0...1).contains(loss) else { throw ValidationError("--loss is a probability in 0…1, not \(loss).") }
-        guard (0...1).contains(duplicate) else {
-            throw ValidationError("--duplicate is a probability in 0…1, not \(duplicate).")
-        }
-        guard burst >= 1 else {
-            throw ValidationError("--burst is a mean burst length of at least 1 packet, not \(burst).")
-        }
-        guard delayMilliseconds >= 0, jitterMilliseconds >= 0 else {
-            throw ValidationError("--delay-ms and --jitter-ms must not be negative.")
-        }
-        guard abs(driftPPM) <= 10_000 else {
-            throw ValidationError("--drift-ppm must be within ±10000, not \(driftPPM).")
-        }
         guard let duration = FrameDuration(milliseconds: frameMilliseconds), duration != .ms2_5 else {
             throw ValidationError("--frame-ms must be one of 5, 10, 20, 40, 60, not \(frameMilliseconds).")
         }
@@ -150,3 +170,16 @@ struct SimulateCommand: ParsableCommand {
 }
 
 extension CallSimulation.Receiver: ExpressibleByArgument {}
+
+extension NumericArgument {
+    /// A probability.
+    static let probability = NumericArgument(0...1)
+    /// A mean loss burst, packets.
+    static let burstLength = NumericArgument(1...1_000, unit: "packets")
+    /// A simulated one-way delay or jitter, ms: up to a minute.
+    static let networkDelay = NumericArgument(0...60_000, unit: "ms")
+    /// A simulated clock drift, parts per million.
+    static let clockDrift = NumericArgument(-10_000...10_000, unit: "ppm")
+    /// A 64-bit seed.
+    static let seed = NumericArgument(0...Double(UInt64.max), spelledRange: "0…\(UInt64.max)")
+}

@@ -31,18 +31,18 @@ struct TokenCommand: ParsableCommand {
     @Option(help: "The participant ID the token is for (the name given to `join --name`).")
     var participant: String
 
-    @Option(help: "Seconds during which the token admits the player, 1…315360000 (ten years).")
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Seconds during which the token admits the player, \(NumericArgument.tokenLifetime) (ten years) "
+                + "(default: 3600).", valueName: "seconds"),
+        transform: NumericArgument.tokenLifetime.int)
     var ttl = 3600
 
     @Option(help: "The relay the token is for, as its --audience names it (default: any relay with the secret).")
     var audience = ""
 
-    static let maximumTTL = 315_360_000
-
     func validate() throws {
-        guard (1...Self.maximumTTL).contains(ttl) else {
-            throw ValidationError("--ttl must be 1…\(Self.maximumTTL) seconds (ten years), not \(ttl).")
-        }
         for (option, value) in [("--match", match), ("--participant", participant)] where value.isEmpty {
             throw ValidationError("\(option) is empty: give the ID the token is for (as `join` will be given it).")
         }
@@ -66,4 +66,9 @@ struct TokenCommand: ParsableCommand {
             throw CommandFailure("cannot make a token: \(error)")
         }
     }
+}
+
+extension NumericArgument {
+    /// How long a token admits its player: up to ten years, in seconds.
+    static let tokenLifetime = NumericArgument(1...315_360_000, unit: "seconds")
 }

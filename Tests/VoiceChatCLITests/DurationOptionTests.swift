@@ -25,7 +25,8 @@ import Testing
         ]
         for message in messages {
             #expect(
-                message?.contains("--duration must be a number of seconds, more than 0 and at most") == true,
+                message?.contains("'--duration <seconds>'") == true
+                    && message?.contains("more than 0 and at most 31536000 seconds") == true,
                 "\(value): \(message ?? "accepted")")
         }
     }
@@ -34,12 +35,12 @@ import Testing
         for value in Self.bad where value != "0" {
             let liveness = parseRefusal(
                 RelayCommand.self, ["--port", "7700", "--secret-file", "s", "--liveness-timeout", value])
-            #expect(liveness?.contains("--liveness-timeout must be a number of seconds") == true, "\(value)")
+            #expect(liveness?.contains("'--liveness-timeout <seconds>'") == true, "\(value): \(liveness ?? "accepted")")
         }
         for value in ["nan", "inf", "1e300"] {
             let report = parseRefusal(
                 RelayCommand.self, ["--port", "7700", "--secret-file", "s", "--report-every", value])
-            #expect(report?.contains("--report-every must be a number of seconds, 0 or more") == true, "\(value)")
+            #expect(report?.contains("'--report-every <seconds>': it ") == true, "\(value): \(report ?? "accepted")")
         }
         #expect(
             parseRefusal(

@@ -95,7 +95,7 @@ import VoiceTesting
                 "--echo-cancel", "on",
             ])
         #expect(join.call.engineConfiguration().echoCancellation == .on)
-        #expect(try DemoCommand.parse(["--echo-cancel", "auto"]).tuning.echoCancellation == .automatic)
+        #expect(try DemoCommand.parse(["--echo-cancel", "auto"]).tuning.echoCancellationMode == .automatic)
         for bad in [["--echo-cancel", "yes"], ["--echo-cancel", "automatic"], ["--echo-cancel"]] {
             #expect(throws: (any Error).self, "\(bad)") { try CallCommand.parse(["127.0.0.1:7300"] + bad) }
         }

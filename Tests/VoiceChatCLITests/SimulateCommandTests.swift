@@ -58,6 +58,6 @@ import VoiceCore
             "simulate", "--input", CommandRunner.fixture("tone-1k.wav"), "--output", "/dev/null", "--loss", "1.5",
         ])
         #expect(result.status != 0)
-        #expect(result.standardError.contains("--loss is a probability in 0…1"))
+        #expect(result.standardError.contains("'--loss <0…1>': it must be 0…1."), "\(result.standardError)")
     }
 }
