@@ -9,12 +9,18 @@ public struct AudioDeviceStatistics: Hashable, Sendable {
     /// Capture: frames dropped because the engine did not read the ring in time.
     /// Playback: frames of silence played because the engine did not fill the ring in time.
     public var ringStarvedFrames: Int = 0
+    /// Periods the device moved faster than its rate allows, which the device thread then waited
+    /// out on its own clock: a device with no clock behind it (ALSA's `null`).
+    public var pacedPeriods: Int = 0
 
-    public init(deviceFrames: Int = 0, xruns: Int = 0, suspends: Int = 0, ringStarvedFrames: Int = 0) {
+    public init(
+        deviceFrames: Int = 0, xruns: Int = 0, suspends: Int = 0, ringStarvedFrames: Int = 0, pacedPeriods: Int = 0
+    ) {
         self.deviceFrames = deviceFrames
         self.xruns = xruns
         self.suspends = suspends
         self.ringStarvedFrames = ringStarvedFrames
+        self.pacedPeriods = pacedPeriods
     }
 }
 

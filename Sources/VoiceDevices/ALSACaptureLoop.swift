@@ -29,6 +29,7 @@ final class ALSACaptureLoop: @unchecked Sendable {
     /// One period resampled to 48 kHz; empty when the device runs at 48 kHz.
     private let engineFloats: UnsafeMutableBufferPointer<Float>
     private var resampler: Resampler?
+    private var pacer: DeviceRatePacer
 
     /// How long one wait for the device may last, so that the loop sees a stop request
     /// promptly even when the device delivers nothing.
@@ -42,6 +43,8 @@ final class ALSACaptureLoop: @unchecked Sendable {
         channels = configuration.channels
         ring = AudioRing(channels: channels, minimumFrames: configuration.ringFrames)
         cadence = PeriodCadence(periodFrames: granted.periodFrames, sampleRate: granted.sampleRate)
+        pacer = DeviceRatePacer(
+            sampleRate: granted.sampleRate, bufferFrames: granted.bufferFrames, periodFrames: granted.periodFrames)
         deviceSamples = DeviceSampleBuffer(
             format: configuration.sampleFormat, channels: channels, frames: granted.periodFrames)
         deviceFloats = .allocate(capacity: granted.periodFrames * channels)
@@ -80,6 +83,7 @@ final class ALSACaptureLoop: @unchecked Sendable {
         }
         resampler?.reset()
         cadence.restart()
+        pacer.restart()
         counters.failureStatus.store(0, ordering: .releasing)
     }
 
@@ -91,14 +95,20 @@ final class ALSACaptureLoop: @unchecked Sendable {
         while !thread.shouldStop {
             if pcm.isPrepared {
                 let status = snd_pcm_start(handle)
-                if status < 0, !pcm.recover(from: status, counters: counters, cadence: cadence) {
-                    fail(status)
-                    break
+                if status < 0 {
+                    guard pcm.recover(from: status, counters: counters, cadence: cadence) else {
+                        fail(status)
+                        break
+                    }
+                    pacer.restart()
                 }
             }
             let ready = snd_pcm_wait(handle, Self.waitTimeoutMilliseconds)
             if ready < 0 {
-                if pcm.recover(from: ready, counters: counters, cadence: cadence) { continue }
+                if pcm.recover(from: ready, counters: counters, cadence: cadence) {
+                    pacer.restart()
+                    continue
+                }
                 fail(ready)
                 break
             }
@@ -106,12 +116,16 @@ final class ALSACaptureLoop: @unchecked Sendable {
             let frames = snd_pcm_readi(handle, deviceSamples.raw, periodFrames)
             if frames < 0 {
                 let status = Int32(frames)
-                if pcm.recover(from: status, counters: counters, cadence: cadence) { continue }
+                if pcm.recover(from: status, counters: counters, cadence: cadence) {
+                    pacer.restart()
+                    continue
+                }
                 fail(status)
                 break
             }
             guard frames > 0 else { continue }
             counters.deviceFrames.add(frames, ordering: .relaxed)
+            if pacer.pace(afterMoving: frames) { counters.pacedPeriods.add(1, ordering: .relaxed) }
             deliver(frames: frames)
             cadence.markPeriod(at: MediaTime.monotonicNow())
         }

@@ -42,6 +42,7 @@ final class ALSAPlaybackLoop: @unchecked Sendable {
     private let engineChunk: UnsafeMutableBufferPointer<Float>
     private let engineChunkFrames: Int
     private var resampler: Resampler?
+    private var pacer: DeviceRatePacer
 
     private static let waitTimeoutMilliseconds: Int32 = 20
 
@@ -53,6 +54,8 @@ final class ALSAPlaybackLoop: @unchecked Sendable {
         channels = configuration.channels
         ring = AudioRing(channels: channels, minimumFrames: configuration.ringFrames)
         cadence = PeriodCadence(periodFrames: granted.periodFrames, sampleRate: granted.sampleRate)
+        pacer = DeviceRatePacer(
+            sampleRate: granted.sampleRate, bufferFrames: granted.bufferFrames, periodFrames: granted.periodFrames)
         deviceSamples = DeviceSampleBuffer(
             format: configuration.sampleFormat, channels: channels, frames: granted.periodFrames)
         if granted.sampleRate == engineSampleRate {
@@ -97,6 +100,7 @@ final class ALSAPlaybackLoop: @unchecked Sendable {
         writtenSincePrepare = 0
         resampler?.reset()
         cadence.restart()
+        pacer.restart()
         drainRequested.store(false, ordering: .relaxed)
         drained.store(false, ordering: .relaxed)
         counters.failureStatus.store(0, ordering: .releasing)
@@ -111,6 +115,7 @@ final class ALSAPlaybackLoop: @unchecked Sendable {
             if ready < 0 {
                 if pcm.recover(from: ready, counters: counters, cadence: cadence) {
                     writtenSincePrepare = 0
+                    pacer.restart()
                     continue
                 }
                 fail(ready)
@@ -144,6 +149,7 @@ final class ALSAPlaybackLoop: @unchecked Sendable {
                 let status = Int32(written)
                 if pcm.recover(from: status, counters: counters, cadence: cadence) {
                     writtenSincePrepare = 0
+                    pacer.restart()
                     continue
                 }
                 fail(status)
@@ -152,6 +158,7 @@ final class ALSAPlaybackLoop: @unchecked Sendable {
             counters.deviceFrames.add(written, ordering: .relaxed)
             writtenSincePrepare += written
             unstage(frames: written)
+            if pacer.pace(afterMoving: written) { counters.pacedPeriods.add(1, ordering: .relaxed) }
         }
         snd_pcm_drop(handle)
     }

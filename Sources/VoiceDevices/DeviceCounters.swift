@@ -9,6 +9,7 @@ final class DeviceCounters: Sendable {
     let xruns = Atomic<Int>(0)
     let suspends = Atomic<Int>(0)
     let ringStarvedFrames = Atomic<Int>(0)
+    let pacedPeriods = Atomic<Int>(0)
     /// The negative library status that ended the device loop, or 0 while it has not failed.
     /// Stored with release ordering so that a reader that sees it also sees the loop's last counts.
     let failureStatus = Atomic<Int32>(0)
@@ -18,6 +19,7 @@ final class DeviceCounters: Sendable {
             deviceFrames: deviceFrames.load(ordering: .relaxed),
             xruns: xruns.load(ordering: .relaxed),
             suspends: suspends.load(ordering: .relaxed),
-            ringStarvedFrames: ringStarvedFrames.load(ordering: .relaxed))
+            ringStarvedFrames: ringStarvedFrames.load(ordering: .relaxed),
+            pacedPeriods: pacedPeriods.load(ordering: .relaxed))
     }
 }
