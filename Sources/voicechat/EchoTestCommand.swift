@@ -67,19 +67,22 @@ struct EchoTestCommand: AsyncParsableCommand {
         try await CallCommand.place(
             from: local, to: target, name: name, connectTimeout: connectTimeout, call: call, observation: observation,
             until: deadline)
-        printStatus(Self.report(captured: input.envelope, played: output.envelope), level: .notice)
+        guard let heard = Self.report(captured: input.envelope, played: output.envelope) else {
+            throw CommandFailure(
+                "echo test failed: your voice did not come back recognisably; check that the other side runs "
+                    + "`voicechat listen --echo`, and speak for a few seconds")
+        }
+        printStatus(heard, level: .notice)
     }
 
-    static func report(captured: LevelEnvelope, played: LevelEnvelope) -> String {
+    /// What the test found, or nil when the voice did not come back.
+    static func report(captured: LevelEnvelope, played: LevelEnvelope) -> String? {
         guard let capturedFrom = captured.startedAt, let playedFrom = played.startedAt,
             let lag = EnvelopeLag.measure(
                 captured: captured.values, played: played.values,
                 startOffsetMilliseconds: (playedFrom - capturedFrom).milliseconds),
             lag.correlation >= 0.5
-        else {
-            return "echo test: your voice did not come back recognisably; check that the other side runs "
-                + "`voicechat listen --echo`, and speak for a few seconds"
-        }
+        else { return nil }
         return String(
             format: "echo test: you heard yourself %.0f ms after you spoke (microphone to speaker, there and back; "
                 + "your devices' buffers come on top; match %.2f)", lag.milliseconds, lag.correlation)

@@ -15,7 +15,9 @@ struct ListenCommand: AsyncParsableCommand {
             it arrives, so scripts need no input. Runs until the call ends, --duration passes or Ctrl-C, \
             then prints the path used and a summary (rtt, loss, jitter, buffer delay). With --accept N it \
             answers N calls one after the other (0: until --duration or Ctrl-C); a caller who arrives \
-            during a call hears that this side is busy.
+            during a call hears that this side is busy. Each of those calls writes files of its own: \
+            --output, --record, --stats-json and --summary-json get the call's number before their \
+            extension (heard.wav: heard-1.wav, heard-2.wav, ...).
 
             Examples:
               voicechat listen --port 7300 --name alice
@@ -84,7 +86,7 @@ struct ListenCommand: AsyncParsableCommand {
         InterruptSignal.install()
         let deadline = call.deadline(from: MediaTime.monotonicNow())
         let local = try await CallEngine.open(
-            options: call, participant: name, host: host, udpPort: port, audio: echoLoop())
+            options: options(forCall: 1), participant: name, host: host, udpPort: port, audio: echoLoop())
         let listener: TCPSignallingListener
         do {
             listener = try await TCPSignallingListener.bind(host: host, port: port, participant: name) { line in
@@ -103,6 +105,7 @@ struct ListenCommand: AsyncParsableCommand {
         // down with its call).
         var engine: CallEngine? = local
         var answered = 0
+        var failed = 0
         var firstFailure: CommandFailure?
         while accept == 0 || answered < accept {
             let link = await Self.waitForCaller(listener, until: deadline)
@@ -115,7 +118,8 @@ struct ListenCommand: AsyncParsableCommand {
             } else {
                 do {
                     callEngine = try await CallEngine.open(
-                        options: call, participant: name, host: host, udpPort: port, audio: echoLoop())
+                        options: options(forCall: answered), participant: name, host: host, udpPort: port,
+                        audio: echoLoop())
                 } catch {
                     await link.close()
                     firstFailure = firstFailure ?? error
@@ -127,9 +131,10 @@ struct ListenCommand: AsyncParsableCommand {
             // The listener stays open during the call, so that another caller hears that this side is
             // busy rather than that nobody listens.
             let result = await CallSession.run(
-                local: callEngine, link: link, role: .answering, options: call, observation: observation,
-                until: deadline)
+                local: callEngine, link: link, role: .answering, options: options(forCall: answered),
+                observation: accept == 1 ? observation : observation.forCall(answered), until: deadline)
             if case .failure(let error) = result {
+                failed += 1
                 firstFailure = firstFailure ?? error
                 if accept != 1 { printStatus("call \(answered) failed: \(error)", level: .warning) }
             }
@@ -153,7 +158,28 @@ struct ListenCommand: AsyncParsableCommand {
         } else if accept != 1 {
             printStatus("stopped after \(answered) call\(answered == 1 ? "" : "s")", level: .notice)
         }
-        if let firstFailure { throw firstFailure }
+        if let failure = Self.failure(
+            interrupted: InterruptSignal.wasReceived, accept: accept, answered: answered, failed: failed,
+            first: firstFailure)
+        {
+            throw failure
+        }
+    }
+
+    /// What the listener ends with once it stops: nil after Ctrl-C or SIGTERM (it exits with the
+    /// signal's status) or when no call failed; the one call's failure for `--accept 1`; else how
+    /// many failed, each of which was said when it ended.
+    static func failure(interrupted: Bool, accept: Int, answered: Int, failed: Int, first: CommandFailure?)
+        -> CommandFailure?
+    {
+        guard !interrupted, let first else { return nil }
+        if accept == 1 { return first }
+        return CommandFailure("\(failed) of \(answered) call\(answered == 1 ? "" : "s") failed (each said above)")
+    }
+
+    /// The options of call `number`: with `--accept` other than 1, its files are numbered.
+    private func options(forCall number: Int) -> CallOptions {
+        accept == 1 ? call : call.forCall(number)
     }
 
     /// `--echo`'s device: a fresh loop for each call's engine.

@@ -53,6 +53,31 @@ import VoiceTestHarness
         }
     }
 
+    /// A listener that does not echo (it plays a tone back) fails the test: exit 1, saying what to check.
+    @Test func aVoiceThatDoesNotComeBackFailsTheTest() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let port = TestPort.notEchoingListener.port
+        let listener = try BackgroundCommand(
+            executable: CommandRunner.executable.path,
+            arguments: [
+                "listen", "--host", "127.0.0.1", "--port", String(port), "--name", "tone", "--input",
+                CommandRunner.fixture("tone-1k.wav"), "--output", "/dev/null", "--duration", "30",
+            ],
+            directory: directory, label: "tone")
+        defer { listener.stop() }
+        #expect(listener.waitForOutput("listening on", seconds: 15), "\(listener.standardError)")
+        let result = try CommandRunner.run([
+            "echo-test", "127.0.0.1:\(port)", "--input", CommandRunner.fixture("speech-male.wav"), "--output",
+            "/dev/null", "--duration", "5",
+        ])
+        // Before, it said so and exited 0, as a test that passed does.
+        #expect(result.status == 1, "\(result.standardOutput)\(result.standardError)")
+        #expect(
+            result.standardError.contains("echo test failed: your voice did not come back recognisably"),
+            "\(result.standardError)")
+    }
+
     @Test func echoTakesNoDeviceOrFile() throws {
         let result = try CommandRunner.run(["listen", "--echo", "--input", CommandRunner.fixture("speech-male.wav")])
         #expect(result.status == 64)

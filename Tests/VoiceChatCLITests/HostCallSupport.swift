@@ -113,7 +113,7 @@ enum TestPort: Int, CaseIterable {
     case busyListener, relayWithForgedToken, silentRelay, relayReport, relayInUse, relayForeignHost
     case listenPaths, interruptedListener, terminatedListener, endedInputListener, acceptingListener
     case relayAdmin, echoListener, readmeCall, readmeRelay, consoleOpen, consolePushToTalk, relayStops
-    case proximity, nullDevices
+    case proximity, nullDevices, notEchoingListener, numberingListener
 
     /// Ports each test process may use: 20000 + 1499 × 30 + 29 stays under 65535.
     private static let perProcess = 30

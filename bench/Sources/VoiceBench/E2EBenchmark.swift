@@ -31,6 +31,11 @@ struct E2EBenchmark: ParsableCommand {
     @Option(help: "Seed of the impairment proxy.") var seed: UInt64 = 7
     @Option(help: "A delay budget for both players, ms, instead of the CLI's default (said in the output).")
     var maxDelayMs: Double?
+    @Option(
+        help: """
+            Echo canceller settings to run each call with, comma-separated: auto (the CLI's default), on, off.             With more than one, every call runs with each in turn, and the output compares them.
+            """)
+    var echoCancel = "auto"
     @Option(help: "Where to write the recordings, results.jsonl and e2e.png.") var reportDirectory: String?
 
     struct Condition: Sendable {
@@ -58,8 +63,10 @@ struct E2EBenchmark: ParsableCommand {
         var pesq: Double
         var delay: Double
         var windowDelays: [Double]
+        var echoCancel: String
         var listener: [String: Any]
         var talker: [String: Any]
+        var listenerCPUSeconds: Double?
         var proxy: ImpairmentProxy.Counts
         var machine: MachineStallReport
         /// Whether alice's voice crossed the proxy: at least one datagram for every other frame of
@@ -85,6 +92,9 @@ struct E2EBenchmark: ParsableCommand {
             let allowed = DelayBudget.allowedMilliseconds
             throw ValidationError(
                 "--max-delay-ms takes \(allowed.lowerBound) to \(allowed.upperBound) ms, not \(maxDelayMs)")
+        }
+        for mode in echoCancel.split(separator: ",") where !["auto", "on", "off"].contains(mode) {
+            throw ValidationError("--echo-cancel takes auto, on or off (comma-separated), not \(mode)")
         }
         let known = Set(Condition.all.map(\.name))
         for name in conditions.split(separator: ",") where !known.contains(String(name)) {
@@ -132,6 +142,12 @@ struct E2EBenchmark: ParsableCommand {
                 + "proxy (on loopback, auto would go direct); direct, --advertise: the listener offers the proxy's "
                 + "address, which puts the proxy on the caller's direct UDP, and the caller an address nobody answers "
                 + "on, as behind a NAT that lets only replies in")
+        let modes = echoCancel.split(separator: ",").map(String.init)
+        if modes != ["auto"] {
+            print(
+                "echo canceller: every call runs with --echo-cancel \(modes.joined(separator: ", then ")) "
+                    + "(auto is the CLI's default)")
+        }
         var rows: [Row] = []
         var floors: [Double: Double] = [:]
         let selected = Condition.all.filter { conditions.split(separator: ",").map(String.init).contains($0.name) }
@@ -141,10 +157,11 @@ struct E2EBenchmark: ParsableCommand {
                 name: "vce2e\(getpid())f\(frameIndex)", periodFrames: periodFrames,
                 logDirectory: URL(fileURLWithPath: work))
             defer { server.stop() }
-            func run(_ chain: E2ERun.Chain, tag: String) throws -> E2ERun.Recording {
+            func run(_ chain: E2ERun.Chain, tag: String, echoCancel: String = "auto") throws -> E2ERun.Recording {
                 try E2ERun(
                     voicechat: voicechat, server: server, frameMilliseconds: frame,
-                    maximumDelayMilliseconds: maxDelayMs, periodFrames: periodFrames,
+                    maximumDelayMilliseconds: maxDelayMs, echoCancellation: echoCancel == "auto" ? nil : echoCancel,
+                    periodFrames: periodFrames,
                     signal: signal, tag: "\(frameIndex)\(tag)", directory: work
                 ).record(chain)
             }
@@ -155,29 +172,37 @@ struct E2EBenchmark: ParsableCommand {
                 "\(E2ERun.format(frame)) ms frames: device loop \(fixed(floor.delay)) ms  (\(floorRecording.machine))")
             for topology in chosen {
                 for (index, condition) in selected.enumerated() {
-                    let name = "\(topology.rawValue)-\(condition.name)-\(E2ERun.format(frame))ms"
+                  for (modeIndex, mode) in modes.enumerated() {
+                    let modeLabel = modes == ["auto"] ? "" : " echo-cancel \(mode)"
+                    let name =
+                        "\(topology.rawValue)-\(condition.name)-\(E2ERun.format(frame))ms"
+                        + (modes == ["auto"] ? "" : "-echo-\(mode)")
                     let recording = try run(
                         .call(topology, conditions: condition.network, seed: seed),
-                        tag: "\(topology.rawValue.prefix(1))\(index)")
+                        tag: "\(topology.rawValue.prefix(1))\(index)m\(modeIndex)", echoCancel: mode)
                     let scored = try score(recording, name: name, in: directory, scorer)
                     let row = Row(
                         topology: topology, frameMilliseconds: frame, condition: condition.name, pesq: scored.pesq,
-                        delay: scored.delay, windowDelays: scored.windows, listener: recording.listenerStatistics,
-                        talker: recording.talkerStatistics, proxy: recording.proxy, machine: recording.machine,
+                        delay: scored.delay, windowDelays: scored.windows, echoCancel: mode,
+                        listener: recording.listenerStatistics, talker: recording.talkerStatistics,
+                        listenerCPUSeconds: recording.listenerCPUSeconds, proxy: recording.proxy,
+                        machine: recording.machine,
                         crossedProxy: Double(recording.proxy.sent) >= 0.5 * Double(speech.count) / (frame * 48))
                     rows.append(row)
                     if !row.crossedProxy {
                         print(
-                            "  \(topology.rawValue) \(condition.name): voice left the proxy's path (the figures below skip it)"
+                            "  \(topology.rawValue) \(condition.name)\(modeLabel): voice left the proxy's path (the figures below skip it)"
                         )
                     }
+                    let cpu = row.listenerCPUSeconds.map { "bob's process used \(fixed($0, 2)) s of CPU; " } ?? ""
                     print(
-                        "  \(topology.rawValue) \(condition.name): PESQ-WB \(fixed(row.pesq, 3)), delay "
+                        "  \(topology.rawValue) \(condition.name)\(modeLabel): PESQ-WB \(fixed(row.pesq, 3)), delay "
                             + "\(fixed(row.delay)) ms (engine \(fixed(row.delay - floor.delay))), per-second p95 "
                             + "\(fixed(row.percentile(0.95))) ms, proxy dropped \(row.proxy.dropped) of \(row.proxy.sent), "
                             + "held up \(row.proxy.late) times (latest \(fixed(Double(row.proxy.maximumLateness) / 1e6)) ms)  "
-                            + "\(Self.listenerSummary(row.listener)); \(Self.devicesSummary(row))  (\(recording.machine))"
+                            + "\(Self.listenerSummary(row.listener)); \(cpu)\(Self.devicesSummary(row))  (\(recording.machine))"
                     )
+                  }
                 }
             }
         }
@@ -187,7 +212,10 @@ struct E2EBenchmark: ParsableCommand {
         for (frame, floor) in floors.sorted(by: { $0.key > $1.key }) {
             report.add("\(E2ERun.format(frame)) ms device loop delay (floor)", floor, unit: "ms")
             for topology in chosen {
-                let ofRun = rows.filter { $0.frameMilliseconds == frame && $0.topology == topology && $0.crossedProxy }
+              for mode in modes {
+                let ofRun = rows.filter {
+                    $0.frameMilliseconds == frame && $0.topology == topology && $0.echoCancel == mode && $0.crossedProxy
+                }
                 for row in rows where row.frameMilliseconds == frame && row.topology == topology && !row.crossedProxy {
                     report.require(
                         false,
@@ -195,8 +223,11 @@ struct E2EBenchmark: ParsableCommand {
                             + "path after \(row.proxy.sent) datagrams (the engine found another way to bob)")
                 }
                 addFigures(
-                    ofRun, frame: frame, label: "\(E2ERun.format(frame)) ms \(topology.rawValue)",
+                    ofRun, frame: frame,
+                    label: "\(E2ERun.format(frame)) ms \(topology.rawValue)" + (modes == ["auto"] ? "" : " echo-cancel \(mode)"),
                     floor: floor, ceiling: ceiling, to: &report)
+              }
+              if modes.count > 1 { addEchoComparison(rows, frame: frame, topology: topology, modes: modes, to: &report) }
             }
         }
         if !report.finish() { throw ExitCode(1) }
@@ -229,6 +260,34 @@ struct E2EBenchmark: ParsableCommand {
             report.add(
                 "\(label) \(row.condition) engine delay p95 (per second)", row.percentile(0.95) - floor, unit: "ms",
                 baseline: budget, target: .atMost(budget))
+        }
+    }
+
+    /// What the echo canceller costs a call with no echo to cancel: each later setting's PESQ-WB,
+    /// delay and bob's CPU against the first's, per condition (the target: within 0.02 of PESQ-WB).
+    private func addEchoComparison(
+        _ rows: [Row], frame: Double, topology: E2ERun.Topology, modes: [String], to report: inout BenchmarkReport
+    ) {
+        let label = "\(E2ERun.format(frame)) ms \(topology.rawValue)"
+        for condition in Set(rows.map(\.condition)).sorted() {
+            let ofCondition = rows.filter {
+                $0.frameMilliseconds == frame && $0.topology == topology && $0.condition == condition && $0.crossedProxy
+            }
+            guard let first = ofCondition.first(where: { $0.echoCancel == modes[0] }) else { continue }
+            for mode in modes.dropFirst() {
+                guard let other = ofCondition.first(where: { $0.echoCancel == mode }) else { continue }
+                report.add(
+                    "\(label) \(condition) PESQ-WB, echo-cancel \(modes[0]) against \(mode)", first.pesq, unit: "PESQ-WB",
+                    baseline: other.pesq, target: condition == "clean" ? .atLeast(other.pesq - 0.02) : nil)
+                report.add(
+                    "\(label) \(condition) delay, echo-cancel \(modes[0]) against \(mode)", first.delay, unit: "ms",
+                    baseline: other.delay)
+                if let cpu = first.listenerCPUSeconds, let otherCPU = other.listenerCPUSeconds {
+                    report.add(
+                        "\(label) \(condition) bob's CPU, echo-cancel \(modes[0]) against \(mode)", cpu, unit: "s",
+                        baseline: otherCPU)
+                }
+            }
         }
     }
 
@@ -296,6 +355,8 @@ struct E2EBenchmark: ParsableCommand {
             object["topology"] = row.topology.rawValue
             object["frame_ms"] = row.frameMilliseconds
             object["condition"] = row.condition
+            object["echo_cancel"] = row.echoCancel
+            object["listener_cpu_s"] = row.listenerCPUSeconds
             object["pesq_wb"] = row.pesq
             object["delay_ms"] = row.delay
             object["device_floor_ms"] = floor

@@ -23,6 +23,9 @@ struct E2ERun {
         var talkerStatistics: [String: Any]
         var proxy: ImpairmentProxy.Counts
         var machine: MachineStallReport
+        /// CPU time bob's and alice's processes used from their start to the end of the recording.
+        var listenerCPUSeconds: Double?
+        var talkerCPUSeconds: Double?
     }
 
     /// How the two players reach each other.
@@ -51,6 +54,8 @@ struct E2ERun {
     let frameMilliseconds: Double
     /// The players' delay budget, when not the CLI's default.
     let maximumDelayMilliseconds: Double?
+    /// The players' `--echo-cancel`, when not the CLI's default.
+    let echoCancellation: String?
     let periodFrames: Int
     let signal: [Float]
     let tag: String
@@ -103,21 +108,26 @@ struct E2ERun {
             }
         }
         let recording = try play()
+        let cpu = { (label: String) in children.first { $0.label == label }?.cpuSeconds }
+        let listenerCPU = cpu("bob")
+        let talkerCPU = cpu("alice")
         return Recording(
             reference: stride(from: 0, to: recording.count - 1, by: 2).map { recording[$0] },
             heard: stride(from: 1, to: recording.count, by: 2).map { recording[$0] },
             listenerStatistics: Self.lastLine(of: statisticsFile),
             talkerStatistics: Self.lastLine(of: talkerStatisticsFile),
-            proxy: proxy?.counts.withLock { $0 } ?? ImpairmentProxy.Counts(), machine: watch.finish())
+            proxy: proxy?.counts.withLock { $0 } ?? ImpairmentProxy.Counts(), machine: watch.finish(),
+            listenerCPUSeconds: listenerCPU, talkerCPUSeconds: talkerCPU)
     }
 
     /// The settings both players run with besides the CLI's defaults: their devices, the frame
-    /// length under test, no console, and the delay budget when one is given.
+    /// length under test, no console, and the delay budget and echo canceller when given.
     private func playerArguments(_ name: String) -> [String] {
         [
             "--name", name, "--capture", "e2e_\(name.prefix(1))_mic", "--playback", "e2e_\(name.prefix(1))_spk",
             "--frame-ms", Self.format(frameMilliseconds), "--no-console",
         ] + (maximumDelayMilliseconds.map { ["--max-delay-ms", Self.format($0)] } ?? [])
+            + (echoCancellation.map { ["--echo-cancel", $0] } ?? [])
     }
 
     /// The last line of a `--stats-json` file, as JSON; empty when there is none.
