@@ -10,6 +10,8 @@ public enum RelayAdminError: Error, Hashable, Sendable, CustomStringConvertible 
     case notRunning
     /// A position that is not three finite numbers.
     case invalidPosition(VoicePosition)
+    /// A channel no member of the match has started: a player moved there would hear nobody.
+    case unknownChannel(match: String, channel: UInt16)
 
     public var description: String {
         switch self {
@@ -18,6 +20,8 @@ public enum RelayAdminError: Error, Hashable, Sendable, CustomStringConvertible 
             "participant \"\(participant)\" is not a member of match \"\(match)\" on this relay"
         case .notRunning: "the relay is not running"
         case .invalidPosition(let position): "position \(position) is not three finite numbers"
+        case .unknownChannel(let match, let channel):
+            "no member of match \"\(match)\" has channel \(channel) started; a player moved there would hear nobody"
         }
     }
 }
@@ -84,9 +88,20 @@ public struct RelayAdmin: Sendable {
     }
 
     /// Makes `channel` the participant's only started voice channel (0: none), and tells its client.
+    /// Refuses a channel that no member of the match has started.
     public func move(participant: String, match: String, toChannel channel: UInt16) async throws(RelayAdminError) {
-        try await withMember(match: match, participant: participant) { state, member in
+        try await onLoop { state -> Result<Void, RelayAdminError> in
+            guard let member = state.member(match: match, participant: participant) else {
+                return state.matches[match] == nil
+                    ? .failure(.unknownMatch(match))
+                    : .failure(.unknownParticipant(match: match, participant: participant))
+            }
+            let members = state.matches[match]?.members ?? []
+            guard channel == 0 || members.contains(where: { $0.channels.contains(channel) }) else {
+                return .failure(.unknownChannel(match: match, channel: channel))
+            }
             state.move(member, toChannel: channel)
+            return .success(())
         }
     }
 

@@ -58,6 +58,11 @@ import Testing
         #expect(try admin("players", "arena").standardOutput.contains("server-muted"))
         #expect(bob.waitForOutput("the game server muted you", seconds: 5), "\(bob.standardOutput)")
 
+        // A channel nobody has started is refused (before, it said it moved him, and he heard nobody).
+        let nowhere = try admin("move", "arena", "alice", "nosuchchannel")
+        #expect(nowhere.status == 1, "\(nowhere)")
+        #expect(nowhere.standardError.contains(#"no player in match "arena" has channel "nosuchchannel" started"#), "\(nowhere)")
+        #expect(!alice.standardOutput.contains("moved you to channel"), "\(alice.standardOutput)")
         let move = try admin("move", "arena", "alice", "team")
         #expect(move.status == 0 && move.standardOutput == "moved alice to channel team\n", "\(move)")
         #expect(alice.waitForOutput("the game server moved you to channel team", seconds: 5), "\(alice.standardOutput)")
@@ -101,7 +106,7 @@ import Testing
             "relay-admin", "--socket", "/tmp/x", "position", "arena", "bob", "1", "ten", "0",
         ])
         #expect(position.status == 64)
-        #expect(position.standardError.contains("y \"ten\" is not a number"), "\(position.standardError)")
+        #expect(position.standardError.contains("y \"ten\": it is not a number"), "\(position.standardError)")
         let unknown = try CommandRunner.run(["relay-admin", "--socket", "/tmp/x", "ban", "arena"])
         #expect(unknown.status == 64)
         #expect(unknown.standardError.contains("there is no admin command \"ban\""))

@@ -121,18 +121,6 @@ final class ChildProcess: Sendable {
 
     var processIdentifier: Int32 { process.processIdentifier }
 
-    /// The CPU time it has used so far (user and system, all threads), from /proc; nil once it
-    /// has ended.
-    var cpuSeconds: Double? {
-        guard let stat = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),
-            let afterName = stat.lastIndex(of: ")")
-        else { return nil }
-        // Fields after the name: state is the 3rd of the file, utime and stime the 14th and 15th.
-        let fields = stat[stat.index(after: afterName)...].split(separator: " ")
-        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
-        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
-    }
-
     /// Kills it at once (SIGKILL), as a crash or an OOM kill would, and waits for it to be gone.
     func killAbruptly() {
         if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
