@@ -23,16 +23,19 @@ public struct AudioDeviceError: Error, Hashable, Sendable, CustomStringConvertib
     public var reason: String
     /// What to do about it.
     public var suggestion: String?
+    /// Whether `device` names a file (a WAV input or output) rather than a sound device.
+    public var isFile: Bool
 
-    public init(_ code: Code, device: String, reason: String, suggestion: String? = nil) {
+    public init(_ code: Code, device: String, reason: String, suggestion: String? = nil, isFile: Bool = false) {
         self.code = code
         self.device = device
         self.reason = reason
         self.suggestion = suggestion
+        self.isFile = isFile
     }
 
     public var description: String {
-        var text = "audio device '\(device)': \(reason)"
+        var text = "\(isFile ? "file" : "audio device") '\(device)': \(reason)"
         if let suggestion { text += " (\(suggestion))" }
         return text
     }

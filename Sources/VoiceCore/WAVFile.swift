@@ -4,6 +4,10 @@
     import Foundation
 #endif
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Decoded WAV audio: interleaved float samples in -1…1 and the format they were stored in.
 public struct WAVAudio: Hashable, Sendable {
     public var format: AudioFormat
@@ -154,6 +158,7 @@ extension WAVAudio {
 
     /// Reads and decodes the WAV file at `path`.
     public init(contentsOfFile path: String) throws(WAVError) {
+        if let problem = Self.problem(reading: path) { throw .unreadable(path: path, reason: problem) }
         let bytes: [UInt8]
         do {
             bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
@@ -210,6 +215,19 @@ extension WAVAudio {
             return "\(underlying)"
         }
         return "\(error)"
+    }
+
+    /// Why `path` cannot be read as a WAV file before its bytes are tried, in the system's words:
+    /// a folder, a device or a pipe, or a file this user may not read.
+    static func problem(reading path: String) -> String? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        switch status.st_mode & S_IFMT {
+        case S_IFREG:
+            return access(path, R_OK) == 0 ? nil : String(cString: strerror(errno))
+        case S_IFDIR: return "it is a directory, not a WAV file"
+        default: return "it is not a regular file (a device, a pipe or a socket); name a WAV file"
+        }
     }
 }
 

@@ -14,17 +14,17 @@ extension AudioDeviceError {
             if access(path, F_OK) != 0 {
                 return AudioDeviceError(
                     .notFound, device: path, reason: "no such file",
-                    suggestion: "check the path; relative paths start at the current directory")
+                    suggestion: "check the path; relative paths start at the current directory", isFile: true)
             }
             return AudioDeviceError(
                 .ioFailure, device: path, reason: error.description,
-                suggestion: "check that the path names a regular file you may read")
+                suggestion: "check that the path names a regular file you may read", isFile: true)
         case .unwritable:
-            return AudioDeviceError(.ioFailure, device: path, reason: error.description)
+            return AudioDeviceError(.ioFailure, device: path, reason: error.description, isFile: true)
         default:
             return AudioDeviceError(
                 .malformedFile, device: path, reason: error.description,
-                suggestion: "use a mono or stereo WAV file with 16-bit PCM or 32-bit float samples")
+                suggestion: "use a mono or stereo WAV file with 16-bit PCM or 32-bit float samples", isFile: true)
         }
     }
 
@@ -35,17 +35,17 @@ extension AudioDeviceError {
         case ENOENT, ENOTDIR:
             return AudioDeviceError(
                 .notFound, device: path, reason: "cannot \(action): \(message)",
-                suggestion: "create the directory first, or choose a path in an existing directory")
+                suggestion: "create the directory first, or choose a path in an existing directory", isFile: true)
         case EACCES, EPERM, EROFS:
             return AudioDeviceError(
                 .ioFailure, device: path, reason: "cannot \(action): \(message)",
-                suggestion: "choose a path you may write to")
+                suggestion: "choose a path you may write to", isFile: true)
         default:
-            return AudioDeviceError(.ioFailure, device: path, reason: "cannot \(action): \(message)")
+            return AudioDeviceError(.ioFailure, device: path, reason: "cannot \(action): \(message)", isFile: true)
         }
     }
 
     static func invalidArgument(_ device: String, _ reason: String) -> AudioDeviceError {
-        AudioDeviceError(.invalidArgument, device: device, reason: reason)
+        AudioDeviceError(.invalidArgument, device: device, reason: reason, isFile: true)
     }
 }

@@ -96,7 +96,7 @@ public final class WAVFileInput: AudioInput {
                 }
                 return .success(())
             } catch {
-                return .failure(AudioDeviceError(.ioFailure, device: name, reason: error.description))
+                return .failure(AudioDeviceError(.ioFailure, device: name, reason: error.description, isFile: true))
             }
         }
         try result.get()
@@ -158,7 +158,7 @@ public final class WAVFileInput: AudioInput {
         } catch {
             throw AudioDeviceError(
                 .unsupportedConfiguration, device: path, reason: error.description,
-                suggestion: "convert the file to 48 kHz, e.g. `sox in.wav -r 48000 out.wav`")
+                suggestion: "convert the file to 48 kHz, e.g. `sox in.wav -r 48000 out.wav`", isFile: true)
         }
         var converted: [Float] = []
         converted.reserveCapacity(

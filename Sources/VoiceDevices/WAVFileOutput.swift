@@ -117,7 +117,7 @@ public final class WAVFileOutput: AudioOutput {
                 current = (device, writer)
                 return .success(())
             } catch {
-                return .failure(AudioDeviceError(.ioFailure, device: name, reason: error.description))
+                return .failure(AudioDeviceError(.ioFailure, device: name, reason: error.description, isFile: true))
             }
         }
         try result.get()

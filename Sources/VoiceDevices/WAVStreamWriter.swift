@@ -38,7 +38,7 @@ final class WAVStreamWriter: @unchecked Sendable {
             resampler = try AlignedResampler(
                 channels: format.channels, inputRate: engineSampleRate, outputRate: format.sampleRate)
         } catch {
-            throw AudioDeviceError(.unsupportedConfiguration, device: path, reason: error.description)
+            throw AudioDeviceError(.unsupportedConfiguration, device: path, reason: error.description, isFile: true)
         }
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw .fileSystem(path, doing: "create the file", errno: errno) }

@@ -22,9 +22,14 @@ import VoiceCore
 /// can predict from the reference, in 5 ms blocks; it learns fast while it is uncertain and keeps
 /// still while the near end talks. A suppressor (`ResidualEchoSuppressor`) then takes off, per
 /// frequency, what the filter's own uncertainty says it left and the loudspeaker's distortion,
-/// and lets through what the filter cannot explain: the near end. It costs 1 ms of delay. While
-/// nothing audible was played for a tail's length, what was captured goes out as it came, as
-/// late; the output moves from one to the other over 20 ms.
+/// and lets through what the filter cannot explain: the near end. It costs 1 ms of delay.
+///
+/// **Standing aside.** While nothing audible was played for a tail's length, or while the
+/// microphone gives digital silence (muted, or a silent file), there is nothing to cancel: what
+/// was captured goes out as it came, sample for sample and without the suppressor's 1 ms, and
+/// neither stage runs; the filter only keeps the reference's past in step (a transform a block).
+/// The output moves onto the cancelled signal over 20 ms once echo may be heard, and between the
+/// two paths' timing over a block.
 ///
 /// Its echo return loss enhancement is measured over frames where the reference is audible:
 /// what came in against what went out, smoothed over a few seconds. Near-end speech over the far
@@ -36,6 +41,8 @@ public final class CaptureEchoCanceller: @unchecked Sendable {
     public struct Statistics: Sendable, Hashable, Codable {
         /// Captured frames the canceller processed.
         public var framesCancelled = 0
+        /// Of those, frames it let through untouched: nothing audible played, or a silent microphone.
+        public var framesPassedThrough = 0
         /// Of those, frames with the reference audible, over which ERLE is measured.
         public var framesWithEcho = 0
         /// Echo return loss enhancement, dB; nil until half a second of reference was heard.
@@ -70,6 +77,9 @@ public final class CaptureEchoCanceller: @unchecked Sendable {
     }
     /// A reference frame quieter than this (RMS dBFS) holds no echo worth measuring.
     static let audibleReferenceDBFS: Float = -60
+    /// A captured frame whose every sample is smaller than this is digital silence (-100 dBFS; a
+    /// 16-bit microphone's least step is -90 dBFS): no echo and no voice in it.
+    static let silentMicrophonePeak: Float = 1e-5
     /// Frames of audible reference before ERLE is reported.
     static let framesBeforeReporting = 25
     /// How slowly the ERLE estimate forgets, per frame of audible reference (about 2 s at 20 ms).
@@ -104,6 +114,11 @@ public final class CaptureEchoCanceller: @unchecked Sendable {
     private var outputPower = 0.0
     private var framesCancelled = 0
     private var framesWithEcho = 0
+    private var framesPassedThrough = 0
+    /// Whether the last frame went out untouched, and the last hop of what was captured, for the
+    /// seam between the two paths.
+    private var passedThrough = true
+    private let lastHop: UnsafeMutableBufferPointer<Float>
 
     /// - Parameters:
     ///   - frameSamples: samples per engine frame (960 = 20 ms).
@@ -155,6 +170,7 @@ public final class CaptureEchoCanceller: @unchecked Sendable {
         referenceFrame = .allocate(count: frameSamples, filledWith: 0)
         output = .allocate(count: frameSamples, filledWith: 0)
         linearBlock = .allocate(count: block, filledWith: 0)
+        lastHop = .allocate(count: suppressor.hopSamples, filledWith: 0)
         echoFrames = (tail + frameSamples - 1) / frameSamples + 1
     }
 
@@ -162,6 +178,7 @@ public final class CaptureEchoCanceller: @unchecked Sendable {
         referenceFrame.deallocate()
         output.deallocate()
         linearBlock.deallocate()
+        lastHop.deallocate()
     }
 
     /// Appends what the speaker was just given to the reference.
@@ -185,6 +202,14 @@ public final class CaptureEchoCanceller: @unchecked Sendable {
         let referenceAudible = LevelMeter.rmsDBFS(of: UnsafeBufferPointer(referenceFrame)) > Self.audibleReferenceDBFS
         if referenceAudible { lastAudibleFrame = framesCancelled }
         let target: Float = framesCancelled - lastAudibleFrame <= echoFrames ? 1 : 0
+        if target == 0 && suppression == 0 || Self.isSilent(captured) {
+            passThrough(captured)
+            if referenceAudible { measure(captured: captured) }
+            return UnsafeBufferPointer(output)
+        }
+        if passedThrough {
+            suppressor.resume(after: UnsafeBufferPointer(lastHop))
+        }
         let block = blockSamples
         // 20 ms from one path to the other, whatever the block.
         let step = Float(block) / Float(engineSampleRate / 50)
@@ -204,9 +229,52 @@ public final class CaptureEchoCanceller: @unchecked Sendable {
                 UnsafeBufferPointer(linearBlock), share: suppression,
                 into: UnsafeMutableBufferPointer(rebasing: output[range]))
         }
+        if passedThrough {
+            // The suppressor's output is a hop late: move onto it from the captured frame over a block.
+            for index in 0..<block {
+                let share = Float(index + 1) / Float(block)
+                output[index] = (1 - share) * captured[index] + share * output[index]
+            }
+            passedThrough = false
+        }
+        keepLastHop(of: captured)
         framesCancelled += 1
         if referenceAudible { measure(captured: captured) }
         return UnsafeBufferPointer(output)
+    }
+
+    private func keepLastHop(of captured: UnsafeBufferPointer<Float>) {
+        let hop = lastHop.count
+        for index in 0..<hop { lastHop[index] = captured[frameSamples - hop + index] }
+    }
+
+    /// Whether every sample of `captured` is below the silent microphone's peak.
+    private static func isSilent(_ captured: UnsafeBufferPointer<Float>) -> Bool {
+        for sample in captured where abs(sample) >= silentMicrophonePeak { return false }
+        return true
+    }
+
+    /// Lets `captured` out as it came, keeping the filter's reference in step; after a cancelled
+    /// frame, moves from the suppressor's timing (a hop late) onto it over a block.
+    private func passThrough(_ captured: UnsafeBufferPointer<Float>) {
+        for start in stride(from: 0, to: frameSamples, by: blockSamples) {
+            filter.follow(reference: UnsafeBufferPointer(rebasing: referenceFrame[start..<(start + blockSamples)]))
+        }
+        _ = output.initialize(from: captured)
+        if !passedThrough {
+            // From what the suppressor's path would have sent, a hop late, onto the frame as it came.
+            let hop = lastHop.count
+            for index in 0..<blockSamples {
+                let late = index < hop ? lastHop[index] : captured[index - hop]
+                let share = Float(index + 1) / Float(blockSamples)
+                output[index] = (1 - share) * late + share * captured[index]
+            }
+        }
+        keepLastHop(of: captured)
+        passedThrough = true
+        suppression = 0
+        framesCancelled += 1
+        framesPassedThrough += 1
     }
 
     /// Holds the reference back when the echo comes too late for the tail to hold the room after
@@ -235,6 +303,7 @@ public final class CaptureEchoCanceller: @unchecked Sendable {
         var statistics = Statistics()
         statistics.framesCancelled = framesCancelled
         statistics.framesWithEcho = framesWithEcho
+        statistics.framesPassedThrough = framesPassedThrough
         if framesWithEcho >= Self.framesBeforeReporting, capturedPower > 0 {
             statistics.echoReturnLossEnhancementDB = 10 * log10(capturedPower / max(outputPower, capturedPower * 1e-12))
         }

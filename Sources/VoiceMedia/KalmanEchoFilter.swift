@@ -127,6 +127,24 @@ final class KalmanEchoFilter {
         blocksSinceRestart = 0
     }
 
+    /// Takes one block of the reference into the filter's past, without estimating or learning: while
+    /// the canceller stands aside, the past stays in step with the speaker, so that the estimate is
+    /// whole the moment it is needed again. One transform, a fraction of `process`'s work.
+    func follow(reference: UnsafeBufferPointer<Float>) {
+        let (block, bins, partitions) = (blockSamples, self.bins, self.partitions)
+        let history = window.baseAddress!
+        for index in 0..<block {
+            history[index] = history[index + block]
+            history[index + block] = reference[index]
+        }
+        newest = (newest + partitions - 1) % partitions
+        let slot = newest * bins
+        let real = UnsafeMutableBufferPointer(rebasing: referenceReal[slot..<(slot + bins)])
+        let imaginary = UnsafeMutableBufferPointer(rebasing: referenceImaginary[slot..<(slot + bins)])
+        transform.forward(UnsafeBufferPointer(window), real: real, imaginary: imaginary)
+        for bin in 0..<bins { referencePower[slot + bin] = real[bin] * real[bin] + imaginary[bin] * imaginary[bin] }
+    }
+
     /// Writes `captured` less the echo estimated from `reference` (one block each) into `error`,
     /// then learns from what was left.
     func process(

@@ -72,6 +72,16 @@ final class ResidualEchoSuppressor {
         overlap.update(repeating: 0)
     }
 
+    /// Takes up where the input stood after the canceller stood aside: `lastInput` (the last hop
+    /// of what was captured) as if it had passed through at full gain, so that what follows comes
+    /// out one hop late without a seam.
+    func resume(after lastInput: UnsafeBufferPointer<Float>) {
+        for index in 0..<hopSamples {
+            previous[index] = lastInput[index]
+            overlap[index] = lastInput[index] * window[index + hopSamples] * window[index + hopSamples]
+        }
+    }
+
     /// Works out the gains from the filter's last block.
     func follow(_ filter: KalmanEchoFilter) {
         for bin in 0..<bins {

@@ -18,7 +18,7 @@ struct EchoTestCommand: AsyncParsableCommand {
             codec; your devices' own buffers come on top) and the path's summary.
 
             Examples:
-              voicechat listen --port 7300 --name echo --echo --accept 0      (on the far host)
+              voicechat listen --port 7300 --name echo --echo --accept 0  # far host
               voicechat echo-test 192.0.2.7:7300 --duration 15
               voicechat echo-test 192.0.2.7:7300 --input Fixtures/speech-male.wav \\
                   --output back.wav --duration 10

@@ -15,7 +15,9 @@ struct RelayCommand: AsyncParsableCommand {
             Players join with a token signed with the same secret (see `voicechat token`). The relay \
             forwards sealed voice without being able to open it.
 
-            Example: voicechat relay --port 7700 --secret-file relay.secret --prometheus-port 9100
+            Example:
+              voicechat relay --port 7700 --secret-file relay.secret \\
+                  --prometheus-port 9100
 
             With --admin-socket, `voicechat relay-admin` lists matches and players, kicks, \
             server-mutes and moves players.

@@ -18,7 +18,9 @@ struct TokenCommand: ParsableCommand {
             --audience, only the relay started with that --audience takes it; without, any relay that \
             holds the secret does.
 
-            Example: voicechat token --secret-file relay.secret --match arena-7 --participant alice --ttl 3600
+            Example:
+              voicechat token --secret-file relay.secret --match arena-7 \\
+                  --participant alice --ttl 3600
             """
     )
 

@@ -46,15 +46,22 @@ import Testing
     /// a command or a continuation of one: a line wrapped in the middle of a command would run
     /// something else when pasted (they did, in listen, call, join and simulate).
     @Test func examplesAreNotWrappedInTheMiddleOfACommand() throws {
-        for command in ["demo", "listen", "call", "relay", "token", "join", "devices", "loopback", "simulate"] {
+        for command in [
+            "demo", "listen", "call", "echo-test", "relay", "relay-admin", "token", "join", "devices", "loopback",
+            "simulate",
+        ] {
             let result = try CommandRunner.run(["help", command], environment: ["COLUMNS": "80"])
             let lines = result.standardOutput.split(separator: "\n", omittingEmptySubsequences: false)
-            guard let start = lines.firstIndex(of: "Examples:") else { continue }
+            // Every example can be pasted: none sits in the prose, where the help wraps it anywhere.
+            for line in lines where !line.hasPrefix("  ") && !line.hasPrefix("USAGE") {
+                #expect(!line.contains("voicechat \(command) --"), "\(command): \"\(line)\" is wrapped as prose")
+            }
+            guard let start = lines.firstIndex(where: { $0 == "Examples:" || $0 == "Example:" }) else { continue }
             let examples = lines[(start + 1)...].prefix { !$0.isEmpty }
             #expect(!examples.isEmpty, "\(command)")
             var continues = false
             for line in examples {
-                let expected = continues ? "      --" : "  voicechat \(command)"
+                let expected = continues ? "      --" : "  voicechat "
                 #expect(line.hasPrefix(expected), "\(command): \"\(line)\" should start with \"\(expected)\"")
                 #expect(line.count < 80, "\(command): \"\(line)\"")
                 continues = line.hasSuffix(" \\")
