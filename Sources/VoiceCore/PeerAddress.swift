@@ -122,3 +122,9 @@ public struct PeerAddress: Sendable, Hashable, CustomStringConvertible, Codable 
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
+
+/// A host and port as a person types them: an IPv6 host in brackets (`[::1]:7300`), so that its
+/// colons are not taken for the port's.
+public func endpointText(host: String, port: Int) -> String {
+    host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+}

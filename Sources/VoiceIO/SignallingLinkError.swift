@@ -1,3 +1,4 @@
+import VoiceCore
 import VoiceWire
 
 /// Why a signalling link could not be set up or a listener could not be opened. The description is
@@ -37,18 +38,18 @@ public enum SignallingLinkError: Error, Hashable, Sendable, CustomStringConverti
         case .unknownHost(let host):
             "cannot resolve the host name \"\(host)\"; check the spelling or give a numeric address"
         case .connectionRefused(let host, let port):
-            "nothing is listening at \(host):\(port); start `voicechat listen --port \(port)` there first, "
+            "nothing is listening at \(endpointText(host: host, port: port)); start `voicechat listen --port \(port)` there first, "
                 + "or check the address"
         case .unreachable(let host, let port, let reason):
-            "cannot reach \(host):\(port) (\(reason)); check the address and the network between the hosts"
+            "cannot reach \(endpointText(host: host, port: port)) (\(reason)); check the address and the network between the hosts"
         case .connectTimedOut(let host, let port, let seconds):
-            "no answer from \(host):\(port) within \(formatted(seconds)) s; check the address and that no firewall "
+            "no answer from \(endpointText(host: host, port: port)) within \(formatted(seconds)) s; check the address and that no firewall "
                 + "drops the connection"
         case .helloTimedOut(let host, let port, let seconds):
-            "\(host):\(port) accepted the connection but sent no hello within \(formatted(seconds)) s; "
+            "\(endpointText(host: host, port: port)) accepted the connection but sent no hello within \(formatted(seconds)) s; "
                 + "check that it is a voicechat listener"
         case .connectFailed(let host, let port, let reason):
-            "cannot connect to \(host):\(port): \(reason)"
+            "cannot connect to \(endpointText(host: host, port: port)): \(reason)"
         case .refused(let reason):
             "the call was refused: \(reason)"
         case .closedDuringHello:

@@ -1,5 +1,6 @@
 import CVoiceSocket
 import NIOCore
+import VoiceCore
 
 #if canImport(Glibc)
     import Glibc
@@ -246,7 +247,7 @@ enum RelayDatagramSocket {
         if family == AF_INET, setsockopt(descriptor, CInt(IPPROTO_IP), IP_MTU_DISCOVER, &probe, size) != 0 {
             step = "IP_MTU_DISCOVER"
         } else if address.withSockAddr({ bind(descriptor, $0, socklen_t($1)) }) != 0 {
-            step = "bind to \(host):\(port)"
+            step = "bind to \(endpointText(host: host, port: port))"
         } else {
             return descriptor
         }

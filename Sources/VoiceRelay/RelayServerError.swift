@@ -1,3 +1,4 @@
+import VoiceCore
 /// Why a relay could not start.
 public enum RelayServerError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Binding the UDP socket, TCP listener or metrics endpoint failed.
@@ -8,7 +9,7 @@ public enum RelayServerError: Error, Hashable, Sendable, CustomStringConvertible
     public var description: String {
         switch self {
         case .bindFailed(let what, let host, let port, let reason):
-            "relay could not bind its \(what) on \(host):\(port): \(reason); \(Self.advice(reason: reason, host: host))"
+            "relay could not bind its \(what) on \(endpointText(host: host, port: port)): \(reason); \(Self.advice(reason: reason, host: host))"
         case .alreadyStarted: "the relay was already started; make a new RelayServer to start again"
         }
     }

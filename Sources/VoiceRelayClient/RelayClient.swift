@@ -24,12 +24,7 @@ public final class RelayClient: Sendable {
         onDatagram: @escaping @Sendable ([UInt8]) -> Void,
         onEvent: @escaping @Sendable (RelayClientEvent) -> Void = { _ in }
     ) async throws(RelayClientError) -> RelayClient {
-        let relayAddress: SocketAddress
-        do {
-            relayAddress = try SocketAddress.makeAddressResolvingHost(configuration.host, port: configuration.port)
-        } catch {
-            throw .invalidAddress(host: configuration.host, port: configuration.port, reason: "\(error)")
-        }
+        let relayAddress = try RelayClientError.resolving(configuration.host, port: configuration.port)
         do {
             _ = try RelayMessage.join(
                 RelayJoin(

@@ -1,3 +1,5 @@
+import NIOCore
+import VoiceCore
 import VoiceWire
 
 /// Which transport a `RelayClient` uses.
@@ -86,9 +88,24 @@ public enum RelayClientError: Error, Hashable, Sendable, CustomStringConvertible
 
     public var description: String {
         switch self {
-        case .invalidAddress(let host, let port, let reason): "relay address \(host):\(port) is not usable: \(reason)"
+        case .invalidAddress(let host, let port, let reason): "relay address \(endpointText(host: host, port: port)) is not usable: \(reason)"
         case .bindFailed(let reason): "relay client could not open its UDP socket: \(reason)"
         case .invalidJoin(let error): "relay join message cannot be built: \(error)"
+        }
+    }
+}
+
+extension RelayClientError {
+    /// The relay's address, resolved; a host name that does not resolve is said in words.
+    static func resolving(_ host: String, port: Int) throws(RelayClientError) -> SocketAddress {
+        do {
+            return try SocketAddress.makeAddressResolvingHost(host, port: port)
+        } catch SocketAddressError.unknown {
+            throw .invalidAddress(
+                host: host, port: port,
+                reason: "the host name does not resolve; check the spelling or give a numeric address")
+        } catch {
+            throw .invalidAddress(host: host, port: port, reason: "\(error)")
         }
     }
 }

@@ -29,12 +29,7 @@ public final class RelaySignallingClient: Sendable {
         timing: RelaySignallingTiming = RelaySignallingTiming(),
         onEvent: @escaping @Sendable (RelaySignallingEvent) -> Void
     ) async throws(RelayClientError) -> RelaySignallingClient {
-        let relayAddress: SocketAddress
-        do {
-            relayAddress = try SocketAddress.makeAddressResolvingHost(host, port: port)
-        } catch {
-            throw .invalidAddress(host: host, port: port, reason: "\(error)")
-        }
+        let relayAddress = try RelayClientError.resolving(host, port: port)
         do {
             _ = try RelayMessage.signalJoin(token: token, participant: participant).serialized()
         } catch {

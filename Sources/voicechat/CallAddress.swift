@@ -1,3 +1,4 @@
+import VoiceCore
 /// The `HOST:PORT` a call goes to: a host name, an IPv4 address, or an IPv6 address in brackets.
 struct CallAddress: Hashable, CustomStringConvertible {
     var host: String
@@ -36,5 +37,5 @@ struct CallAddress: Hashable, CustomStringConvertible {
         self.port = port
     }
 
-    var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+    var description: String { endpointText(host: host, port: port) }
 }

@@ -47,6 +47,11 @@ struct CallCommand: AsyncParsableCommand {
     func validate() throws {
         try observation.validatePushToTalk(call.ptt)
         try call.validateWithoutRelay(command: "call")
+        do {
+            _ = try CallAddress(parsing: address)
+        } catch {
+            throw ValidationError("\(error.description)")
+        }
     }
 
     func run() async throws {

@@ -52,7 +52,11 @@ struct EchoTestCommand: AsyncParsableCommand {
         guard call.endpoints.speakerChannels == 1 else {
             throw ValidationError("echo-test measures a mono speaker: leave --speaker-channels at 1.")
         }
-        _ = try CallAddress(parsing: address)
+        do {
+            _ = try CallAddress(parsing: address)
+        } catch {
+            throw ValidationError("\(error.description)")
+        }
     }
 
     func run() async throws {

@@ -81,6 +81,11 @@ struct JoinCommand: AsyncParsableCommand {
             throw ValidationError(
                 "--path app needs an app channel, and join has none; use auto, direct, relay or relay-tcp.")
         }
+        do {
+            _ = try CallAddress(parsing: relay)
+        } catch {
+            throw ValidationError("--relay: \(error.description)")
+        }
     }
 
     func run() async throws {

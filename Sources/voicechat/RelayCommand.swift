@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import VoiceControl
+import VoiceCore
 import VoiceRelay
 import VoiceWire
 
@@ -116,7 +117,7 @@ struct RelayCommand: AsyncParsableCommand {
         } catch {
             throw CommandFailure("\(error)")
         }
-        var listening = "relay listening on UDP and TCP \(host):\(port)"
+        var listening = "relay listening on UDP and TCP \(endpointText(host: host, port: port))"
         if let metricsPort = relay.prometheusPort {
             listening += ", metrics at http://127.0.0.1:\(metricsPort)/metrics"
         }

@@ -169,7 +169,7 @@ struct WAVFileInputTests {
         let path = WAVFileFixtures.path("tone-1k.wav")
         #expect(
             throws: AudioDeviceError(
-                .invalidArgument, device: path, reason: "0 channels requested; a file input delivers 1…8")
+                .invalidArgument, device: path, reason: "0 channels requested; a file input delivers 1…8", isFile: true)
         ) {
             try WAVFileInput(path: path, channels: 0, pacing: .onDemand)
         }
