@@ -36,12 +36,51 @@ public struct ControlRequest: Sendable, Hashable {
         self.command = command
     }
 
+    /// The first number in `line` (outside strings) that no Double holds, such as `1e999`: JSON
+    /// allows it, but the decoder refuses the whole line for it.
+    static func outOfRangeNumber(in line: some Collection<UInt8>) -> String? {
+        var inString = false
+        var escaped = false
+        var number: [UInt8] = []
+        func check() -> String? {
+            defer { number.removeAll() }
+            guard !number.isEmpty else { return nil }
+            let text = String(decoding: number, as: UTF8.self)
+            guard let value = Double(text), !value.isFinite else { return nil }
+            return text
+        }
+        for byte in line {
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "+"), UInt8(ascii: "."),
+                UInt8(ascii: "e"), UInt8(ascii: "E"):
+                number.append(byte)
+            default:
+                if let found = check() { return found }
+                if byte == UInt8(ascii: "\"") { inString = true }
+            }
+        }
+        return check()
+    }
+
     /// Reads one line. The ID comes back even when the rest is refused, so the reply can carry it.
     public static func parse(_ line: some Collection<UInt8>) -> (id: JSONValue?, request: Result<Self, ControlError>) {
         let value: JSONValue
         do {
             value = try JSONDecoder().decode(JSONValue.self, from: Data(line))
         } catch {
+            if let number = outOfRangeNumber(in: line) {
+                return (nil, .failure(.badRequest("the number \(number) is too large for any setting; send a finite number")))
+            }
             return (nil, .failure(.badRequest("the line is not valid JSON; send one JSON object per line")))
         }
         guard case .object(let fields) = value else {

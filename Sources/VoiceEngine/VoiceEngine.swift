@@ -30,6 +30,9 @@ public final class VoiceEngine: Sendable {
     private let commands = EngineCommandQueue()
     private let clock: ManualClock?
     private let input: (any AudioInput)?
+
+    /// Whether the microphone has ended and will deliver nothing more (a file played to its end).
+    public var isInputExhausted: Bool { input?.isExhausted ?? false }
     private let output: (any AudioOutput)?
     private let runner = Mutex<EngineThread?>(nil)
     /// Datagrams from network threads, with their route and arrival time, for the engine thread.

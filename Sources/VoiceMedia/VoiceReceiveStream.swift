@@ -390,6 +390,13 @@ public final class VoiceReceiveStream {
     /// at the next `pullFrame`.
     public func skipFrame(at now: MediaTime) {
         advance(at: now, render: false)
+        // Nothing of it is heard: the meter falls and the player stops "speaking", rather than
+        // holding the last level heard for as long as nobody listens.
+        let frame = UnsafeMutableBufferPointer(rebasing: scratch[0..<frameSamples])
+        frame.update(repeating: 0)
+        meter.process(UnsafeBufferPointer(frame))
+        _ = speakingDetector.update(
+            levelDBFS: LevelMeter.decibels(power: meter.lastBlockPower), elapsedSeconds: frameMilliseconds / 1_000)
     }
 
     private enum Outcome {

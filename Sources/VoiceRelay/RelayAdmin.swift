@@ -10,8 +10,6 @@ public enum RelayAdminError: Error, Hashable, Sendable, CustomStringConvertible 
     case notRunning
     /// A position that is not three finite numbers.
     case invalidPosition(VoicePosition)
-    /// A channel no member of the match has started: a player moved there would hear nobody.
-    case unknownChannel(match: String, channel: UInt16)
 
     public var description: String {
         switch self {
@@ -20,8 +18,6 @@ public enum RelayAdminError: Error, Hashable, Sendable, CustomStringConvertible 
             "participant \"\(participant)\" is not a member of match \"\(match)\" on this relay"
         case .notRunning: "the relay is not running"
         case .invalidPosition(let position): "position \(position) is not three finite numbers"
-        case .unknownChannel(let match, let channel):
-            "no member of match \"\(match)\" has channel \(channel) started; a player moved there would hear nobody"
         }
     }
 }
@@ -88,20 +84,19 @@ public struct RelayAdmin: Sendable {
     }
 
     /// Makes `channel` the participant's only started voice channel (0: none), and tells its client.
-    /// Refuses a channel that no member of the match has started.
+    /// A channel nobody has started yet is allowed (the first of a new team); see `members(in:match:)`.
     public func move(participant: String, match: String, toChannel channel: UInt16) async throws(RelayAdminError) {
-        try await onLoop { state -> Result<Void, RelayAdminError> in
-            guard let member = state.member(match: match, participant: participant) else {
-                return state.matches[match] == nil
-                    ? .failure(.unknownMatch(match))
-                    : .failure(.unknownParticipant(match: match, participant: participant))
-            }
-            let members = state.matches[match]?.members ?? []
-            guard channel == 0 || members.contains(where: { $0.channels.contains(channel) }) else {
-                return .failure(.unknownChannel(match: match, channel: channel))
-            }
+        try await withMember(match: match, participant: participant) { state, member in
             state.move(member, toChannel: channel)
-            return .success(())
+        }
+    }
+
+    /// The members of `match` that have `channel` started, sorted: none for a channel nobody is in
+    /// (or a name mistyped).
+    public func members(in channel: UInt16, match: String) async throws(RelayAdminError) -> [String] {
+        try await onLoop { state -> Result<[String], RelayAdminError> in
+            guard let members = state.matches[match]?.members else { return .failure(.unknownMatch(match)) }
+            return .success(members.filter { $0.channels.contains(channel) }.map(\.participant).sorted())
         }
     }
 

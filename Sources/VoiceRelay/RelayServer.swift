@@ -89,7 +89,7 @@ public final class RelayServer: Service, Sendable {
                 } catch {
                     throw RelayServerError.bindFailed(
                         what: "Prometheus endpoint", host: configuration.prometheusHost, port: requested,
-                        reason: "\(error)")
+                        reason: RelayServerError.reason(error))
                 }
                 channels.append(http)
                 prometheusPort = http.localAddress?.port
@@ -108,7 +108,7 @@ public final class RelayServer: Service, Sendable {
             throw error
         } catch {
             for channel in channels { try? await channel.close() }
-            throw .bindFailed(what: "sockets", host: configuration.host, port: configuration.port, reason: "\(error)")
+            throw .bindFailed(what: "sockets", host: configuration.host, port: configuration.port, reason: RelayServerError.reason(error))
         }
     }
 
@@ -139,7 +139,7 @@ public final class RelayServer: Service, Sendable {
                     .withBoundSocket(descriptor).get()
             } catch {
                 throw .bindFailed(
-                    what: "UDP socket", host: configuration.host, port: configuration.port, reason: "\(error)")
+                    what: "UDP socket", host: configuration.host, port: configuration.port, reason: RelayServerError.reason(error))
             }
             let port = udp.localAddress?.port ?? configuration.port
             let waterMark = configuration.limits.tcpWriteBufferBytes

@@ -1,4 +1,10 @@
+import NIOCore
 import VoiceCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Why a relay could not start.
 public enum RelayServerError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Binding the UDP socket, TCP listener or metrics endpoint failed.
@@ -12,6 +18,12 @@ public enum RelayServerError: Error, Hashable, Sendable, CustomStringConvertible
             "relay could not bind its \(what) on \(endpointText(host: host, port: port)): \(reason); \(Self.advice(reason: reason, host: host))"
         case .alreadyStarted: "the relay was already started; make a new RelayServer to start again"
         }
+    }
+
+    /// Why a bind failed, in the system's words ("Address already in use"), not NIO's call.
+    static func reason(_ error: any Error) -> String {
+        if let error = error as? IOError { return String(cString: strerror(error.errnoCode)) }
+        return "\(error)"
     }
 
     /// What to do about a failed bind, from the system's reason (its strerror text, or NIO's

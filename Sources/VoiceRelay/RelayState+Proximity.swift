@@ -21,6 +21,12 @@ extension RelayState {
     /// The game server's order: the member stands at `position` whatever it reports itself; nil
     /// hands its position back to its own reports (it keeps the last one until it sends another).
     func placeByServer(_ member: RelayMember, at position: VoicePosition?) {
+        logger.info(
+            position == nil ? "position handed back to the player" : "placed by the game server",
+            metadata: [
+                "match": "\(member.match.id)", "participant": "\(member.participant)",
+                "position": "\(position.map { "(\($0.x), \($0.y), \($0.z))" } ?? "-")",
+            ])
         member.isPlacedByServer = position != nil
         if let position { place(member, at: position) }
     }

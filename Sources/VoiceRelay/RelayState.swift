@@ -310,9 +310,12 @@ final class RelayState {
         }
         let match = matches[token.match] ?? RelayMatch(id: token.match)
         let joining: RelayMember
+        let isNew: Bool
         if let existing = match.member(participant: join.participant) {
             joining = existing
+            isNew = false
         } else {
+            isNew = true
             guard match.member(mediaID: mediaID) == nil else {
                 return refuse(.mediaIDCollision, to: source, participant: join.participant)
             }
@@ -332,13 +335,18 @@ final class RelayState {
         joining.channels = Array(Set(join.channels.filter { $0 != 0 })).sorted()
         joining.muted = Array(Set(join.muted))
         attach(source, to: joining, now: now)
-        joins &+= 1
-        logger.info(
-            "joined",
-            metadata: [
-                "match": "\(token.match)", "participant": "\(join.participant)", "from": "\(describe(source))",
-                "channels": "\(joining.channels)",
-            ])
+        // A player joins once: its second transport, and the joins its client repeats until it
+        // hears back, are the same membership.
+        let metadata: Logger.Metadata = [
+            "match": "\(token.match)", "participant": "\(join.participant)", "from": "\(describe(source))",
+            "channels": "\(joining.channels)",
+        ]
+        if isNew {
+            joins &+= 1
+            logger.info("joined", metadata: metadata)
+        } else {
+            logger.debug("joined again", metadata: metadata)
+        }
         send(.joined(mediaID: mediaID), to: source)
         // Every join hears the game server's mute as it stands: a client joining a muted
         // membership (a reconnect, a second transport, a restarted app) must know it, or its
@@ -573,12 +581,18 @@ final class RelayState {
 
     /// Drops (true) or lets through (false) the member's voice, and tells its client.
     func setServerMute(_ muted: Bool, of member: RelayMember) {
+        logger.info(
+            muted ? "server-muted by the game server" : "server mute lifted by the game server",
+            metadata: ["match": "\(member.match.id)", "participant": "\(member.participant)"])
         member.serverMuted = muted
         notify(member, .serverMute(muted))
     }
 
     /// Makes `channel` the member's only started voice channel (0: none), and tells its client.
     func move(_ member: RelayMember, toChannel channel: UInt16) {
+        logger.info(
+            "moved by the game server",
+            metadata: ["match": "\(member.match.id)", "participant": "\(member.participant)", "channel": "\(channel)"])
         member.channels = channel == 0 ? [] : [channel]
         notify(member, .moved(channel: channel))
     }

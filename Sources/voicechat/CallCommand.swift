@@ -107,7 +107,8 @@ enum CallSession {
             printStatus(summary.report, level: .notice)
             if let path = observation.summaryJSON {
                 SessionSummaryFile(
-                    kind: "call", session: summary.remote, seconds: summary.callSeconds,
+                    kind: "call", participant: runner.service.engine.participant, calling: summary.remote,
+                    seconds: summary.callSeconds,
                     ending: summary.ending.description, participants: summary.statistics.map { [$0] } ?? []
                 ).write(to: path)
             }

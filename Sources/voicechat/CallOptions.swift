@@ -17,11 +17,14 @@ struct CallOptions: ParsableArguments, FrameLengthOption {
             valueName: "file.wav"))
     var record: String?
 
+    // Parsed by a transform, so that the help lists what each command takes, not every path.
     @Option(
         help: ArgumentHelp(
-            "Real-time path for voice: auto (direct UDP, else over the signalling connection), direct, app, "
-                + "relay or relay-tcp (the last two need `join --relay`) (e.g. --path app).",
-            valueName: "path"))
+            "Real-time path for voice (default: auto). listen, call and echo-test: auto (direct UDP, else over the "
+                + "signalling connection), direct or app. join: auto (direct UDP, else through the relay), direct, "
+                + "relay or relay-tcp (e.g. --path app).",
+            valueName: "path"),
+        transform: CallPathChoice.init(argument:))
     var path: CallPathChoice = .auto
 
     @Option(
@@ -57,7 +60,7 @@ struct CallOptions: ParsableArguments, FrameLengthOption {
         parsing: .unconditional,
         help: ArgumentHelp(
             "Stop after this many seconds from the start and exit 0 (e.g. --duration 30); default: until the "
-                + "call ends or Ctrl-C.",
+                + "call ends, Ctrl-C, or half a second after the --input file ends.",
             valueName: "seconds"),
         transform: NumericArgument.duration.double)
     var duration: Double?

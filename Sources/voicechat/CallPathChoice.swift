@@ -3,7 +3,7 @@ import VoiceEngine
 import VoiceTransport
 
 /// The CLI's `--path`: which real-time path a call's voice may take.
-enum CallPathChoice: String, ExpressibleByArgument, CaseIterable {
+enum CallPathChoice: String, CaseIterable, Sendable {
     /// The best path that works: direct UDP, else carried over the signalling link.
     case auto
     /// Direct UDP between the hosts only.
@@ -27,6 +27,15 @@ enum CallPathChoice: String, ExpressibleByArgument, CaseIterable {
     }
 
     var needsRelay: Bool { self == .relay || self == .relayTCP }
+
+    /// Parses `--path`, naming the paths there are when the text is none of them.
+    init(argument: String) throws {
+        guard let choice = Self(rawValue: argument) else {
+            throw ValidationError(
+                "there is no path \"\(argument)\"; use \(Self.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        self = choice
+    }
 
     /// How a match reaches its relay under this choice: a forced relay transport is the only one
     /// opened and carries voice from the start.

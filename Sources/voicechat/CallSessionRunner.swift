@@ -64,6 +64,7 @@ final class CallSessionRunner: Sendable {
             printStatus("calling \(remote) …")
         }
         var ending: CallSummary.Ending
+        var inputEnd = InputEnd()
         loop: while true {
             let now = MediaTime.monotonicNow()
             for event in pending.take() {
@@ -106,6 +107,10 @@ final class CallSessionRunner: Sendable {
                             + "or check the other side's output")
                 }
                 ending = .durationReached
+                break
+            }
+            if deadline == nil, callStart != nil, inputEnd.hasEnded(service.engine.isInputExhausted, at: now) {
+                ending = .inputEnded
                 break
             }
             if let linkEnding = link.ending {
@@ -160,5 +165,22 @@ final class CallSessionRunner: Sendable {
         default:
             "the call with \(other) did not start: \(reason)"
         }
+    }
+}
+
+/// When a session whose `--input` file ended, with no `--duration` to run for, ends: once what it
+/// sent last has had time to play at the other end.
+struct InputEnd {
+    /// How long after its input ended a session goes on: the network, the far jitter buffer and
+    /// its speaker's queue.
+    static let tail = MediaTime.milliseconds(500)
+    private var endedAt: MediaTime?
+
+    /// Whether the session ends now, given whether the input has ended.
+    mutating func hasEnded(_ inputExhausted: Bool, at now: MediaTime) -> Bool {
+        guard inputExhausted else { return false }
+        let endedAt = self.endedAt ?? now
+        self.endedAt = endedAt
+        return now - endedAt >= Self.tail
     }
 }

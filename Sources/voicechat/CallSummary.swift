@@ -7,13 +7,16 @@ struct CallSummary {
     enum Ending: CustomStringConvertible {
         case durationReached
         case interrupted
+        /// `--input` played to its end and no `--duration` was given.
+        case inputEnded
         /// The other side ended the call (or its engine did), for this reason.
         case remoteEnded(String)
 
         var description: String {
             switch self {
             case .durationReached: "duration reached"
-            case .interrupted: "interrupted"
+            case .interrupted: InterruptSignal.ending
+            case .inputEnded: "the input file ended"
             case .remoteEnded(let reason): reason
             }
         }

@@ -7,9 +7,28 @@ enum ConsoleRenderer {
     /// The meters span this range of dBFS.
     static let floorDB: Float = -60
 
-    static let keyHelp =
-        "keys: m mute  p push-to-talk  space/t talk  +/- volume  v volume of: channel, player 1, 2…  "
-        + "1-9 mute player  tab/c next channel  q quit"
+    /// The keys, quitting first so that it is seen on the narrowest terminal.
+    static let keys = [
+        "q quit", "m mute", "p push-to-talk", "space/t talk", "+/- volume", "v volume of: channel, player 1, 2…",
+        "1-9 mute player", "tab/c next channel",
+    ]
+
+    /// The keys in lines of at most `width` characters (one line when it fits), none cut.
+    static func keyLines(width: Int) -> [String] {
+        var lines: [String] = []
+        var line = "keys:"
+        for key in keys {
+            let candidate = line + "  " + key
+            if candidate.count > width, line.count > "keys:".count || lines.count > 0 {
+                lines.append(line)
+                line = "     " + "  " + key
+            } else {
+                line = candidate
+            }
+        }
+        lines.append(line)
+        return lines
+    }
 
     /// The lines to draw, each at most `width` characters, and `status` (the last key's outcome)
     /// at the bottom.
@@ -32,23 +51,40 @@ enum ConsoleRenderer {
         if snapshot.participants.isEmpty { lines.append("  (nobody else yet)") }
         let nameWidth = min(16, snapshot.participants.map(\.participant.count).max() ?? 0)
         for (index, participant) in snapshot.participants.enumerated() {
-            lines.append(line(for: participant, number: index + 1, nameWidth: nameWidth))
+            let whole = line(for: participant, number: index + 1, nameWidth: nameWidth)
+            if whole.count <= width {
+                lines.append(whole)
+            } else {
+                // Too wide for one line: the network's figures go on a line of their own.
+                lines.append(head(of: participant, number: index + 1, nameWidth: nameWidth))
+                lines.append("    " + figures(of: participant))
+            }
         }
-        lines.append(keyHelp)
+        lines += keyLines(width: width)
         if !status.isEmpty { lines.append(status) }
         return lines.map { clip($0, to: width) }
     }
 
     static func line(for participant: ParticipantSnapshot, number: Int, nameWidth: Int) -> String {
+        head(of: participant, number: number, nameWidth: nameWidth) + "  " + figures(of: participant)
+    }
+
+    /// Who the participant is and how it sounds: number, name, meter, speaking, path, volume.
+    static func head(of participant: ParticipantSnapshot, number: Int, nameWidth: Int) -> String {
         let numberLabel = number <= 9 ? "\(number)" : " "
         let name = pad(String(participant.participant.prefix(nameWidth)), to: nameWidth)
         let speaking = participant.muted ? "MUTED   " : participant.speaking ? "speaking" : "        "
         var line = "\(numberLabel) \(name) \(meter(participant.levelDB, width: 12)) \(decibels(participant.levelDB))"
         line += " \(speaking) \(participant.path ?? "no path")"
         if participant.volume != 1 { line += "  volume \(percent(participant.volume))" }
-        if let rtt = participant.rttMilliseconds { line += String(format: "  rtt %.0f ms", rtt) }
+        return line
+    }
+
+    /// The network's figures: round trip, loss, jitter and buffer.
+    static func figures(of participant: ParticipantSnapshot) -> String {
+        var line = participant.rttMilliseconds.map { String(format: "rtt %.0f ms  ", $0) } ?? ""
         line += String(
-            format: "  loss %.1f%%  jitter %.1f ms  buffer %.0f ms", participant.lossFraction * 100,
+            format: "loss %.1f%%  jitter %.1f ms  buffer %.0f ms", participant.lossFraction * 100,
             participant.jitterMilliseconds, participant.bufferDelayMilliseconds)
         return line
     }

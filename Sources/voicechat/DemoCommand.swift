@@ -169,8 +169,8 @@ struct DemoCommand: AsyncParsableCommand {
         if let path = observation.summaryJSON {
             // Alice's side, as the console and the stats file show it.
             SessionSummaryFile(
-                kind: "match", session: "demo", seconds: speechSeconds ?? 0,
-                ending: InterruptSignal.wasReceived ? "interrupted" : "duration reached", participants: statistics[0]
+                kind: "match", participant: "alice", match: "demo", seconds: speechSeconds ?? 0,
+                ending: InterruptSignal.wasReceived ? InterruptSignal.ending : "duration reached", participants: statistics[0]
             ).write(to: path)
         }
         printStatus(Self.nextSteps, level: .notice)

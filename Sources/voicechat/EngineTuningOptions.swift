@@ -34,7 +34,8 @@ struct EngineTuningOptions: ParsableArguments {
         name: .customLong("vad-threshold-db"), parsing: .unconditional,
         help: ArgumentHelp(
             "Never send as speech what is quieter than this, in dBFS, -120…0: raise it to keep a noisy room out, "
-                + "lower it for a quiet talker (default: \(Int(SpeechProcessing().voiceActivityThresholdDBFS))) "
+                + "lower it for a quiet talker; a sound that never changes (a steady tone, a hum) is taken for "
+                + "background noise after a few seconds whatever the threshold, and no longer sent (default: \(Int(SpeechProcessing().voiceActivityThresholdDBFS))) "
                 + "(e.g. --vad-threshold-db -45).",
             valueName: "dBFS"),
         transform: NumericArgument.voiceActivityThreshold.float)

@@ -54,6 +54,7 @@ final class InteractiveConsole: Sendable {
 
     private func loop() {
         var drawnLines = 0
+        var drawnWidth = TerminalMode.columns
         var status = ""
         while running.load(ordering: .relaxed) && !InterruptSignal.wasReceived {
             for key in readKeys() {
@@ -70,11 +71,21 @@ final class InteractiveConsole: Sendable {
                     break
                 }
             }
-            let lines = ConsoleRenderer.lines(for: control.snapshot(), status: status, width: TerminalMode.columns - 1)
+            let width = TerminalMode.columns
+            // A narrower terminal wraps the block drawn last onto more rows than it had: moving up
+            // over its lines would leave the top of it behind, so the screen is cleared instead.
+            if width != drawnWidth {
+                TerminalMode.writeAll("\u{1B}[H\u{1B}[2J")
+                drawnLines = 0
+                drawnWidth = width
+            }
+            let lines = ConsoleRenderer.lines(for: control.snapshot(), status: status, width: width - 1)
             drawnLines = draw(lines, over: drawnLines)
         }
         // Leave the last picture on screen, below any notes, and the cursor under it.
-        _ = draw(ConsoleRenderer.lines(for: control.snapshot(), status: status), over: drawnLines)
+        _ = draw(
+            ConsoleRenderer.lines(for: control.snapshot(), status: status, width: TerminalMode.columns - 1),
+            over: drawnLines)
         TerminalMode.restore()
     }
 

@@ -24,6 +24,12 @@ enum InterruptSignal {
         signalNumber.load(ordering: .relaxed) != 0 || quitRequested.load(ordering: .relaxed)
     }
 
+    /// How a stopped session's ending reads: "quit" after the console's quit key, "interrupted"
+    /// after Ctrl-C or SIGTERM.
+    static var ending: String {
+        signalNumber.load(ordering: .relaxed) == 0 && quitRequested.load(ordering: .relaxed) ? "quit" : "interrupted"
+    }
+
     /// Asks the running command to stop as if Ctrl-C had been pressed (the console's quit key),
     /// but as a normal end: it exits 0.
     static func request() { quitRequested.store(true, ordering: .relaxed) }

@@ -153,7 +153,8 @@ struct ListenCommand: AsyncParsableCommand {
         }
         if answered == 0 {
             printStatus(
-                InterruptSignal.wasReceived ? "stopped: interrupted, no call arrived" : "stopped: no call arrived",
+                InterruptSignal.wasReceived
+                    ? "stopped: \(InterruptSignal.ending), no call arrived" : "stopped: no call arrived",
                 level: .notice)
         } else if accept != 1 {
             printStatus("stopped after \(answered) call\(answered == 1 ? "" : "s")", level: .notice)

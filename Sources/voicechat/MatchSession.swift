@@ -61,7 +61,8 @@ enum MatchSession {
                 level: .notice)
             if let path = observation.summaryJSON {
                 SessionSummaryFile(
-                    kind: "match", session: matchID, seconds: seconds, ending: "\(ending)",
+                    kind: "match", participant: local.engine.participant, match: matchID, seconds: seconds,
+                    ending: "\(ending)",
                     participants: statistics.sorted { $0.participant < $1.participant }
                 ).write(to: path)
             }
@@ -109,6 +110,8 @@ enum MatchSession {
         watch: () -> Void
     ) async throws(CommandFailure) -> String {
         var joined = false
+        var rejoining = false
+        var inputEnd = InputEnd()
         var nextWatch = MediaTime.monotonicNow()
         let joinDeadline = MediaTime.monotonicNow() + MediaTime.milliseconds(joinTimeoutSeconds * 1000)
         while true {
@@ -121,12 +124,14 @@ enum MatchSession {
                     case .joined(let members):
                         joined = true
                         printStatus(
-                            "joined; "
+                            (rejoining ? "rejoined the relay; " : "joined; ")
                                 + (members.isEmpty
                                     ? "no other player yet" : "players: " + members.joined(separator: ", ")))
                     case .memberJoined(let member): printStatus("\(member) joined")
                     case .memberLeft(let member): printStatus("\(member) left")
-                    case .lost: printStatus("lost the relay's signalling connection; rejoining", level: .warning)
+                    case .lost:
+                        rejoining = true
+                        printStatus("lost the relay's signalling connection; rejoining", level: .warning)
                     case .refused(let reason):
                         throw CommandFailure(
                             "the relay at \(relay) refused to admit this player: \(reason); ask the game server for a "
@@ -150,8 +155,11 @@ enum MatchSession {
                 watch()
                 nextWatch += MediaTime.milliseconds(500)
             }
-            if InterruptSignal.wasReceived { return "interrupted" }
+            if InterruptSignal.wasReceived { return InterruptSignal.ending }
             if let deadline, MediaTime.monotonicNow() >= deadline { return "duration reached" }
+            if deadline == nil, joined, inputEnd.hasEnded(match.engine.isInputExhausted, at: MediaTime.monotonicNow()) {
+                return "the input file ended"
+            }
             try? await Task.sleep(for: .milliseconds(50))
         }
     }

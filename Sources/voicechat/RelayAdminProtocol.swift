@@ -145,19 +145,13 @@ struct RelayAdminDispatcher: Sendable {
             let (match, player) = try member(request)
             let channel = try required(request.channel, "channel", request)
             let number = channel.isEmpty ? 0 : channelNumber(named: channel)
-            let moved: Result<Void, RelayAdminError>
-            do {
-                try await admin.move(participant: player, match: match, toChannel: number)
-                moved = .success(())
-            } catch {
-                moved = .failure(error)
-            }
-            if case .failure(let error) = moved {
-                guard case .unknownChannel = error else { throw error }
+            // An operator typing a name: one nobody has started is taken for a typo.
+            if number != 0, try await admin.members(in: number, match: match).isEmpty {
                 throw RelayAdminFailure(
                     "no player in match \"\(match)\" has channel \"\(channel)\" started, so \(player) would hear "
                         + "nobody there; move him to a channel a player has (`relay-admin players \(match)`)")
             }
+            try await admin.move(participant: player, match: match, toChannel: number)
         case .position:
             let (match, player) = try member(request)
             let coordinates = try [("x", request.x), ("y", request.y), ("z", request.z)].map {

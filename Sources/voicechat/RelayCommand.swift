@@ -133,8 +133,12 @@ struct RelayCommand: AsyncParsableCommand {
         printStatus(listening)
         let reporter = RelayReporter(
             admin: relay.admin, interval: reportEvery > 0 ? .milliseconds(Int(reportEvery * 1000)) : nil)
+        // The service group's own workings are no relay event: it logs only what it warns of, or
+        // what it is told to at a quieter level.
+        var groupLogger = logger
+        groupLogger.logLevel = max(logger.logLevel, .notice)
         let group = ServiceGroup(
-            services: services + [reporter], gracefulShutdownSignals: [.sigint, .sigterm], logger: logger)
+            services: services + [reporter], gracefulShutdownSignals: [.sigint, .sigterm], logger: groupLogger)
         let timer = duration.map { duration in
             Task {
                 try await Task.sleep(for: .milliseconds(Int(duration * 1000)))

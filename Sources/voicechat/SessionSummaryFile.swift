@@ -6,8 +6,12 @@ import VoiceEngine
 struct SessionSummaryFile: Encodable {
     /// "call" or "match".
     var kind: String
-    /// The other participant of a call, or the match's ID.
-    var session: String
+    /// This side's participant ID.
+    var participant: String
+    /// A call's other participant; nil for a match.
+    var calling: String?
+    /// A match's ID; nil for a call.
+    var match: String?
     var seconds: Double
     /// Why it ended, as the closing line says it.
     var ending: String

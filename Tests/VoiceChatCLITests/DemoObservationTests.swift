@@ -65,6 +65,10 @@ import Testing
         let closing = try #require(
             try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: summary))) as? [String: Any])
         #expect(closing["kind"] as? String == "match")
+        // Whose summary and of what, each under its own name (before: "session", the other party in a call).
+        #expect(closing["participant"] as? String == "alice")
+        #expect(closing["match"] as? String == "demo")
+        #expect(closing["session"] == nil)
         #expect(closing["ending"] as? String == "duration reached")
         #expect((closing["seconds"] as? Double).map { $0 >= 2.5 } == true)
         let heard = try #require((closing["participants"] as? [[String: Any]])?.first)

@@ -113,14 +113,14 @@ enum TestPort: Int, CaseIterable {
     case busyListener, relayWithForgedToken, silentRelay, relayReport, relayInUse, relayForeignHost
     case listenPaths, interruptedListener, terminatedListener, endedInputListener, acceptingListener
     case relayAdmin, echoListener, readmeCall, readmeRelay, consoleOpen, consolePushToTalk, relayStops
-    case proximity, nullDevices, notEchoingListener, numberingListener
+    case proximity, nullDevices, notEchoingListener, numberingListener, relayMetricsInUse, relayBesideMetrics, inputEnd
 
-    /// Ports each test process may use: 20000 + 1499 × 30 + 29 stays under 65535.
-    private static let perProcess = 30
+    /// Ports each test process may use: 20000 + 1399 × 32 + 31 stays under 65535.
+    private static let perProcess = 32
 
     var port: Int {
         precondition(Self.allCases.count <= Self.perProcess, "more test ports than a process's range holds")
-        return 20_000 + Int(getpid() % 1_500) * Self.perProcess + rawValue
+        return 20_000 + Int(getpid() % 1_400) * Self.perProcess + rawValue
     }
 }
 

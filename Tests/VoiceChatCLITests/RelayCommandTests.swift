@@ -146,6 +146,27 @@ import VoiceWire
         #expect(second.standardError.contains("pick another port"))
     }
 
+    /// A metrics port in use is said in the system's words (before: NIO's `bind(descriptor:ptr:bytes:)`).
+    @Test func aMetricsPortInUseIsRefusedInWords() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let secretURL = try secretFile(in: directory)
+        // The first relay's TCP port is the second's metrics port.
+        let port = TestPort.relayMetricsInUse.port
+        let first = try BackgroundCommand.relay(port: port, secretFile: secretURL, seconds: 30, directory: directory)
+        defer { first.stop() }
+        #expect(first.waitForOutput("listening", seconds: 15))
+        let second = try CommandRunner.run([
+            "relay", "--host", "127.0.0.1", "--port", "\(TestPort.relayBesideMetrics.port)", "--secret-file",
+            secretURL.path, "--prometheus-port",
+            "\(port)", "--duration", "1",
+        ])
+        #expect(second.status != 0)
+        #expect(second.standardError.contains("Prometheus endpoint"), "\(second.standardError)")
+        #expect(second.standardError.contains("Address already in use"), "\(second.standardError)")
+        #expect(!second.standardError.contains("bind(descriptor"), "\(second.standardError)")
+    }
+
     @Test func aHostThatIsNotThisMachinesIsNamedAsSuch() throws {
         let directory = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -19,7 +19,7 @@ import VoiceCore
         #expect(bob.contains("jitter 3.2 ms") || bob.contains("jitter 3.3 ms"))
         #expect(bob.contains("buffer 41 ms"))
         #expect(lines[5].hasPrefix("2 carol [------------]   -inf dB MUTED    no path"))
-        #expect(lines[6] == ConsoleRenderer.keyHelp)
+        #expect(lines[6] == "keys:  " + ConsoleRenderer.keys.joined(separator: "  "))
         #expect(lines.last == "microphone muted")
         #expect(ConsoleRenderer.lines(for: .sample, width: 200).count == lines.count - 1)
     }
@@ -39,6 +39,20 @@ import VoiceCore
         #expect(full[0] == "voicechat 1:15  microphone MUTED, talking")
         snapshot.participants = []
         #expect(ConsoleRenderer.lines(for: snapshot).contains("  (nobody else yet)"))
+    }
+
+    /// At 80 and 120 columns every key is shown, quitting first, and each player's row keeps its
+    /// jitter and buffer, on a second line when the first is full (before, the keys line was cut
+    /// before `q quit` and the rows before jitter).
+    @Test(arguments: [80, 120])
+    func aNarrowTerminalShowsEveryKeyAndEveryFigure(columns: Int) {
+        let lines = ConsoleRenderer.lines(for: .sample, width: columns - 1)
+        #expect(lines.allSatisfy { $0.count <= columns - 1 }, "\(lines)")
+        let text = lines.joined(separator: "\n")
+        for key in ConsoleRenderer.keys { #expect(text.contains(key), "\(key) at \(columns) columns:\n\(text)") }
+        #expect(lines.first { $0.hasPrefix("keys:") }?.contains("q quit") == true)
+        #expect(text.contains("jitter 3.2 ms") || text.contains("jitter 3.3 ms"), "\(text)")
+        #expect(text.contains("buffer 41 ms"), "\(text)")
     }
 
     @Test func keysMapToControlCalls() {

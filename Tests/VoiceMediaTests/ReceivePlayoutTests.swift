@@ -157,3 +157,27 @@ struct ReceivePlayoutTests {
         #expect(output.allSatisfy { $0.isFinite })
     }
 }
+
+/// A player nobody listens to (muted) is skipped, not decoded: its meter falls and it stops
+/// "speaking", rather than freezing at the last level heard.
+@Suite struct ReceiveSkippedMeterTests {
+    @Test func aSkippedStreamsMeterFallsAndItStopsSpeaking() throws {
+        let frames = try ReceivePlayoutTests.speechFrames(seconds: 4, inbandFEC: false)
+        let packets = try makePackets(frames) { MediaTime($0) * ReceivePlayoutTests.period }
+        let harness = try ReceiveHarness()
+        _ = harness.run(Array(packets.map(\.packet).prefix(100)), ticks: 100)
+        let heard = harness.stream.meter.rmsDBFS
+        #expect(heard > -40, "speech was heard at \(heard) dBFS")
+        // Still arriving, but skipped, for two seconds.
+        for tick in 100..<200 {
+            packets[tick].packet.bytes.withUnsafeBytes { bytes in
+                if let view = try? VoicePacketView(parsing: bytes) {
+                    harness.stream.insert(view, bytes: bytes, arrival: packets[tick].packet.arrival)
+                }
+            }
+            harness.stream.skipFrame(at: MediaTime(tick) * ReceivePlayoutTests.period)
+        }
+        #expect(harness.stream.meter.rmsDBFS < heard - 25, "the meter held \(harness.stream.meter.rmsDBFS) dBFS")
+        #expect(!harness.stream.isSpeaking)
+    }
+}

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import Testing
+import VoiceCore
 import VoiceRelayClient
 import VoiceWire
 
@@ -422,6 +423,33 @@ import VoiceWire
         #expect(try joins("bob", audience: "", port: 2).contains { if case .joined = $0 { true } else { false } })
         #expect(try joins("mallory", audience: "us-2", port: 3) == [.refused(.wrongAudience)])
         #expect(state.refusals[Int(RelayRefusal.wrongAudience.rawValue)] == 1)
+    }
+
+    /// A player joins once, however many transports it joins over and however often its client
+    /// repeats the join (before, one player in auto mode logged "joined" four times, and three
+    /// players counted as nine joins); the game server's mute, move and placing are logged.
+    @Test func aPlayerJoinsOnceAndTheGameServersOrdersAreLogged() throws {
+        let log = RecordedLog()
+        let state = makeState(logger: log.logger)
+        let connection = RelayConnectionID(rawValue: 3)
+        state.connectionOpened(connection, from: try SocketAddress(ipAddress: "192.0.2.9", port: 4000), now: 0)
+        try join("alice", from: .udp(Self.address(1)), into: state)
+        try join("alice", from: .udp(Self.address(1)), into: state)
+        try join("alice", from: .tcp(connection), into: state)
+        try join("bob", from: .udp(Self.address(2)), into: state)
+        #expect(state.joins == 2)
+        #expect(log.lines.filter { $0.message == "joined" }.count == 2)
+        #expect(log.lines.filter { $0.message == "joined again" && $0.level == .debug }.count == 2)
+
+        let alice = try #require(state.member(match: Self.match, participant: "alice"))
+        state.setServerMute(true, of: alice)
+        state.move(alice, toChannel: 1)
+        state.placeByServer(alice, at: VoicePosition(x: 1, y: 2, z: 3))
+        for message in ["server-muted by the game server", "moved by the game server", "placed by the game server"] {
+            let line = log.lines.first { $0.message == message }
+            #expect(line?.level == .info, "\(message)")
+            #expect(line?.metadata["participant"] == "alice", "\(message)")
+        }
     }
 
     /// One line per join, leave and refused join, naming the player, the match, where it came
