@@ -89,17 +89,27 @@ struct CallCommand: AsyncParsableCommand {
 
 /// What `listen` and `call` do once the link is up: start the engine, run the call, report, clean up.
 enum CallSession {
+    /// `waiting`: the listener's control socket, open before the call (then `observation` has no
+    /// `--control` of its own); the call's control takes its requests while the call runs.
     static func run(
         local: CallEngine, link: TCPSignallingLink, role: CallSessionRunner.Role, options: CallOptions,
-        observation: ObservationOptions, until deadline: MediaTime?
+        observation: ObservationOptions, waiting: WaitingSessionControl? = nil, until deadline: MediaTime?
     ) async -> Result<Void, CommandFailure> {
         let runner = CallSessionRunner(engine: local.engine, link: link, role: role)
         runner.service.pushToTalk = options.ptt
         let result: Result<Void, CommandFailure>
         var observers: SessionObservers?
+        defer { waiting?.detach() }
         do throws(CommandFailure) {
-            observers = try await SessionObservers.start(
-                observation, control: CallControl(service: runner.service, remote: runner.remote))
+            let control = CallControl(service: runner.service, remote: runner.remote)
+            if let waiting {
+                do {
+                    try waiting.attach(control)
+                } catch {
+                    throw CommandFailure("--control: the settings made before the call do not apply: \(error)")
+                }
+            }
+            observers = try await SessionObservers.start(observation, control: control)
             try local.start()
             let summary = try await runner.run(until: deadline)
             await observers?.stop()

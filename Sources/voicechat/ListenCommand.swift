@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import VoiceControl
 import VoiceCore
 import VoiceEngine
 import VoiceIO
@@ -96,6 +97,18 @@ struct ListenCommand: AsyncParsableCommand {
             await local.shutDown()
             throw CommandFailure(error.description)
         }
+        // The control socket is open before anyone calls, so that what it sets holds from the first call.
+        var waiting: (control: WaitingSessionControl, server: ControlServer)?
+        if let path = observation.control {
+            let control = WaitingSessionControl(budget: call.engineConfiguration().delayBudget, pushToTalk: call.ptt)
+            do {
+                waiting = (control, try await ControlServer.start(path: path, control: control))
+            } catch {
+                await listener.close()
+                await local.shutDown()
+                throw CommandFailure("--control: \(error)")
+            }
+        }
         let address = host == "0.0.0.0" ? "port \(port)" : "\(host) port \(port)"
         printStatus(
             "listening on \(address) as \(name) (TCP signalling, UDP voice)"
@@ -130,9 +143,11 @@ struct ListenCommand: AsyncParsableCommand {
             engine = nil
             // The listener stays open during the call, so that another caller hears that this side is
             // busy rather than that nobody listens.
+            var callObservation = accept == 1 ? observation : observation.forCall(answered)
+            callObservation.control = nil
             let result = await CallSession.run(
                 local: callEngine, link: link, role: .answering, options: options(forCall: answered),
-                observation: accept == 1 ? observation : observation.forCall(answered), until: deadline)
+                observation: callObservation, waiting: waiting?.control, until: deadline)
             if case .failure(let error) = result {
                 failed += 1
                 firstFailure = firstFailure ?? error
@@ -141,6 +156,7 @@ struct ListenCommand: AsyncParsableCommand {
             if InterruptSignal.wasReceived || deadline.map({ MediaTime.monotonicNow() >= $0 }) == true { break }
         }
         await listener.close()
+        await waiting?.server.close()
         await engine?.shutDown()
         let refusals = listener.refusals
         if refusals.total > 0 {
