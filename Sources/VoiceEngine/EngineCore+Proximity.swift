@@ -37,12 +37,23 @@ extension EngineCore {
                 throw .invalidPlayers("\"\(player)\" is not a player of the match")
             }
             peer.position = position
+            peer.isPlacedByGame = true
         } else {
             session.ownPosition = position
             session.isRelayPositionPending = true
             sendPositionToRelay(session, now: now)
         }
         updateProximity(in: session)
+    }
+
+    /// Where the relay says another player stands: taken unless the game placed that player itself
+    /// (the game is the authority on its own world).
+    func placeFromRelay(mediaID: UInt32, at position: VoicePosition, in session: Session) {
+        guard position.isFinite,
+            let peer = session.peers.values.first(where: { $0.mediaID.rawValue == mediaID }), !peer.isPlacedByGame
+        else { return }
+        peer.position = position
+        for channel in session.channels.values { updateProximity(of: peer, on: channel, in: session) }
     }
 
     /// Tells the relay where this participant stands, unless it did so less than
@@ -88,6 +99,7 @@ extension EngineCore {
                 peer.inRangeChannels.insert(channel.number)
             } else {
                 peer.inRangeChannels.remove(channel.number)
+                session.streams[StreamKey(sender: peer.mediaID, channel: channel.number)]?.stream.senderWentOutOfRange()
             }
         }
         let gain = distanceSquared.map { proximity.gain(atDistance: $0.squareRoot()) } ?? 0

@@ -37,6 +37,8 @@ extension EngineCore {
             emit(.serverMuted(muted), in: session)
         case .moved(let number):
             followMove(to: number, in: session, match: match)
+        case .position(let mediaID, let position):
+            placeFromRelay(mediaID: mediaID, at: position, in: session)
         }
     }
 

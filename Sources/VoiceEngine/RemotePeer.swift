@@ -20,8 +20,11 @@ final class RemotePeer {
     var wasConnected = false
     /// Whether the peer left or was unreachable past the timeout.
     var isGone = false
-    /// Where the game says the peer stands, for positional channels.
+    /// Where the peer stands, for positional channels: as the game placed it, else as its relay
+    /// said.
     var position: VoicePosition?
+    /// Whether the game placed this player itself; the relay's word on where it stands then no longer counts.
+    var isPlacedByGame = false
     /// The positional channels on which the peer is within range of this participant, by the
     /// channel's hearing range and its margin; a direct path sends voice there only to these.
     var inRangeChannels: Set<UInt16> = []

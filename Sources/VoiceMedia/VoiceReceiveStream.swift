@@ -56,6 +56,8 @@ public final class VoiceReceiveStream {
     private var primaries: JitterBufferSlots
     private var redundants: JitterBufferSlots
     /// One decoded frame (sized for the longest Opus packet, so decode never fails for room).
+    /// Set while the sender is out of this listener's range: see `senderWentOutOfRange()`.
+    private var isOutOfRange = false
     private let scratch: UnsafeMutableBufferPointer<Float>
     /// The frame concealed last, with the playout moved past it, while the decoder has done
     /// nothing since: its packet, if it comes late, is decoded (not played) so that the next
@@ -383,6 +385,13 @@ public final class VoiceReceiveStream {
         // speaker "speaking" for seconds into a pause; the detector's hold does the smoothing.
         _ = speakingDetector.update(
             levelDBFS: LevelMeter.decibels(power: meter.lastBlockPower), elapsedSeconds: frameMilliseconds / 1_000)
+    }
+
+    /// The sender went out of this listener's range on a positional channel: its frames stop coming
+    /// (neither it nor a relay sends what cannot be heard), so the gap before the next packet is no
+    /// loss. One gap is forgiven, the first that shows.
+    public func senderWentOutOfRange() {
+        isOutOfRange = true
     }
 
     /// Advances playout by one frame period without decoding, for a player nobody listens to:
@@ -779,6 +788,11 @@ public final class VoiceReceiveStream {
     /// or not.
     private func account(sequence: Int64) {
         guard sequence > lastAccountedSequence else { return }
+        if isOutOfRange, sequence > lastAccountedSequence + 1 {
+            // The sender's frames stopped because the listener was out of its range, not in the network.
+            isOutOfRange = false
+            lastAccountedSequence = sequence - 1
+        }
         let gap = Int(sequence - lastAccountedSequence - 1)
         // Packets of the gap that did come, after their frames were played, were received late,
         // not lost (see `ReceiveLossAccounting`). A sender that stalled sends them all at once, so they come

@@ -31,13 +31,28 @@ extension RelayState {
         if let position { place(member, at: position) }
     }
 
-    /// Moves `member` and brings every hearing in its match that involves it up to date.
+    /// Moves `member`, brings every hearing in its match that involves it up to date, and tells
+    /// every member that hears positionally where it now stands, so that their engines place it
+    /// without the game telling each of them.
     func place(_ member: RelayMember, at position: VoicePosition) {
         member.position = position
         for other in member.match.members where other !== member {
             let distanceSquared = other.position.map { position.distanceSquared(to: $0) }
-            if !other.hearings.isEmpty { other.updateHearing(of: member.mediaID, distanceSquared: distanceSquared) }
+            if !other.hearings.isEmpty {
+                other.updateHearing(of: member.mediaID, distanceSquared: distanceSquared)
+                tell(other, .position(mediaID: member.mediaID, position))
+            }
             if !member.hearings.isEmpty { member.updateHearing(of: other.mediaID, distanceSquared: distanceSquared) }
+        }
+    }
+
+    /// Sends `message` to `member` once, over its TCP connection when it has one (a position that
+    /// is lost is not sent again until the player moves), else over UDP.
+    func tell(_ member: RelayMember, _ message: RelayMessage) {
+        if let connection = member.tcpConnection {
+            send(message, to: .tcp(connection))
+        } else if let address = member.udpAddress {
+            send(message, to: .udp(address))
         }
     }
 
@@ -50,6 +65,12 @@ extension RelayState {
         }
         if previous == nil, member.hearings.count > RelayJoin.maximumChannels {
             return send(.refused(.tooManyChannels), to: source)
+        }
+        // A member that starts hearing positionally learns where everyone stands so far.
+        if member.hearings.isEmpty {
+            for other in member.match.members where other !== member {
+                if let there = other.position { tell(member, .position(mediaID: other.mediaID, there)) }
+            }
         }
         // Those heard so far keep the margin; the rest must come within the new range.
         let heard = previous.map { member.hearings[$0].audible } ?? []

@@ -175,8 +175,10 @@ final class ClientCore {
             guard on != isServerMuted else { break }
             isServerMuted = on
             onEvent(.serverMute(on))
+        case .position(let mediaID, let position):
+            onEvent(.position(mediaID: mediaID, position))
         case .pong, .join, .startChannel, .stopChannel, .mute, .unmute, .keepalive, .leave, .signalJoin, .signalJoined,
-            .memberJoined, .memberLeft, .sendSignal, .signal, .position, .hearingRange:
+            .memberJoined, .memberLeft, .sendSignal, .signal, .hearingRange:
             break
         }
     }

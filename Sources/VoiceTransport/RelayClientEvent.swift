@@ -1,3 +1,4 @@
+import VoiceCore
 import VoiceWire
 
 /// What a relay client reports besides datagrams: what the engine's relay routes follow.
@@ -10,4 +11,7 @@ public enum RelayClientEvent: Sendable, Hashable {
     /// The game server moved this member: its started channels are now exactly `channel` (0: none).
     case moved(channel: UInt16)
     case serverMute(Bool)
+    /// Where another member of the match (by media ID) stands, as the relay knows it: what it
+    /// reported, or where the game server placed it.
+    case position(mediaID: UInt32, VoicePosition)
 }

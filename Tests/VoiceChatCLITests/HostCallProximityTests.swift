@@ -3,9 +3,10 @@ import Testing
 import VoiceCore
 import VoiceTestHarness
 
-/// Two `voicechat join` processes through `voicechat relay` on a positional channel, positions set
-/// over their control sockets as a game would: bob, on a stereo speaker (a WAV file), hears alice
-/// on the side she stands on, and fainter as she walks away. Real time: paced suite.
+/// Two `voicechat join` processes through `voicechat relay` on a positional channel, each setting
+/// only its own position over its control socket, as a game would: the relay tells each where the
+/// other stands, so bob, on a stereo speaker (a WAV file), hears alice on the side she stands on,
+/// and fainter as she walks away. Real time: paced suite.
 @Suite struct HostCallProximityTests {
     static let secret = "0123456789abcdef0123456789abcdef"
     static let toneHertz = 700.0
@@ -87,11 +88,11 @@ import VoiceTestHarness
         try send(proximity, to: 0)
         try send(proximity, to: 1)
         // bob at the origin, +x to his right; alice 5 to his right, then 30.
+        // Each says only where it stands itself: the relay tells the other (before, each had to be
+        // told the other's position by hand, or heard nothing).
         try send(#"{"command":"set-position","x":0,"y":0,"z":0,"right":[1,0,0]}"#, to: 1)
-        try send(#"{"command":"set-position","x":0,"y":0,"z":0,"player":"bob"}"#, to: 0)
         func placeAlice(at x: Int) throws {
             try send(#"{"command":"set-position","x":\#(x),"y":0,"z":0}"#, to: 0)
-            try send(#"{"command":"set-position","x":\#(x),"y":0,"z":0,"player":"alice"}"#, to: 1)
         }
         let watch = MachineStallWatch()
         try placeAlice(at: 5)

@@ -68,6 +68,26 @@ import VoiceTesting
         #expect(alice.engine.counters.voiceOutOfRange > 0, "alice does not send to bob either")
     }
 
+    /// Frames a player did not send because the listener was out of its range are no loss: after
+    /// bob walks out of carol's range and back, carol has lost nothing of his on a clean network
+    /// (before, every frame of the walk counted, 18.9 to 44.2 % on clean loopback).
+    @Test func framesNotSentForRangeAreNotLoss() throws {
+        let (world, players, _) = try field()
+        let (bob, carol) = (players[1], players[2])
+        func lostOfBob() -> Int {
+            carol.engine.statistics().filter { $0.participant == "bob" }.flatMap { $0.streams.values }
+                .reduce(0) { $0 + $1.receive.packetsLost }
+        }
+        try place([2, 10, 0], players)
+        world.run(seconds: 2, players)
+        try place([2, 60, 0], players)
+        world.run(seconds: 2, players)
+        try place([2, 10, 0], players)
+        world.run(seconds: 2, players)
+        #expect(carol.heardLevel(of: bob.frequency, lastSeconds: 1) > 0.05, "bob is heard again")
+        #expect(lostOfBob() == 0)
+    }
+
     @Test func aChannelThatIsNoLongerPositionalIsHeardWhole() throws {
         let (world, players, channels) = try field()
         let (bob, carol) = (players[1], players[2])

@@ -425,6 +425,36 @@ import VoiceWire
         #expect(state.refusals[Int(RelayRefusal.wrongAudience.rawValue)] == 1)
     }
 
+    /// Players learn where the others stand from the relay: a member hearing a channel positionally
+    /// is told of every position known when it starts, and of each move after, by the reporter's
+    /// or the game server's word; one that does not hear positionally is told nothing (before, each
+    /// game had to tell every player every other player's position by hand).
+    @Test func membersThatHearPositionallyAreToldWhereTheOthersStand() throws {
+        let state = makeState()
+        try join("alice", from: .udp(Self.address(1)), into: state)
+        try join("bob", from: .udp(Self.address(2)), into: state)
+        try join("carol", from: .udp(Self.address(3)), into: state)
+        func send(_ message: RelayMessage, from port: Int) throws -> [(RelaySource, RelayMessage)] {
+            state.received(ByteBuffer(bytes: try message.serialized()), from: .udp(Self.address(port)), now: 0)
+            return Self.messages(Self.take(state))
+        }
+        let bobAt = VoicePosition(x: 5, y: 0, z: 0)
+        #expect(try send(.position(mediaID: Self.mediaID("bob"), bobAt), from: 2).isEmpty, "nobody hears positionally")
+        // Alice starts hearing channel 1 within 10: she learns where bob stands.
+        let learned = try send(.hearingRange(channel: 1, range: 10), from: 1)
+        #expect(learned.map(\.1) == [.position(mediaID: Self.mediaID("bob"), bobAt)])
+        #expect(learned.allSatisfy { $0.0 == .udp(Self.address(1)) })
+        // Bob moves: alice hears of it, carol (who hears the channel whole) does not.
+        let moved = VoicePosition(x: 7, y: 0, z: 1)
+        let told = try send(.position(mediaID: Self.mediaID("bob"), moved), from: 2)
+        #expect(told.map(\.1) == [.position(mediaID: Self.mediaID("bob"), moved)])
+        #expect(told.allSatisfy { $0.0 == .udp(Self.address(1)) })
+        // The game server places carol: alice is told that too.
+        let carol = try #require(state.member(match: Self.match, participant: "carol"))
+        state.placeByServer(carol, at: VoicePosition(x: -3, y: 0, z: 0))
+        #expect(Self.messages(Self.take(state)).map(\.1) == [.position(mediaID: Self.mediaID("carol"), VoicePosition(x: -3, y: 0, z: 0))])
+    }
+
     /// A player joins once, however many transports it joins over and however often its client
     /// repeats the join (before, one player in auto mode logged "joined" four times, and three
     /// players counted as nine joins); the game server's mute, move and placing are logged.
