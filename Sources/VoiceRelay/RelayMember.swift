@@ -72,6 +72,11 @@ final class RelayMember {
         return true
     }
 
+    /// Whether this member hears `speaker` on any positional channel.
+    func hears(_ speaker: UInt32) -> Bool {
+        hearings.contains { $0.audible.contains(speaker) }
+    }
+
     /// Brings whether this member hears `speaker` up to date, at `distanceSquared` from it (nil:
     /// one of the two has no position).
     func updateHearing(of speaker: UInt32, distanceSquared: Float?) {

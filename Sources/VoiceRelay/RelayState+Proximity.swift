@@ -31,18 +31,27 @@ extension RelayState {
         if let position { place(member, at: position) }
     }
 
-    /// Moves `member`, brings every hearing in its match that involves it up to date, and tells
-    /// every member that hears positionally where it now stands, so that their engines place it
-    /// without the game telling each of them.
+    /// Moves `member` and brings every hearing in its match that involves it up to date. Whoever
+    /// hears it positionally, or just stopped, is told where it now stands, and `member` where
+    /// each player it has just come to hear stands, so that their engines place each other without
+    /// the game telling every player of every other; nobody is told of players out of its range,
+    /// so the messages grow with the players in range, not with the match.
     func place(_ member: RelayMember, at position: VoicePosition) {
         member.position = position
         for other in member.match.members where other !== member {
             let distanceSquared = other.position.map { position.distanceSquared(to: $0) }
             if !other.hearings.isEmpty {
+                let heard = other.hears(member.mediaID)
                 other.updateHearing(of: member.mediaID, distanceSquared: distanceSquared)
-                tell(other, .position(mediaID: member.mediaID, position))
+                if heard || other.hears(member.mediaID) { tell(other, .position(mediaID: member.mediaID, position)) }
             }
-            if !member.hearings.isEmpty { member.updateHearing(of: other.mediaID, distanceSquared: distanceSquared) }
+            if !member.hearings.isEmpty {
+                let heard = member.hears(other.mediaID)
+                member.updateHearing(of: other.mediaID, distanceSquared: distanceSquared)
+                if !heard, member.hears(other.mediaID), let there = other.position {
+                    tell(member, .position(mediaID: other.mediaID, there))
+                }
+            }
         }
     }
 
@@ -66,12 +75,6 @@ extension RelayState {
         if previous == nil, member.hearings.count > RelayJoin.maximumChannels {
             return send(.refused(.tooManyChannels), to: source)
         }
-        // A member that starts hearing positionally learns where everyone stands so far.
-        if member.hearings.isEmpty {
-            for other in member.match.members where other !== member {
-                if let there = other.position { tell(member, .position(mediaID: other.mediaID, there)) }
-            }
-        }
         // Those heard so far keep the margin; the rest must come within the new range.
         let heard = previous.map { member.hearings[$0].audible } ?? []
         var hearing = RelayHearing(channel: channel, range: HearingRange(range: range), audible: [])
@@ -81,6 +84,12 @@ extension RelayState {
                 let audible = hearing.range.isAudible(
                     distanceSquared: position.distanceSquared(to: there), wasAudible: heard.contains(other.mediaID))
                 if audible { hearing.audible.insert(other.mediaID) }
+            }
+        }
+        // The member learns where each player it has just come to hear stands.
+        for other in member.match.members where other !== member && !member.hears(other.mediaID) {
+            if hearing.audible.contains(other.mediaID), let there = other.position {
+                tell(member, .position(mediaID: other.mediaID, there))
             }
         }
         if let previous {

@@ -426,33 +426,37 @@ import VoiceWire
     }
 
     /// Players learn where the others stand from the relay: a member hearing a channel positionally
-    /// is told of every position known when it starts, and of each move after, by the reporter's
-    /// or the game server's word; one that does not hear positionally is told nothing (before, each
-    /// game had to tell every player every other player's position by hand).
-    @Test func membersThatHearPositionallyAreToldWhereTheOthersStand() throws {
+    /// is told where each player within its range stands, by the reporter's or the game server's
+    /// word, as it comes into range and as it moves, and once more as it leaves; nobody is told of
+    /// players out of its range, nor is one that hears the channel whole (before, each game had
+    /// to tell every player every other player's position by hand).
+    @Test func membersAreToldWhereThePlayersInTheirRangeStand() throws {
         let state = makeState()
         try join("alice", from: .udp(Self.address(1)), into: state)
         try join("bob", from: .udp(Self.address(2)), into: state)
         try join("carol", from: .udp(Self.address(3)), into: state)
-        func send(_ message: RelayMessage, from port: Int) throws -> [(RelaySource, RelayMessage)] {
+        func send(_ message: RelayMessage, from port: Int) throws -> [RelayMessage] {
             state.received(ByteBuffer(bytes: try message.serialized()), from: .udp(Self.address(port)), now: 0)
-            return Self.messages(Self.take(state))
+            let messages = Self.messages(Self.take(state))
+            #expect(messages.allSatisfy { $0.0 == .udp(Self.address(1)) }, "only alice hears positionally")
+            return messages.map(\.1)
         }
-        let bobAt = VoicePosition(x: 5, y: 0, z: 0)
-        #expect(try send(.position(mediaID: Self.mediaID("bob"), bobAt), from: 2).isEmpty, "nobody hears positionally")
+        func bob(_ x: Float) -> RelayMessage { .position(mediaID: Self.mediaID("bob"), VoicePosition(x: x, y: 0, z: 0)) }
+        #expect(try send(bob(5), from: 2).isEmpty, "nobody hears positionally")
+        #expect(try send(.position(mediaID: Self.mediaID("alice"), .origin), from: 1).isEmpty)
         // Alice starts hearing channel 1 within 10: she learns where bob stands.
-        let learned = try send(.hearingRange(channel: 1, range: 10), from: 1)
-        #expect(learned.map(\.1) == [.position(mediaID: Self.mediaID("bob"), bobAt)])
-        #expect(learned.allSatisfy { $0.0 == .udp(Self.address(1)) })
-        // Bob moves: alice hears of it, carol (who hears the channel whole) does not.
-        let moved = VoicePosition(x: 7, y: 0, z: 1)
-        let told = try send(.position(mediaID: Self.mediaID("bob"), moved), from: 2)
-        #expect(told.map(\.1) == [.position(mediaID: Self.mediaID("bob"), moved)])
-        #expect(told.allSatisfy { $0.0 == .udp(Self.address(1)) })
-        // The game server places carol: alice is told that too.
+        #expect(try send(.hearingRange(channel: 1, range: 10), from: 1) == [bob(5)])
+        #expect(try send(bob(7), from: 2) == [bob(7)])
+        // The game server places carol within alice's range: alice is told.
         let carol = try #require(state.member(match: Self.match, participant: "carol"))
         state.placeByServer(carol, at: VoicePosition(x: -3, y: 0, z: 0))
-        #expect(Self.messages(Self.take(state)).map(\.1) == [.position(mediaID: Self.mediaID("carol"), VoicePosition(x: -3, y: 0, z: 0))])
+        #expect(
+            Self.messages(Self.take(state)).map(\.1) == [
+                .position(mediaID: Self.mediaID("carol"), VoicePosition(x: -3, y: 0, z: 0))
+            ])
+        // Bob walks out of range: told once as he leaves, then no more.
+        #expect(try send(bob(50), from: 2) == [bob(50)])
+        #expect(try send(bob(60), from: 2).isEmpty)
     }
 
     /// A player joins once, however many transports it joins over and however often its client
