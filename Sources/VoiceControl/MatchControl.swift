@@ -24,13 +24,18 @@ public final class MatchControl: VoiceSessionControl {
 
     public func snapshot() -> SessionSnapshot {
         let muted = channels.map(\.mutedPlayers)
+        let statistics = match.engine.statistics().filter { $0.session == match.matchID }
+        let reachable = Set(statistics.filter { $0.path != nil }.map(\.participant))
         let channelSnapshots = zip(channels, muted).map { channel, mutedPlayers in
             ChannelSnapshot(
                 name: channel.name, started: channel.isStarted, active: channel.isActive, volume: channel.volume,
                 mutedPlayers: mutedPlayers.sorted(),
-                playerStates: channel.playerStates.mapValues(\.rawValue))
+                playerStates: Dictionary(
+                    uniqueKeysWithValues: channel.playerStates.map { player, state in
+                        (player, Self.stateName(state, reachable: reachable.contains(player)))
+                    }))
         }
-        let participants = match.engine.statistics().filter { $0.session == match.matchID }.map { statistics in
+        let participants = statistics.map { statistics in
             // Muted everywhere: in every channel this control drives.
             var participant = ParticipantSnapshot(
                 statistics,
@@ -40,6 +45,13 @@ public final class MatchControl: VoiceSessionControl {
         }
         return SessionSnapshot(
             service: engineControls, start: start, channels: channelSnapshots, participants: participants)
+    }
+
+    /// A player's state in a channel as the stats show it: GameKit's `disconnected` covers a player
+    /// who is in the match and reachable but not in this channel, which reads as a broken
+    /// connection; the stats say `not-in-channel` for that.
+    static func stateName(_ state: PlayerState, reachable: Bool) -> String {
+        state == .disconnected && reachable ? "not-in-channel" : state.rawValue
     }
 
     public func setMicrophoneMuted(_ muted: Bool) throws(ControlError) { engineControls.isMicrophoneMuted = muted }

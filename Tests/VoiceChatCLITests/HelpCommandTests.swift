@@ -70,6 +70,22 @@ import Testing
         }
     }
 
+    /// The help shows values as they are typed: `auto`, not `automatic`; `20`, not `20.0`; and
+    /// `--path` says which paths each command takes instead of listing every path for all.
+    @Test func defaultsAndPathsReadAsTheyAreTyped() throws {
+        for command in ["listen", "call", "join"] {
+            let help = try CommandRunner.run(["help", command]).standardOutput
+                .split(whereSeparator: \.isWhitespace).joined(separator: " ")
+            #expect(!help.contains("default: automatic"), "\(command)")
+            #expect(!help.contains("20.0"), "\(command)")
+            #expect(help.contains("default: auto"), "\(command)")
+            #expect(help.contains("(default: 20)"), "\(command)")
+            #expect(!help.contains("values: auto, direct, app, relay, relay-tcp"), "\(command)")
+            #expect(help.contains("listen, call and echo-test: auto"), "\(command)")
+            #expect(help.contains("join: auto (direct UDP, else through the relay), direct, relay or relay-tcp"))
+        }
+    }
+
     @Test func helpForACommandExplainsIt() throws {
         let result = try CommandRunner.run(["help", "join"])
         #expect(result.status == 0)

@@ -181,6 +181,8 @@ import VoiceTesting
         #expect(stats.channels.map(\.started) == [true, false])
         #expect(stats.channels.map(\.active) == [true, false])
         #expect(stats.channels[0].playerStates["bob"] == "speaking")
+        // Carol is in the match and reachable, but never started team (before, "disconnected").
+        #expect(stats.channels[0].playerStates["carol"] == "not-in-channel")
         #expect(stats.participants.map(\.participant) == ["bob", "carol"])
         let bobLine = stats.participants[0]
         #expect(bobLine.speaking)
