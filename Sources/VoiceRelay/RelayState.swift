@@ -46,6 +46,13 @@ final class RelayState {
     var counters = RelayCounters()
     var joins = 0
     var refusals = [Int](repeating: 0, count: RelayRefusal.allCases.count + 1)
+    /// When each player (by participant ID and reason) was last refused: a client joins over
+    /// signalling, UDP and TCP at once, and retries, so one refused player is one refusal, logged
+    /// and counted once within `refusalWindow`.
+    private var lastRefusals: [String: UInt64] = [:]
+    static let refusalWindow: UInt64 = 10_000_000_000
+    /// The time of the latest call that brought one.
+    private var latestNow: UInt64 = 0
     /// Signalling attachments (see `RelayState+Signalling`): by match, then participant.
     var signallingMatches: [String: [String: RelaySignallingMember]] = [:]
     /// The same attachments by their connection.
@@ -67,6 +74,7 @@ final class RelayState {
 
     /// Handles one datagram or TCP frame.
     func received(_ buffer: ByteBuffer, from source: RelaySource, now: UInt64) {
+        latestNow = now
         guard !isShutDown else {
             if case .tcp(let connection) = source { actions.append(.close(connection)) }
             return
@@ -269,12 +277,28 @@ final class RelayState {
     }
 
     func refuse(_ reason: RelayRefusal, to source: RelaySource, participant: String? = nil) {
-        logger.notice(
-            "refused join",
-            metadata: ["reason": "\(reason)", "from": "\(describe(source))", "participant": "\(participant ?? "?")"])
-        refusals[Int(reason.rawValue)] &+= 1
+        if isNewRefusal(of: participant, reason: reason) {
+            logger.notice(
+                "refused join",
+                metadata: [
+                    "reason": "\(reason)", "from": "\(describe(source))", "participant": "\(participant ?? "?")",
+                ])
+            refusals[Int(reason.rawValue)] &+= 1
+        }
         drop(.refusedJoin, member: nil)
         send(.refused(reason), to: source)
+    }
+
+    /// Whether refusing `participant` for `reason` now is news: not the same refusal of its other
+    /// transports or its retries within the window. Refusals without a name are each news.
+    private func isNewRefusal(of participant: String?, reason: RelayRefusal) -> Bool {
+        guard let participant else { return true }
+        let key = "\(reason.rawValue) \(participant)"
+        if let last = lastRefusals[key], latestNow &- last < Self.refusalWindow { return false }
+        // Bounded: a flood of names is forgotten wholesale rather than kept.
+        if lastRefusals.count >= 4_096 { lastRefusals.removeAll(keepingCapacity: true) }
+        lastRefusals[key] = latestNow
+        return true
     }
 
     /// The token of a join (media or signalling) if it admits `participant`, or why not.
@@ -519,6 +543,8 @@ final class RelayState {
 
     /// Drops transports that have been silent longer than the liveness timeout.
     func sweep(now: UInt64) {
+        latestNow = now
+        lastRefusals = lastRefusals.filter { now &- $0.value < Self.refusalWindow }
         let timeout = nanoseconds(configuration.livenessTimeout)
         for match in Array(matches.values) {
             for member in match.members {

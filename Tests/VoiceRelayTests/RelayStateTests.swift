@@ -486,6 +486,37 @@ import VoiceWire
         }
     }
 
+    /// One refused player is one refusal: its client's joins over UDP, TCP and signalling, and its
+    /// retries, are logged and counted once within ten seconds (before, three log lines and two or
+    /// three refusals in the totals); each is still answered.
+    @Test func aRefusedPlayerIsLoggedAndCountedOnce() throws {
+        let log = RecordedLog()
+        let state = makeState(logger: log.logger)
+        let connection = RelayConnectionID(rawValue: 5)
+        let signalling = RelayConnectionID(rawValue: 6)
+        state.connectionOpened(connection, from: try SocketAddress(ipAddress: "192.0.2.9", port: 4000), now: 0)
+        state.connectionOpened(signalling, from: try SocketAddress(ipAddress: "192.0.2.9", port: 4001), now: 0)
+        let forged = try RelayToken.sign(
+            match: Self.match, participant: "mallory", expiry: 2_000_000, secret: RelaySecret.random()
+        ).text
+        let join = RelayMessage.join(RelayJoin(token: forged, participant: "mallory", channels: [], muted: []))
+        let signalJoin = RelayMessage.signalJoin(token: forged, participant: "mallory")
+        var answers = 0
+        for (message, source) in [
+            (join, RelaySource.udp(Self.address(9))), (join, .tcp(connection)), (signalJoin, .tcp(signalling)),
+        ] {
+            state.received(ByteBuffer(bytes: try message.serialized()), from: source, now: second)
+            answers += Self.messages(Self.take(state)).filter { $0.1 == .refused(.badSignature) }.count
+        }
+        #expect(answers == 3)
+        #expect(log.lines.filter { $0.message == "refused join" && $0.level == .notice }.count == 1)
+        #expect(state.refusals[Int(RelayRefusal.badSignature.rawValue)] == 1)
+        // Later, it is news again.
+        state.sweep(now: 12 * second)
+        state.received(ByteBuffer(bytes: try join.serialized()), from: .udp(Self.address(9)), now: 12 * second)
+        #expect(state.refusals[Int(RelayRefusal.badSignature.rawValue)] == 2)
+    }
+
     /// One line per join, leave and refused join, naming the player, the match, where it came
     /// from and why it left or was refused.
     @Test func joinsLeavesAndRefusalsAreLoggedWithTheirReasons() throws {
