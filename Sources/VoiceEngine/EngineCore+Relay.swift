@@ -110,8 +110,13 @@ extension EngineCore {
             muted = Set(mutedEverywhere.map(\.rawValue))
         }
         var ranges: [UInt16: Float] = [:]
-        for channel in started { ranges[channel.number] = channel.proximity?.range }
-        outbox.append(.relayInterest(channels: channels, muted: muted, hearingRanges: ranges, link: relay.link))
+        var names: [UInt16: String] = [:]
+        for channel in started {
+            ranges[channel.number] = channel.proximity?.range
+            names[channel.number] = channel.name
+        }
+        outbox.append(
+            .relayInterest(channels: channels, muted: muted, hearingRanges: ranges, channelNames: names, link: relay.link))
     }
 
     /// The relay route every listener is on, when they all share one: then a single envelope to

@@ -97,8 +97,8 @@ final class EngineCourier: Sendable {
     private func send(_ item: OutgoingItem) {
         switch item {
         case .signalling(let message, let participant, let client): client.send(message.encoded(), to: participant)
-        case .relayInterest(let channels, let muted, let ranges, let link):
-            link.update(channels: channels, muted: muted, hearingRanges: ranges)
+        case .relayInterest(let channels, let muted, let ranges, let names, let link):
+            link.update(channels: channels, muted: muted, hearingRanges: ranges, channelNames: names)
         case .relayPosition(let position, let link): link.setPosition(position)
         case .callEvent(let event, let sink): sink.deliver(event)
         case .matchEvent(let event, let sink): sink.deliver(event)

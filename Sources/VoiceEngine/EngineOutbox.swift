@@ -29,7 +29,8 @@ enum OutgoingItem {
     /// What the relay should forward to this participant: its started channels, muted players,
     /// and the range it hears each positional channel within.
     case relayInterest(
-        channels: Set<UInt16>, muted: Set<UInt32>, hearingRanges: [UInt16: Float], link: any RelayConnection)
+        channels: Set<UInt16>, muted: Set<UInt32>, hearingRanges: [UInt16: Float], channelNames: [UInt16: String],
+        link: any RelayConnection)
     /// Where this participant stands, for the relay's positional channels.
     case relayPosition(VoicePosition, link: any RelayConnection)
     case callEvent(VoiceChatEvent, EventSink<VoiceChatEvent>)

@@ -16,8 +16,10 @@ public protocol RelayConnection: AnyObject, Sendable {
     /// Sends one envelope through the transport of `kind`; dropped while it is not joined.
     func send(_ datagram: [UInt8], via kind: RealTimePathKind)
     /// What the relay should forward to this player: voice of `channels` only, none from `muted`,
-    /// and on the channels of `hearingRanges` only from players within range.
-    func update(channels: Set<UInt16>, muted: Set<UInt32>, hearingRanges: [UInt16: Float])
+    /// and on the channels of `hearingRanges` only from players within range; `channelNames`
+    /// names them for the relay's logs and admin.
+    func update(
+        channels: Set<UInt16>, muted: Set<UInt32>, hearingRanges: [UInt16: Float], channelNames: [UInt16: String])
     /// Where this player stands, for every transport now and for those that connect later.
     func setPosition(_ position: VoicePosition)
     /// A fresh token, for the joins that follow.

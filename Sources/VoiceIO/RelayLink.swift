@@ -26,6 +26,7 @@ public final class RelayLink: RelayConnection {
         var channels: Set<UInt16> = []
         var muted: Set<UInt32> = []
         var hearingRanges: [UInt16: Float] = [:]
+        var channelNames: [UInt16: String] = [:]
         var position: VoicePosition?
         var token: String
         var connecting: [Task<Void, Never>] = []
@@ -38,10 +39,16 @@ public final class RelayLink: RelayConnection {
         var channels: Set<UInt16>
         var muted: Set<UInt32>
         var hearingRanges: [UInt16: Float]
+        var channelNames: [UInt16: String]
 
         mutating func update(
-            channels wanted: Set<UInt16>, muted wantedMutes: Set<UInt32>, hearingRanges wantedRanges: [UInt16: Float]
+            channels wanted: Set<UInt16>, muted wantedMutes: Set<UInt32>, hearingRanges wantedRanges: [UInt16: Float],
+            channelNames wantedNames: [UInt16: String]
         ) {
+            for (channel, name) in wantedNames.sorted(by: { $0.key < $1.key }) where channelNames[channel] != name {
+                client.nameChannel(channel, name)
+            }
+            channelNames.merge(wantedNames) { _, new in new }
             for channel in wanted.subtracting(channels).sorted() { client.startChannel(channel) }
             for channel in channels.subtracting(wanted).sorted() { client.stopChannel(channel) }
             for id in wantedMutes.subtracting(muted).sorted() { client.mute(id) }
@@ -81,12 +88,15 @@ public final class RelayLink: RelayConnection {
     }
 
     private func connect(_ kind: RealTimePathKind, engine: VoiceEngine?) async {
-        let (channels, muted, ranges, token) = state.withLock { ($0.channels, $0.muted, $0.hearingRanges, $0.token) }
+        let (channels, muted, ranges, names, token) = state.withLock {
+            ($0.channels, $0.muted, $0.hearingRanges, $0.channelNames, $0.token)
+        }
         var configuration = RelayClientConfiguration(
             host: options.host, port: kind == .relayTCP ? options.tcpPort ?? options.port : options.port,
             transport: kind == .relayTCP ? .tcp : .udp, token: token, participant: participant,
             channels: channels.sorted(), muted: muted.sorted())
         configuration.hearingRanges = ranges
+        configuration.channelNames = names
         let route: PathRoute = kind == .relayTCP ? .relayTCP : .relayUDP
         let matchID = self.matchID
         let client: RelayClient
@@ -102,8 +112,10 @@ public final class RelayLink: RelayConnection {
         let isClosed = state.withLock { state -> Bool in
             guard !state.isClosed else { return true }
             var connected = ConnectedClient(
-                client: client, channels: Set(channels), muted: Set(muted), hearingRanges: ranges)
-            connected.update(channels: state.channels, muted: state.muted, hearingRanges: state.hearingRanges)
+                client: client, channels: Set(channels), muted: Set(muted), hearingRanges: ranges, channelNames: names)
+            connected.update(
+                channels: state.channels, muted: state.muted, hearingRanges: state.hearingRanges,
+                channelNames: state.channelNames)
             if let position = state.position { client.setPosition(position) }
             state.clients[kind] = connected
             return false
@@ -118,13 +130,18 @@ public final class RelayLink: RelayConnection {
 
     /// What the relay should forward to this player: voice of `channels` only, none from `muted`,
     /// and on the channels of `hearingRanges` only from players within range.
-    public func update(channels: Set<UInt16>, muted: Set<UInt32>, hearingRanges: [UInt16: Float]) {
+    public func update(
+        channels: Set<UInt16>, muted: Set<UInt32>, hearingRanges: [UInt16: Float], channelNames: [UInt16: String]
+    ) {
         state.withLock { state in
             state.channels = channels
             state.muted = muted
             state.hearingRanges = hearingRanges
+            state.channelNames.merge(channelNames) { _, new in new }
+            let names = state.channelNames
             for kind in Array(state.clients.keys) {
-                state.clients[kind]?.update(channels: channels, muted: muted, hearingRanges: hearingRanges)
+                state.clients[kind]?.update(
+                    channels: channels, muted: muted, hearingRanges: hearingRanges, channelNames: names)
             }
         }
     }

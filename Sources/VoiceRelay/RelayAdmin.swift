@@ -27,6 +27,8 @@ public struct RelayParticipantInfo: Sendable, Hashable {
     public var participant: String
     public var mediaID: UInt32
     public var channels: [UInt16]
+    /// `channels` by the names the players gave them (`#number` where nobody did).
+    public var channelNames: [String]
     public var muted: [UInt32]
     public var serverMuted: Bool
     public var overUDP: Bool
@@ -146,7 +148,7 @@ public struct RelayAdmin: Sendable {
                 found.members.map { member in
                     RelayParticipantInfo(
                         participant: member.participant, mediaID: member.mediaID, channels: member.channels,
-                        muted: member.muted, serverMuted: member.serverMuted, overUDP: member.udpAddress != nil,
+                        channelNames: member.channels.map { found.name(of: $0) }, muted: member.muted, serverMuted: member.serverMuted, overUDP: member.udpAddress != nil,
                         overTCP: member.tcpConnection != nil,
                         isSending: member.lastVoice != 0 && now &- member.lastVoice < 1_000_000_000,
                         counters: member.counters, position: member.position,

@@ -105,6 +105,13 @@ struct RelayHearing {
 final class RelayMatch {
     let id: String
     var members: [RelayMember] = []
+    /// The names its members gave their channels, for logs and the admin; the first name for a
+    /// number stands, and at most `maximumChannelNames` are kept.
+    var channelNames: [UInt16: String] = [:]
+    static let maximumChannelNames = 64
+
+    /// `channel` as a person knows it: its name, or its number when nobody named it.
+    func name(of channel: UInt16) -> String { channelNames[channel] ?? "#\(channel)" }
 
     init(id: String) { self.id = id }
 

@@ -84,7 +84,8 @@ extension RelayState {
             removeSignalling(member)
             actions.append(.close(member.connection))
         case .join, .joined, .refused, .startChannel, .stopChannel, .mute, .unmute, .pong, .kicked, .moved,
-            .serverMute, .signalJoin, .signalJoined, .memberJoined, .memberLeft, .signal, .position, .hearingRange:
+            .serverMute, .signalJoin, .signalJoined, .memberJoined, .memberLeft, .signal, .position, .hearingRange,
+            .channelName:
             drop(.malformed, member: nil)
         }
     }

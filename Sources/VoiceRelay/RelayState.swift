@@ -259,6 +259,11 @@ final class RelayState {
                 member.channels.append(channel)
             }
         case .stopChannel(let channel): member.channels.removeAll { $0 == channel }
+        case .channelName(let channel, let name):
+            let match = member.match
+            if match.channelNames[channel] == nil, match.channelNames.count < RelayMatch.maximumChannelNames {
+                match.channelNames[channel] = name
+            }
         case .mute(let id):
             if !member.muted.contains(id) {
                 guard member.muted.count < RelayJoin.maximumMutes else {
@@ -357,13 +362,17 @@ final class RelayState {
             joining = created
         }
         joining.channels = Array(Set(join.channels.filter { $0 != 0 })).sorted()
+        for (channel, name) in join.channelNames.sorted(by: { $0.key < $1.key })
+        where match.channelNames[channel] == nil && match.channelNames.count < RelayMatch.maximumChannelNames {
+            match.channelNames[channel] = name
+        }
         joining.muted = Array(Set(join.muted))
         attach(source, to: joining, now: now)
         // A player joins once: its second transport, and the joins its client repeats until it
         // hears back, are the same membership.
         let metadata: Logger.Metadata = [
             "match": "\(token.match)", "participant": "\(join.participant)", "from": "\(describe(source))",
-            "channels": "\(joining.channels)",
+            "channels": "\(joining.channels.map { match.name(of: $0) })",
         ]
         if isNew {
             joins &+= 1
@@ -618,7 +627,10 @@ final class RelayState {
     func move(_ member: RelayMember, toChannel channel: UInt16) {
         logger.info(
             "moved by the game server",
-            metadata: ["match": "\(member.match.id)", "participant": "\(member.participant)", "channel": "\(channel)"])
+            metadata: [
+                "match": "\(member.match.id)", "participant": "\(member.participant)",
+                "channel": "\(channel == 0 ? "none" : member.match.name(of: channel))",
+            ])
         member.channels = channel == 0 ? [] : [channel]
         notify(member, .moved(channel: channel))
     }

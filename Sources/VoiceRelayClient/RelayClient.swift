@@ -90,6 +90,9 @@ public final class RelayClient: Sendable {
     public func mute(_ mediaID: UInt32) { control { $0.mute(mediaID) } }
     public func unmute(_ mediaID: UInt32) { control { $0.unmute(mediaID) } }
     /// Hears `channel` positionally within `range` (0: the whole channel again), now and after every join.
+    /// Gives the relay `channel`'s name, for its logs and admin.
+    public func nameChannel(_ channel: UInt16, _ name: String) { control { $0.nameChannel(channel, name) } }
+
     public func setHearingRange(_ range: Float, on channel: UInt16) {
         control { $0.setHearingRange(range, on: channel) }
     }

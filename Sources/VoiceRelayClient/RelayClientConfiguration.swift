@@ -25,6 +25,8 @@ public struct RelayClientConfiguration: Sendable {
     public var muted: [UInt32]
     /// Channels heard positionally, and the range on each, told to the relay after every join.
     public var hearingRanges: [UInt16: Float] = [:]
+    /// The names of the channels (they travel as numbers), for the relay's logs and admin.
+    public var channelNames: [UInt16: String] = [:]
     /// How often the player's position is told again while it stands still: a datagram with it
     /// may have been lost, and a relay that restarted knows no position.
     public var positionRepeatInterval: Duration = .seconds(1)

@@ -112,7 +112,8 @@ final class ClientCore {
             .join(
                 RelayJoin(
                     token: configuration.token, participant: configuration.participant,
-                    channels: configuration.channels, muted: configuration.muted)), now: now)
+                    channels: configuration.channels, muted: configuration.muted,
+                    channelNames: configuration.channelNames)), now: now)
     }
 
     // MARK: Receiving
@@ -178,7 +179,7 @@ final class ClientCore {
         case .position(let mediaID, let position):
             onEvent(.position(mediaID: mediaID, position))
         case .pong, .join, .startChannel, .stopChannel, .mute, .unmute, .keepalive, .leave, .signalJoin, .signalJoined,
-            .memberJoined, .memberLeft, .sendSignal, .signal, .hearingRange:
+            .memberJoined, .memberLeft, .sendSignal, .signal, .hearingRange, .channelName:
             break
         }
     }
@@ -236,6 +237,16 @@ final class ClientCore {
     func unmute(_ id: UInt32) {
         configuration.muted.removeAll { $0 == id }
         send(.unmute(id), now: NIODeadline.now().uptimeNanoseconds)
+    }
+
+    /// Names `channel` for the relay: sent now if joined, and with every join after.
+    func nameChannel(_ channel: UInt16, _ name: String) {
+        guard configuration.channelNames[channel] != name,
+            RelayMessage.isValidText(name, maximum: RelayMessage.maximumChannelNameBytes)
+        else { return }
+        configuration.channelNames[channel] = name
+        guard state.isJoined else { return }
+        send(.channelName(channel, name), now: NIODeadline.now().uptimeNanoseconds)
     }
 
     func setHearingRange(_ range: Float, on channel: UInt16) {

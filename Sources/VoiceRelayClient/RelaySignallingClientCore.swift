@@ -134,7 +134,7 @@ final class SignallingClientCore {
                 onEvent(.kicked(reason))
             }
         case .pong, .join, .joined, .startChannel, .stopChannel, .mute, .unmute, .keepalive, .leave, .moved,
-            .serverMute, .signalJoin, .sendSignal, .position, .hearingRange:
+            .serverMute, .signalJoin, .sendSignal, .position, .hearingRange, .channelName:
             break
         }
     }

@@ -130,7 +130,7 @@ struct RelayAdminCommand: AsyncParsableCommand {
                     flags.append("hears \(channel) within \(range)")
                 }
                 return "\(player.player)  media \(player.mediaID)  channels "
-                    + (player.channels.isEmpty ? "none" : player.channels.map(String.init).joined(separator: ","))
+                    + (player.channelNames.isEmpty ? "none" : player.channelNames.joined(separator: ","))
                     + "  \(flags.joined(separator: " "))  \(player.packetsReceived) packets in, "
                     + "\(player.packetsForwarded) forwarded\n"
             }.joined()

@@ -62,8 +62,10 @@ struct RelayAdminReply: Codable, Sendable, Hashable {
     struct Player: Codable, Sendable, Hashable {
         var player: String
         var mediaID: UInt32
-        /// Channel numbers (the relay does not know names).
+        /// Channel numbers, as the wire carries them.
         var channels: [UInt16]
+        /// The same channels by the names the players gave them (`#number` where none did).
+        var channelNames: [String]
         var serverMuted: Bool
         var overUDP: Bool
         var overTCP: Bool
@@ -129,11 +131,12 @@ struct RelayAdminDispatcher: Sendable {
             let match = try required(request.match, "match", request)
             reply.players = try await admin.participants(match: match).map {
                 RelayAdminReply.Player(
-                    player: $0.participant, mediaID: $0.mediaID, channels: $0.channels, serverMuted: $0.serverMuted,
+                    player: $0.participant, mediaID: $0.mediaID, channels: $0.channels, channelNames: $0.channelNames,
+                    serverMuted: $0.serverMuted,
                     overUDP: $0.overUDP, overTCP: $0.overTCP, sending: $0.isSending,
                     packetsReceived: $0.counters.packetsReceived, packetsForwarded: $0.counters.packetsForwarded,
                     position: $0.position.map { [$0.x, $0.y, $0.z] }, placedByServer: $0.isPlacedByServer,
-                    hearingRanges: Dictionary(uniqueKeysWithValues: $0.hearingRanges.map { ("\($0.key)", $0.value) }))
+                    hearingRanges: Self.byName($0.hearingRanges, names: Dictionary(zip($0.channels, $0.channelNames)) { first, _ in first }))
             }.sorted { $0.player < $1.player }
         case .kick:
             let (match, player) = try member(request)
@@ -191,6 +194,11 @@ struct RelayAdminDispatcher: Sendable {
     {
         guard let value else { throw RelayAdminFailure("\(request.command.rawValue) needs field \"\(field)\"") }
         return value
+    }
+
+    /// `ranges` keyed by channel name where a player gave one, else by number.
+    private static func byName(_ ranges: [UInt16: Float], names: [UInt16: String]) -> [String: Float] {
+        Dictionary(ranges.map { (names[$0.key] ?? "\($0.key)", $0.value) }) { first, _ in first }
     }
 
     /// A decoding error in words a person typing JSON can act on.

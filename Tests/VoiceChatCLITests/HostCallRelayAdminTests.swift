@@ -55,7 +55,10 @@ import Testing
 
         let mute = try admin("mute", "arena", "bob")
         #expect(mute.status == 0 && mute.standardOutput == "server-muted bob in arena\n", "\(mute)")
-        #expect(try admin("players", "arena").standardOutput.contains("server-muted"))
+        let listed = try admin("players", "arena").standardOutput
+        #expect(listed.contains("server-muted"), "\(listed)")
+        // Channels by the names the players gave them (before: numbers only).
+        #expect(listed.contains("channels team "), "\(listed)")
         #expect(bob.waitForOutput("the game server muted you", seconds: 5), "\(bob.standardOutput)")
 
         // A channel nobody has started is refused (before, it said it moved him, and he heard nobody).

@@ -14,6 +14,10 @@ import VoiceWire
         .memberLeft("bob"), .sendSignal(to: "bob", payload: [1, 2, 3]), .signal(from: "alice", payload: []),
         .position(mediaID: 7, VoicePosition(x: -12.5, y: 0, z: 1e6)), .hearingRange(channel: 2, range: 40),
         .hearingRange(channel: 2, range: 0),
+        .join(
+            RelayJoin(
+                token: "abc.def", participant: "alice", channels: [1, 2], muted: [], channelNames: [1: "team", 2: "all"])),
+        .channelName(3, "squad"),
     ]
 
     @Test(arguments: messages)
@@ -22,6 +26,23 @@ import VoiceWire
         #expect(bytes[0] == 0x14)
         #expect(bytes[1] == message.kind.rawValue)
         #expect(try RelayMessage(parsing: bytes) == message)
+    }
+
+    /// Channel names are optional in a join (one without them ends at its mutes, as before), name
+    /// only channels the join lists, and are refused empty or longer than 64 bytes.
+    @Test func channelNamesAreOptionalAndBounded() throws {
+        let plain = RelayJoin(token: "abc.def", participant: "alice", channels: [1], muted: [])
+        let named = RelayJoin(token: "abc.def", participant: "alice", channels: [1], muted: [], channelNames: [1: "team"])
+        #expect(try RelayMessage.join(named).serialized().count > RelayMessage.join(plain).serialized().count)
+        let unlisted = RelayJoin(token: "abc.def", participant: "alice", channels: [1], muted: [], channelNames: [9: "x"])
+        #expect(try RelayMessage.join(unlisted).serialized() == RelayMessage.join(plain).serialized())
+        #expect(throws: RelayMessageError.invalidText(field: "channel name")) {
+            try RelayMessage.channelName(1, String(repeating: "n", count: 65)).serialized()
+        }
+        #expect(throws: RelayMessageError.invalidText(field: "channel name")) {
+            try RelayMessage.channelName(1, "").serialized()
+        }
+        #expect(try RelayMessage.join(named).serialized().count <= RelayMessage.maximumJoinBytes)
     }
 
     @Test func trailingAndMissingBytesAreRefused() throws {

@@ -473,6 +473,8 @@ import VoiceWire
         try join("bob", from: .udp(Self.address(2)), into: state)
         #expect(state.joins == 2)
         #expect(log.lines.filter { $0.message == "joined" }.count == 2)
+        // Channels travel as numbers; without a name from a player, the log shows the number.
+        #expect(log.lines.first { $0.message == "joined" }?.metadata["channels"] == "[\"#1\"]")
         #expect(log.lines.filter { $0.message == "joined again" && $0.level == .debug }.count == 2)
 
         let alice = try #require(state.member(match: Self.match, participant: "alice"))
@@ -484,6 +486,25 @@ import VoiceWire
             #expect(line?.level == .info, "\(message)")
             #expect(line?.metadata["participant"] == "alice", "\(message)")
         }
+    }
+
+    /// The names players give their channels (in the join, or for channels started later) are
+    /// what the relay's log and admin show (before, only numbers: the wire carries a hash of the name).
+    @Test func channelsAreShownByTheNamesThePlayersGaveThem() async throws {
+        let log = RecordedLog()
+        let state = makeState(logger: log.logger)
+        let token = try RelayToken.sign(match: Self.match, participant: "alice", expiry: 2_000_000, secret: secret).text
+        let join = RelayMessage.join(
+            RelayJoin(token: token, participant: "alice", channels: [7], muted: [], channelNames: [7: "team"]))
+        state.received(ByteBuffer(bytes: try join.serialized()), from: .udp(Self.address(1)), now: 0)
+        #expect(log.lines.first { $0.message == "joined" }?.metadata["channels"] == "[\"team\"]")
+        state.received(ByteBuffer(bytes: try RelayMessage.startChannel(8).serialized()), from: .udp(Self.address(1)), now: 0)
+        state.received(
+            ByteBuffer(bytes: try RelayMessage.channelName(8, "all").serialized()), from: .udp(Self.address(1)), now: 0)
+        let alice = try #require(state.member(match: Self.match, participant: "alice"))
+        #expect(alice.channels.map { alice.match.name(of: $0) } == ["team", "all"])
+        state.move(alice, toChannel: 8)
+        #expect(log.lines.first { $0.message == "moved by the game server" }?.metadata["channel"] == "all")
     }
 
     /// One refused player is one refusal: its client's joins over UDP, TCP and signalling, and its

@@ -23,6 +23,7 @@ public enum RelayMessageKind: UInt8, Sendable, Hashable, CaseIterable, CustomStr
     case signal = 19
     case position = 20
     case hearingRange = 21
+    case channelName = 22
 
     public var description: String {
         switch self {
@@ -47,6 +48,7 @@ public enum RelayMessageKind: UInt8, Sendable, Hashable, CaseIterable, CustomStr
         case .signal: "signal"
         case .position: "position"
         case .hearingRange: "hearing range"
+        case .channelName: "channel name"
         }
     }
 }
@@ -135,12 +137,18 @@ public struct RelayJoin: Sendable, Hashable {
     public var channels: [UInt16]
     /// Media IDs of the players this member muted.
     public var muted: [UInt32]
+    /// The names of `channels` the member gives, for the relay's logs and admin (at most one per
+    /// channel it lists, each at most `RelayMessage.maximumChannelNameBytes`); may be empty.
+    public var channelNames: [UInt16: String]
 
-    public init(token: String, participant: String, channels: [UInt16], muted: [UInt32]) {
+    public init(
+        token: String, participant: String, channels: [UInt16], muted: [UInt32], channelNames: [UInt16: String] = [:]
+    ) {
         self.token = token
         self.participant = participant
         self.channels = channels
         self.muted = muted
+        self.channelNames = channelNames
     }
 }
 
@@ -184,6 +192,12 @@ public enum RelayMessage: Sendable, Hashable {
     /// From a member: it hears `channel` positionally, only players within `range` (plus the
     /// relay's margin); a range of 0 hears the channel whole again.
     case hearingRange(channel: UInt16, range: Float)
+    /// From a member: the name of a channel it started (channels travel as numbers, a hash of the
+    /// name), for the relay's logs and admin to show names. At most `maximumChannelNameBytes`.
+    case channelName(UInt16, String)
+
+    /// Longest channel name a relay is told, in UTF-8 bytes.
+    public static let maximumChannelNameBytes = 64
 
     /// Most other members a `signalJoined` lists: what fits one TCP frame with the longest IDs.
     public static let maximumRosterEntries = 250
@@ -194,6 +208,7 @@ public enum RelayMessage: Sendable, Hashable {
     public static let maximumJoinBytes =
         2 + (2 + RelayToken.maximumTextBytes) + (2 + RelayToken.maximumIDBytes) + (1 + 2 * RelayJoin.maximumChannels)
         + (1 + 4 * RelayJoin.maximumMutes)
+        + (1 + RelayJoin.maximumChannels * (2 + 2 + RelayMessage.maximumChannelNameBytes))
 
     package static let firstByte: UInt8 = wireVersion << 4 | WireMessageType.relay.rawValue
 
@@ -220,6 +235,7 @@ public enum RelayMessage: Sendable, Hashable {
         case .signal: .signal
         case .position: .position
         case .hearingRange: .hearingRange
+        case .channelName: .channelName
         }
     }
 
@@ -245,6 +261,16 @@ public enum RelayMessage: Sendable, Hashable {
             for channel in join.channels { writer.uint16(channel) }
             writer.uint8(UInt8(join.muted.count))
             for id in join.muted { writer.uint32(id) }
+            // Names come last, and only when there are any: a join without them ends at its mutes.
+            let names = join.channelNames.filter { join.channels.contains($0.key) }.sorted { $0.key < $1.key }
+            if !names.isEmpty {
+                writer.uint8(UInt8(names.count))
+                for (channel, name) in names {
+                    try Self.check(name, field: "channel name", maximum: Self.maximumChannelNameBytes)
+                    writer.uint16(channel)
+                    writer.string(name)
+                }
+            }
         case .joined(let mediaID): writer.uint32(mediaID)
         case .refused(let reason): writer.uint8(reason.rawValue)
         case .startChannel(let channel), .stopChannel(let channel), .moved(let channel): writer.uint16(channel)
@@ -288,6 +314,10 @@ public enum RelayMessage: Sendable, Hashable {
             guard range.isFinite, range >= 0 else { throw .invalidNumber(field: "range") }
             writer.uint16(channel)
             writer.uint32(range.bitPattern)
+        case .channelName(let channel, let name):
+            try Self.check(name, field: "channel name", maximum: Self.maximumChannelNameBytes)
+            writer.uint16(channel)
+            writer.string(name)
         }
         return writer.bytes
     }
@@ -324,7 +354,20 @@ public enum RelayMessage: Sendable, Hashable {
                 guard let id = reader.uint32() else { throw wrongLength }
                 muted.append(id)
             }
-            self = .join(RelayJoin(token: token, participant: participant, channels: channels, muted: muted))
+            var names: [UInt16: String] = [:]
+            if !reader.isAtEnd {
+                guard let nameCount = reader.uint8() else { throw wrongLength }
+                guard nameCount <= channelCount else {
+                    throw .tooManyEntries(field: "channel names", count: Int(nameCount), maximum: Int(channelCount))
+                }
+                for _ in 0..<nameCount {
+                    guard let channel = reader.uint16() else { throw wrongLength }
+                    names[channel] = try Self.readText(
+                        &reader, field: "channel name", maximum: Self.maximumChannelNameBytes, wrongLength)
+                }
+            }
+            self = .join(
+                RelayJoin(token: token, participant: participant, channels: channels, muted: muted, channelNames: names))
         case .joined:
             guard let id = reader.uint32() else { throw wrongLength }
             self = .joined(mediaID: id)
@@ -396,6 +439,11 @@ public enum RelayMessage: Sendable, Hashable {
             guard let channel = reader.uint16(), let range = reader.float() else { throw wrongLength }
             guard range.isFinite, range >= 0 else { throw .invalidNumber(field: "range") }
             self = .hearingRange(channel: channel, range: range)
+        case .channelName:
+            guard let channel = reader.uint16() else { throw wrongLength }
+            let name = try Self.readText(
+                &reader, field: "channel name", maximum: Self.maximumChannelNameBytes, wrongLength)
+            self = .channelName(channel, name)
         }
         guard reader.isAtEnd else { throw wrongLength }
     }
