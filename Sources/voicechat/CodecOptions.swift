@@ -13,18 +13,10 @@ struct CodecOptions: ParsableArguments, FrameLengthOption {
         transform: NumericArgument.frameLength.double)
     var frameMilliseconds = VoiceDefaults.frameDuration.milliseconds
 
-    @Option(
-        parsing: .unconditional,
-        help: ArgumentHelp(
-            "Opus bitrate in bit/s, \(Bitrate.allowed); 'k' means thousands (e.g. 24k, 32000) (default: \(Bitrate.shipped)).",
-            valueName: "bitrate"),
-        transform: Bitrate.init(argument:))
-    var bitrate = Bitrate.shipped
+    @OptionGroup var encoder: EncoderOptions
 
-    @Option(
-        parsing: .unconditional, help: ArgumentHelp(complexityHelp, valueName: "0…10"),
-        transform: NumericArgument.complexity.int)
-    var complexity = VoiceDefaults.complexity
+    var bitrate: Bitrate { encoder.bitrate }
+    var complexity: Int { encoder.complexity }
 
     @Flag(help: "Send Opus in-band forward error correction (recovers a lost frame from the next packet).")
     var fec = false
@@ -60,6 +52,23 @@ extension FrameLengthOption {
         // validate() has already checked it.
         FrameDuration(milliseconds: frameMilliseconds) ?? .ms20
     }
+}
+
+/// The encoder's bitrate and complexity, for the commands that run Opus outside a call (a call's
+/// options keep complexity with the engine's tuning).
+struct EncoderOptions: ParsableArguments {
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Opus bitrate in bit/s, \(Bitrate.allowed); 'k' means thousands (e.g. 24k, 32000) (default: \(Bitrate.shipped)).",
+            valueName: "bitrate"),
+        transform: Bitrate.init(argument:))
+    var bitrate = Bitrate.shipped
+
+    @Option(
+        parsing: .unconditional, help: ArgumentHelp(complexityHelp, valueName: "0…10"),
+        transform: NumericArgument.complexity.int)
+    var complexity = VoiceDefaults.complexity
 }
 
 /// A bitrate argument: plain bits per second or with a `k` suffix, within Opus's range.

@@ -90,18 +90,10 @@ struct SimulateCommand: ParsableCommand {
         transform: NumericArgument.frameLength.double)
     var frameMilliseconds = VoiceDefaults.frameDuration.milliseconds
 
-    @Option(
-        parsing: .unconditional,
-        help: ArgumentHelp(
-            "Opus bitrate in bit/s, \(Bitrate.allowed); 'k' means thousands (default: \(Bitrate.shipped)).",
-            valueName: "bitrate"),
-        transform: Bitrate.init(argument:))
-    var bitrate = Bitrate.shipped
+    @OptionGroup var encoder: EncoderOptions
 
-    @Option(
-        parsing: .unconditional, help: ArgumentHelp(complexityHelp, valueName: "0…10"),
-        transform: NumericArgument.complexity.int)
-    var complexity = VoiceDefaults.complexity
+    var bitrate: Bitrate { encoder.bitrate }
+    var complexity: Int { encoder.complexity }
 
     @Option(
         help:
