@@ -72,6 +72,13 @@ final class RelayMember {
         return true
     }
 
+    /// Where one copy of a control message reaches it: its TCP connection when it has one (a
+    /// position lost over UDP would not be sent again until the player moves), else UDP.
+    var preferredSource: RelaySource? {
+        if let connection = tcpConnection { return .tcp(connection) }
+        return udpAddress.map { .udp($0) }
+    }
+
     /// Whether this member hears `speaker` on any positional channel.
     func hears(_ speaker: UInt32) -> Bool {
         hearings.contains { $0.audible.contains(speaker) }

@@ -38,12 +38,16 @@ extension RelayState {
     /// so the messages grow with the players in range, not with the match.
     func place(_ member: RelayMember, at position: VoicePosition) {
         member.position = position
+        // Everyone told of this move gets the one message, serialized once.
+        positionRecipients.removeAll(keepingCapacity: true)
         for other in member.match.members where other !== member {
             let distanceSquared = other.position.map { position.distanceSquared(to: $0) }
             if !other.hearings.isEmpty {
                 let heard = other.hears(member.mediaID)
                 other.updateHearing(of: member.mediaID, distanceSquared: distanceSquared)
-                if heard || other.hears(member.mediaID) { tell(other, .position(mediaID: member.mediaID, position)) }
+                if heard || other.hears(member.mediaID), let source = other.preferredSource {
+                    positionRecipients.append(source)
+                }
             }
             if !member.hearings.isEmpty {
                 let heard = member.hears(other.mediaID)
@@ -53,16 +57,12 @@ extension RelayState {
                 }
             }
         }
+        send(.position(mediaID: member.mediaID, position), to: positionRecipients)
     }
 
-    /// Sends `message` to `member` once, over its TCP connection when it has one (a position that
-    /// is lost is not sent again until the player moves), else over UDP.
+    /// Sends `message` to `member` once, over its `preferredSource`.
     func tell(_ member: RelayMember, _ message: RelayMessage) {
-        if let connection = member.tcpConnection {
-            send(message, to: .tcp(connection))
-        } else if let address = member.udpAddress {
-            send(message, to: .udp(address))
-        }
+        if let source = member.preferredSource { send(message, to: source) }
     }
 
     /// The member hears `channel` within `range` from now on (0: the whole channel again).

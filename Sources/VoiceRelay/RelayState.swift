@@ -53,6 +53,8 @@ final class RelayState {
     static let refusalWindow: UInt64 = 10_000_000_000
     /// The time of the latest call that brought one.
     private var latestNow: UInt64 = 0
+    /// Who is told of a move, kept between moves so that telling them allocates no list.
+    var positionRecipients: [RelaySource] = []
     /// Signalling attachments (see `RelayState+Signalling`): by match, then participant.
     var signallingMatches: [String: [String: RelaySignallingMember]] = [:]
     /// The same attachments by their connection.
