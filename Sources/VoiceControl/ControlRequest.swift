@@ -79,7 +79,10 @@ public struct ControlRequest: Sendable, Hashable {
             value = try JSONDecoder().decode(JSONValue.self, from: Data(line))
         } catch {
             if let number = outOfRangeNumber(in: line) {
-                return (nil, .failure(.badRequest("the number \(number) is too large for any setting; send a finite number")))
+                return (
+                    nil,
+                    .failure(.badRequest("the number \(number) is too large for any setting; send a finite number"))
+                )
             }
             return (nil, .failure(.badRequest("the line is not valid JSON; send one JSON object per line")))
         }

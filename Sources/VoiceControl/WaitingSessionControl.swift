@@ -41,7 +41,8 @@ public final class WaitingSessionControl: VoiceSessionControl {
         try call.setPushToTalk(settings.pushToTalk)
         try call.setTalking(settings.talking)
         if let milliseconds = settings.maximumDelayMilliseconds { try call.setMaximumDelay(milliseconds: milliseconds) }
-        if settings.denoise != nil || settings.automaticGainControl != nil || settings.voiceActivityThresholdDBFS != nil {
+        if settings.denoise != nil || settings.automaticGainControl != nil || settings.voiceActivityThresholdDBFS != nil
+        {
             try call.setSpeechProcessing(
                 denoise: settings.denoise, automaticGainControl: settings.automaticGainControl,
                 voiceActivityThresholdDBFS: settings.voiceActivityThresholdDBFS)

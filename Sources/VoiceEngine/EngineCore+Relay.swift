@@ -116,7 +116,8 @@ extension EngineCore {
             names[channel.number] = channel.name
         }
         outbox.append(
-            .relayInterest(channels: channels, muted: muted, hearingRanges: ranges, channelNames: names, link: relay.link))
+            .relayInterest(
+                channels: channels, muted: muted, hearingRanges: ranges, channelNames: names, link: relay.link))
     }
 
     /// The relay route every listener is on, when they all share one: then a single envelope to

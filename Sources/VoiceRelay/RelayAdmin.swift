@@ -148,7 +148,8 @@ public struct RelayAdmin: Sendable {
                 found.members.map { member in
                     RelayParticipantInfo(
                         participant: member.participant, mediaID: member.mediaID, channels: member.channels,
-                        channelNames: member.channels.map { found.name(of: $0) }, muted: member.muted, serverMuted: member.serverMuted, overUDP: member.udpAddress != nil,
+                        channelNames: member.channels.map { found.name(of: $0) }, muted: member.muted,
+                        serverMuted: member.serverMuted, overUDP: member.udpAddress != nil,
                         overTCP: member.tcpConnection != nil,
                         isSending: member.lastVoice != 0 && now &- member.lastVoice < 1_000_000_000,
                         counters: member.counters, position: member.position,

@@ -108,7 +108,9 @@ public final class RelayServer: Service, Sendable {
             throw error
         } catch {
             for channel in channels { try? await channel.close() }
-            throw .bindFailed(what: "sockets", host: configuration.host, port: configuration.port, reason: RelayServerError.reason(error))
+            throw .bindFailed(
+                what: "sockets", host: configuration.host, port: configuration.port,
+                reason: RelayServerError.reason(error))
         }
     }
 
@@ -139,7 +141,8 @@ public final class RelayServer: Service, Sendable {
                     .withBoundSocket(descriptor).get()
             } catch {
                 throw .bindFailed(
-                    what: "UDP socket", host: configuration.host, port: configuration.port, reason: RelayServerError.reason(error))
+                    what: "UDP socket", host: configuration.host, port: configuration.port,
+                    reason: RelayServerError.reason(error))
             }
             let port = udp.localAddress?.port ?? configuration.port
             let waterMark = configuration.limits.tcpWriteBufferBytes

@@ -90,7 +90,8 @@ public enum RelayClientError: Error, Hashable, Sendable, CustomStringConvertible
 
     public var description: String {
         switch self {
-        case .invalidAddress(let host, let port, let reason): "relay address \(endpointText(host: host, port: port)) is not usable: \(reason)"
+        case .invalidAddress(let host, let port, let reason):
+            "relay address \(endpointText(host: host, port: port)) is not usable: \(reason)"
         case .bindFailed(let reason): "relay client could not open its UDP socket: \(reason)"
         case .invalidJoin(let error): "relay join message cannot be built: \(error)"
         }

@@ -32,7 +32,8 @@ struct AudioEndpointOptions: ParsableArguments {
     var deviceRate = 48_000
 
     @Option(
-        parsing: .unconditional, help: ArgumentHelp("Device channels: 1 (mono) or 2 (stereo) (default: 1).", valueName: "1|2"),
+        parsing: .unconditional,
+        help: ArgumentHelp("Device channels: 1 (mono) or 2 (stereo) (default: 1).", valueName: "1|2"),
         transform: NumericArgument.channels.int)
     var deviceChannels = 1
 

@@ -1,4 +1,5 @@
 import VoiceCore
+
 /// The `HOST:PORT` a call goes to: a host name, an IPv4 address, or an IPv6 address in brackets.
 struct CallAddress: Hashable, CustomStringConvertible {
     var host: String

@@ -83,7 +83,8 @@ struct Bitrate: CustomStringConvertible, Sendable {
     init(argument: String) throws {
         let text = argument.lowercased()
         let thousands = text.hasSuffix("k")
-        let number = try NumericArgument.bitrate(thousands: thousands).number(thousands ? String(text.dropLast()) : text)
+        let number = try NumericArgument.bitrate(thousands: thousands).number(
+            thousands ? String(text.dropLast()) : text)
         bitsPerSecond = Int((number * (thousands ? 1_000 : 1)).rounded())
     }
 

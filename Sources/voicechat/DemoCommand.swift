@@ -170,7 +170,8 @@ struct DemoCommand: AsyncParsableCommand {
             // Alice's side, as the console and the stats file show it.
             SessionSummaryFile(
                 kind: "match", participant: "alice", match: "demo", seconds: speechSeconds ?? 0,
-                ending: InterruptSignal.wasReceived ? InterruptSignal.ending : "duration reached", participants: statistics[0]
+                ending: InterruptSignal.wasReceived ? InterruptSignal.ending : "duration reached",
+                participants: statistics[0]
             ).write(to: path)
         }
         printStatus(Self.nextSteps, level: .notice)

@@ -34,7 +34,8 @@ struct NumericArgument: Sendable, CustomStringConvertible {
         let unitSuffix = unit.isEmpty ? "" : " " + unit
         if let spelledRange { return spelledRange + unitSuffix }
         if excludesLowerBound {
-            return "more than \(Self.format(range.lowerBound)) and at most \(Self.format(range.upperBound))\(unitSuffix)"
+            return
+                "more than \(Self.format(range.lowerBound)) and at most \(Self.format(range.upperBound))\(unitSuffix)"
         }
         return "\(Self.format(range.lowerBound))…\(Self.format(range.upperBound))\(unitSuffix)"
     }

@@ -136,7 +136,8 @@ struct RelayAdminDispatcher: Sendable {
                     overUDP: $0.overUDP, overTCP: $0.overTCP, sending: $0.isSending,
                     packetsReceived: $0.counters.packetsReceived, packetsForwarded: $0.counters.packetsForwarded,
                     position: $0.position.map { [$0.x, $0.y, $0.z] }, placedByServer: $0.isPlacedByServer,
-                    hearingRanges: Self.byName($0.hearingRanges, names: Dictionary(zip($0.channels, $0.channelNames)) { first, _ in first }))
+                    hearingRanges: Self.byName(
+                        $0.hearingRanges, names: Dictionary(zip($0.channels, $0.channelNames)) { first, _ in first }))
             }.sorted { $0.player < $1.player }
         case .kick:
             let (match, player) = try member(request)

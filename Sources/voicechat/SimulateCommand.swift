@@ -77,7 +77,8 @@ struct SimulateCommand: ParsableCommand {
 
     @Option(
         parsing: .unconditional,
-        help: ArgumentHelp("Seed of the network's random choices, \(NumericArgument.seed) (default: 1).", valueName: "seed"),
+        help: ArgumentHelp(
+            "Seed of the network's random choices, \(NumericArgument.seed) (default: 1).", valueName: "seed"),
         transform: NumericArgument.seed.uint64)
     var seed: UInt64 = 1
 

@@ -16,7 +16,8 @@ import VoiceCore
         #expect(folder.status != 0)
         // Before: "audio device '…': cannot read '…': Error Domain=NSPOSIXErrorDomain Code=21".
         #expect(
-            folder.standardError.contains("file '\(directory.path)': cannot read '\(directory.path)': it is a directory"),
+            folder.standardError.contains(
+                "file '\(directory.path)': cannot read '\(directory.path)': it is a directory"),
             "\(folder.standardError)")
         #expect(!folder.standardError.contains("NSPOSIXErrorDomain"), "\(folder.standardError)")
         let device = try CommandRunner.run(

@@ -64,7 +64,9 @@ import Testing
         // A channel nobody has started is refused (before, it said it moved him, and he heard nobody).
         let nowhere = try admin("move", "arena", "alice", "nosuchchannel")
         #expect(nowhere.status == 1, "\(nowhere)")
-        #expect(nowhere.standardError.contains(#"no player in match "arena" has channel "nosuchchannel" started"#), "\(nowhere)")
+        #expect(
+            nowhere.standardError.contains(#"no player in match "arena" has channel "nosuchchannel" started"#),
+            "\(nowhere)")
         #expect(!alice.standardOutput.contains("moved you to channel"), "\(alice.standardOutput)")
         let move = try admin("move", "arena", "alice", "team")
         #expect(move.status == 0 && move.standardOutput == "moved alice to channel team\n", "\(move)")

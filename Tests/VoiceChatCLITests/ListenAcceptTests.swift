@@ -87,6 +87,7 @@ import Testing
     @Test func aNegativeCountIsRefused() throws {
         let result = try CommandRunner.run(["listen", "--accept", "-1"] + files)
         #expect(result.status == 64)
-        #expect(result.standardError.contains("'--accept <calls>': it must be 0…1000000 calls"), "\(result.standardError)")
+        #expect(
+            result.standardError.contains("'--accept <calls>': it must be 0…1000000 calls"), "\(result.standardError)")
     }
 }

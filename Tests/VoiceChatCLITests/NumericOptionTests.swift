@@ -31,7 +31,8 @@ import Testing
         Case(
             command: ["loopback"] + files,
             options: [
-                "--device-rate", "--device-channels", "--speaker-channels", "--period-frames", "--frame-ms", "--bitrate",
+                "--device-rate", "--device-channels", "--speaker-channels", "--period-frames", "--frame-ms",
+                "--bitrate",
                 "--complexity", "--duration",
             ]),
         Case(command: ["listen"], options: ["--port", "--accept"] + callOptions, signed: ["--vad-threshold-db"]),
@@ -70,7 +71,9 @@ import Testing
             let below = testCase.signed.contains(option) ? "-1e99" : "-1"
             for value in ["nan", "inf", below, "1e99", ""] {
                 let refused = refusal(testCase.command + [option, value])
-                #expect(refused?.code == 64, "\(testCase.command[0]) \(option) '\(value)': \(refused?.message ?? "accepted")")
+                #expect(
+                    refused?.code == 64,
+                    "\(testCase.command[0]) \(option) '\(value)': \(refused?.message ?? "accepted")")
                 #expect(
                     refused?.message.contains("'\(option) <") == true,
                     "\(testCase.command[0]) \(option) '\(value)': \(refused?.message ?? "accepted")")
@@ -82,7 +85,8 @@ import Testing
         for value in ["nan", "inf", "1e99", "", "north"] {
             let refused = refusal(["relay-admin", "--socket", "s", "position", "m", "p", value, "0", "0"])
             #expect(refused?.code == 64, "'\(value)': \(refused?.message ?? "accepted")")
-            #expect(refused?.message.contains("x \"\(value)\"") == true, "'\(value)': \(refused?.message ?? "accepted")")
+            #expect(
+                refused?.message.contains("x \"\(value)\"") == true, "'\(value)': \(refused?.message ?? "accepted")")
         }
         #expect(refusal(["relay-admin", "--socket", "s", "position", "m", "p", "-4.5", "0", "1e3"]) == nil)
     }

@@ -16,7 +16,9 @@ import VoiceWire
             "token", "--secret-file", "s", "--match", "m", "--participant", "p", "--ttl", "9223372036854775807",
         ])
         #expect(result.status == 64)
-        #expect(result.standardError.contains("'--ttl <seconds>': it must be 1…315360000 seconds"), "\(result.standardError)")
+        #expect(
+            result.standardError.contains("'--ttl <seconds>': it must be 1…315360000 seconds"),
+            "\(result.standardError)")
         let help = try CommandRunner.run(["help", "token"]).standardOutput
             .split(whereSeparator: \.isWhitespace).joined(separator: " ")
         #expect(help.contains("a player who joined stays past the expiry, but rejoining after it needs a new token"))

@@ -42,7 +42,9 @@ import VoiceCore
         #expect(
             failure(#"{"command":"set-volume","volume":1e999}"#).message
                 == "the number 1e999 is too large for any setting; send a finite number")
-        #expect(failure(#"{"command":"set-volume","player":"1e999x","volume":1e"#).message?.contains("not valid JSON") == true)
+        #expect(
+            failure(#"{"command":"set-volume","player":"1e999x","volume":1e"#).message?.contains("not valid JSON")
+                == true)
         #expect(
             failure(#"{"command":"set-player-volume","player":"bob","volume":2.5}"#).message?.contains(
                 "a player's volume of 2.5 is outside 0…2") == true)

@@ -16,7 +16,8 @@ import VoiceWire
         .hearingRange(channel: 2, range: 0),
         .join(
             RelayJoin(
-                token: "abc.def", participant: "alice", channels: [1, 2], muted: [], channelNames: [1: "team", 2: "all"])),
+                token: "abc.def", participant: "alice", channels: [1, 2], muted: [],
+                channelNames: [1: "team", 2: "all"])),
         .channelName(3, "squad"),
     ]
 
@@ -32,9 +33,11 @@ import VoiceWire
     /// only channels the join lists, and are refused empty or longer than 64 bytes.
     @Test func channelNamesAreOptionalAndBounded() throws {
         let plain = RelayJoin(token: "abc.def", participant: "alice", channels: [1], muted: [])
-        let named = RelayJoin(token: "abc.def", participant: "alice", channels: [1], muted: [], channelNames: [1: "team"])
+        let named = RelayJoin(
+            token: "abc.def", participant: "alice", channels: [1], muted: [], channelNames: [1: "team"])
         #expect(try RelayMessage.join(named).serialized().count > RelayMessage.join(plain).serialized().count)
-        let unlisted = RelayJoin(token: "abc.def", participant: "alice", channels: [1], muted: [], channelNames: [9: "x"])
+        let unlisted = RelayJoin(
+            token: "abc.def", participant: "alice", channels: [1], muted: [], channelNames: [9: "x"])
         #expect(try RelayMessage.join(unlisted).serialized() == RelayMessage.join(plain).serialized())
         #expect(throws: RelayMessageError.invalidText(field: "channel name")) {
             try RelayMessage.channelName(1, String(repeating: "n", count: 65)).serialized()

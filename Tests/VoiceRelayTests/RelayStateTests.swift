@@ -441,7 +441,9 @@ import VoiceWire
             #expect(messages.allSatisfy { $0.0 == .udp(Self.address(1)) }, "only alice hears positionally")
             return messages.map(\.1)
         }
-        func bob(_ x: Float) -> RelayMessage { .position(mediaID: Self.mediaID("bob"), VoicePosition(x: x, y: 0, z: 0)) }
+        func bob(_ x: Float) -> RelayMessage {
+            .position(mediaID: Self.mediaID("bob"), VoicePosition(x: x, y: 0, z: 0))
+        }
         #expect(try send(bob(5), from: 2).isEmpty, "nobody hears positionally")
         #expect(try send(.position(mediaID: Self.mediaID("alice"), .origin), from: 1).isEmpty)
         // Alice starts hearing channel 1 within 10: she learns where bob stands.
@@ -498,7 +500,8 @@ import VoiceWire
             RelayJoin(token: token, participant: "alice", channels: [7], muted: [], channelNames: [7: "team"]))
         state.received(ByteBuffer(bytes: try join.serialized()), from: .udp(Self.address(1)), now: 0)
         #expect(log.lines.first { $0.message == "joined" }?.metadata["channels"] == "[\"team\"]")
-        state.received(ByteBuffer(bytes: try RelayMessage.startChannel(8).serialized()), from: .udp(Self.address(1)), now: 0)
+        state.received(
+            ByteBuffer(bytes: try RelayMessage.startChannel(8).serialized()), from: .udp(Self.address(1)), now: 0)
         state.received(
             ByteBuffer(bytes: try RelayMessage.channelName(8, "all").serialized()), from: .udp(Self.address(1)), now: 0)
         let alice = try #require(state.member(match: Self.match, participant: "alice"))

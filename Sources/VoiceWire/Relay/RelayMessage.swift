@@ -367,7 +367,8 @@ public enum RelayMessage: Sendable, Hashable {
                 }
             }
             self = .join(
-                RelayJoin(token: token, participant: participant, channels: channels, muted: muted, channelNames: names))
+                RelayJoin(token: token, participant: participant, channels: channels, muted: muted, channelNames: names)
+            )
         case .joined:
             guard let id = reader.uint32() else { throw wrongLength }
             self = .joined(mediaID: id)

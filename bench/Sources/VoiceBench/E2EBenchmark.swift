@@ -172,37 +172,37 @@ struct E2EBenchmark: ParsableCommand {
                 "\(E2ERun.format(frame)) ms frames: device loop \(fixed(floor.delay)) ms  (\(floorRecording.machine))")
             for topology in chosen {
                 for (index, condition) in selected.enumerated() {
-                  for (modeIndex, mode) in modes.enumerated() {
-                    let modeLabel = modes == ["auto"] ? "" : " echo-cancel \(mode)"
-                    let name =
-                        "\(topology.rawValue)-\(condition.name)-\(E2ERun.format(frame))ms"
-                        + (modes == ["auto"] ? "" : "-echo-\(mode)")
-                    let recording = try run(
-                        .call(topology, conditions: condition.network, seed: seed),
-                        tag: "\(topology.rawValue.prefix(1))\(index)m\(modeIndex)", echoCancel: mode)
-                    let scored = try score(recording, name: name, in: directory, scorer)
-                    let row = Row(
-                        topology: topology, frameMilliseconds: frame, condition: condition.name, pesq: scored.pesq,
-                        delay: scored.delay, windowDelays: scored.windows, echoCancel: mode,
-                        listener: recording.listenerStatistics, talker: recording.talkerStatistics,
-                        listenerCPUSeconds: recording.listenerCPUSeconds, proxy: recording.proxy,
-                        machine: recording.machine,
-                        crossedProxy: Double(recording.proxy.sent) >= 0.5 * Double(speech.count) / (frame * 48))
-                    rows.append(row)
-                    if !row.crossedProxy {
+                    for (modeIndex, mode) in modes.enumerated() {
+                        let modeLabel = modes == ["auto"] ? "" : " echo-cancel \(mode)"
+                        let name =
+                            "\(topology.rawValue)-\(condition.name)-\(E2ERun.format(frame))ms"
+                            + (modes == ["auto"] ? "" : "-echo-\(mode)")
+                        let recording = try run(
+                            .call(topology, conditions: condition.network, seed: seed),
+                            tag: "\(topology.rawValue.prefix(1))\(index)m\(modeIndex)", echoCancel: mode)
+                        let scored = try score(recording, name: name, in: directory, scorer)
+                        let row = Row(
+                            topology: topology, frameMilliseconds: frame, condition: condition.name, pesq: scored.pesq,
+                            delay: scored.delay, windowDelays: scored.windows, echoCancel: mode,
+                            listener: recording.listenerStatistics, talker: recording.talkerStatistics,
+                            listenerCPUSeconds: recording.listenerCPUSeconds, proxy: recording.proxy,
+                            machine: recording.machine,
+                            crossedProxy: Double(recording.proxy.sent) >= 0.5 * Double(speech.count) / (frame * 48))
+                        rows.append(row)
+                        if !row.crossedProxy {
+                            print(
+                                "  \(topology.rawValue) \(condition.name)\(modeLabel): voice left the proxy's path (the figures below skip it)"
+                            )
+                        }
+                        let cpu = row.listenerCPUSeconds.map { "bob's process used \(fixed($0, 2)) s of CPU; " } ?? ""
                         print(
-                            "  \(topology.rawValue) \(condition.name)\(modeLabel): voice left the proxy's path (the figures below skip it)"
+                            "  \(topology.rawValue) \(condition.name)\(modeLabel): PESQ-WB \(fixed(row.pesq, 3)), delay "
+                                + "\(fixed(row.delay)) ms (engine \(fixed(row.delay - floor.delay))), per-second p95 "
+                                + "\(fixed(row.percentile(0.95))) ms, proxy dropped \(row.proxy.dropped) of \(row.proxy.sent), "
+                                + "held up \(row.proxy.late) times (latest \(fixed(Double(row.proxy.maximumLateness) / 1e6)) ms)  "
+                                + "\(Self.listenerSummary(row.listener)); \(cpu)\(Self.devicesSummary(row))  (\(recording.machine))"
                         )
                     }
-                    let cpu = row.listenerCPUSeconds.map { "bob's process used \(fixed($0, 2)) s of CPU; " } ?? ""
-                    print(
-                        "  \(topology.rawValue) \(condition.name)\(modeLabel): PESQ-WB \(fixed(row.pesq, 3)), delay "
-                            + "\(fixed(row.delay)) ms (engine \(fixed(row.delay - floor.delay))), per-second p95 "
-                            + "\(fixed(row.percentile(0.95))) ms, proxy dropped \(row.proxy.dropped) of \(row.proxy.sent), "
-                            + "held up \(row.proxy.late) times (latest \(fixed(Double(row.proxy.maximumLateness) / 1e6)) ms)  "
-                            + "\(Self.listenerSummary(row.listener)); \(cpu)\(Self.devicesSummary(row))  (\(recording.machine))"
-                    )
-                  }
                 }
             }
         }
@@ -212,22 +212,27 @@ struct E2EBenchmark: ParsableCommand {
         for (frame, floor) in floors.sorted(by: { $0.key > $1.key }) {
             report.add("\(E2ERun.format(frame)) ms device loop delay (floor)", floor, unit: "ms")
             for topology in chosen {
-              for mode in modes {
-                let ofRun = rows.filter {
-                    $0.frameMilliseconds == frame && $0.topology == topology && $0.echoCancel == mode && $0.crossedProxy
+                for mode in modes {
+                    let ofRun = rows.filter {
+                        $0.frameMilliseconds == frame && $0.topology == topology && $0.echoCancel == mode
+                            && $0.crossedProxy
+                    }
+                    for row in rows
+                    where row.frameMilliseconds == frame && row.topology == topology && !row.crossedProxy {
+                        report.require(
+                            false,
+                            "\(E2ERun.format(frame)) ms \(topology.rawValue) \(row.condition): alice's voice left the impaired "
+                                + "path after \(row.proxy.sent) datagrams (the engine found another way to bob)")
+                    }
+                    addFigures(
+                        ofRun, frame: frame,
+                        label: "\(E2ERun.format(frame)) ms \(topology.rawValue)"
+                            + (modes == ["auto"] ? "" : " echo-cancel \(mode)"),
+                        floor: floor, ceiling: ceiling, to: &report)
                 }
-                for row in rows where row.frameMilliseconds == frame && row.topology == topology && !row.crossedProxy {
-                    report.require(
-                        false,
-                        "\(E2ERun.format(frame)) ms \(topology.rawValue) \(row.condition): alice's voice left the impaired "
-                            + "path after \(row.proxy.sent) datagrams (the engine found another way to bob)")
+                if modes.count > 1 {
+                    addEchoComparison(rows, frame: frame, topology: topology, modes: modes, to: &report)
                 }
-                addFigures(
-                    ofRun, frame: frame,
-                    label: "\(E2ERun.format(frame)) ms \(topology.rawValue)" + (modes == ["auto"] ? "" : " echo-cancel \(mode)"),
-                    floor: floor, ceiling: ceiling, to: &report)
-              }
-              if modes.count > 1 { addEchoComparison(rows, frame: frame, topology: topology, modes: modes, to: &report) }
             }
         }
         if !report.finish() { throw ExitCode(1) }
@@ -277,7 +282,8 @@ struct E2EBenchmark: ParsableCommand {
             for mode in modes.dropFirst() {
                 guard let other = ofCondition.first(where: { $0.echoCancel == mode }) else { continue }
                 report.add(
-                    "\(label) \(condition) PESQ-WB, echo-cancel \(modes[0]) against \(mode)", first.pesq, unit: "PESQ-WB",
+                    "\(label) \(condition) PESQ-WB, echo-cancel \(modes[0]) against \(mode)", first.pesq,
+                    unit: "PESQ-WB",
                     baseline: other.pesq, target: condition == "clean" ? .atLeast(other.pesq - 0.02) : nil)
                 report.add(
                     "\(label) \(condition) delay, echo-cancel \(modes[0]) against \(mode)", first.delay, unit: "ms",
