@@ -36,6 +36,8 @@ final class EchoDelayEstimator {
     private var previousReference: Float = 0
     private var previousCaptured: Float = 0
     private var leadingLag = -1
+    /// The number of the last decimated reference sample that was not zero.
+    private var lastAudibleReference = Int.min / 2
     private var leadingFrames = 0
 
     /// - Parameters:
@@ -74,6 +76,7 @@ final class EchoDelayEstimator {
             let position = position(of: written + index)
             history[position] = referenceSum - previousReference
             history[position + historyCapacity] = referenceSum - previousReference
+            if referenceSum != previousReference { lastAudibleReference = written + index }
             previousReference = referenceSum
             capturedScratch[index] = capturedSum - previousCaptured
             previousCaptured = capturedSum
@@ -81,6 +84,9 @@ final class EchoDelayEstimator {
         for lag in 0..<lags { correlation[lag] *= Self.keep }
         for index in 0..<frame {
             let sample = capturedScratch[index]
+            // Products with a silent microphone, or with a reference silent at every lag, are
+            // zeros: skipping them leaves every sum as it was, and the silent side costs nothing.
+            if sample == 0 || written + index - lastAudibleReference >= lags { continue }
             // The reference `lag` samples before this one is `lag` on from its position.
             let start = position(of: written + index)
             for lag in 0..<min(lags, written + index + 1) {
@@ -101,6 +107,7 @@ final class EchoDelayEstimator {
         history.update(repeating: 0)
         correlation.update(repeating: 0)
         written = 0
+        lastAudibleReference = Int.min / 2
         previousReference = 0
         previousCaptured = 0
         leadingLag = -1

@@ -141,6 +141,13 @@ final class KalmanEchoFilter {
         let slot = newest * bins
         let real = UnsafeMutableBufferPointer(rebasing: referenceReal[slot..<(slot + bins)])
         let imaginary = UnsafeMutableBufferPointer(rebasing: referenceImaginary[slot..<(slot + bins)])
+        // Silence has no spectrum to work out.
+        if !window.contains(where: { $0 != 0 }) {
+            real.update(repeating: 0)
+            imaginary.update(repeating: 0)
+            UnsafeMutableBufferPointer(rebasing: referencePower[slot..<(slot + bins)]).update(repeating: 0)
+            return
+        }
         transform.forward(UnsafeBufferPointer(window), real: real, imaginary: imaginary)
         for bin in 0..<bins { referencePower[slot + bin] = real[bin] * real[bin] + imaginary[bin] * imaginary[bin] }
     }
