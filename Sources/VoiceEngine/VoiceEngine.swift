@@ -30,9 +30,6 @@ public final class VoiceEngine: Sendable {
     private let commands = EngineCommandQueue()
     private let clock: ManualClock?
     private let input: (any AudioInput)?
-
-    /// Whether the microphone has ended and will deliver nothing more (a file played to its end).
-    public var isInputExhausted: Bool { input?.isExhausted ?? false }
     private let output: (any AudioOutput)?
     private let runner = Mutex<EngineThread?>(nil)
     /// Datagrams from network threads, with their route and arrival time, for the engine thread.
@@ -170,6 +167,9 @@ public final class VoiceEngine: Sendable {
     }
 
     /// What the echo canceller did and the echo return loss enhancement it measures; nil when it is off.
+    /// Whether the microphone has ended and will deliver nothing more (a file played to its end).
+    public var isInputExhausted: Bool { input?.isExhausted ?? false }
+
     public var echoCancellation: CaptureEchoCanceller.Statistics? {
         withCore { $0.echoCanceller?.statistics }
     }

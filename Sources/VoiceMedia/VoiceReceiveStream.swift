@@ -55,9 +55,9 @@ public final class VoiceReceiveStream {
     private var redundancyDecoder: OpusDecoder?
     private var primaries: JitterBufferSlots
     private var redundants: JitterBufferSlots
-    /// One decoded frame (sized for the longest Opus packet, so decode never fails for room).
     /// Set while the sender is out of this listener's range: see `senderWentOutOfRange()`.
     private var isOutOfRange = false
+    /// One decoded frame (sized for the longest Opus packet, so decode never fails for room).
     private let scratch: UnsafeMutableBufferPointer<Float>
     /// The frame concealed last, with the playout moved past it, while the decoder has done
     /// nothing since: its packet, if it comes late, is decoded (not played) so that the next
