@@ -74,7 +74,7 @@ public final class RelayMatchClient: VoiceChatClient {
         case .memberJoined(let member): try? match.addPlayers([member])
         case .memberLeft(let member): match.removePlayers([member])
         case .signal(let sender, let payload): match.received(payload, from: sender)
-        case .refused, .lost, .kicked: break
+        case .rejoined, .refused, .lost, .kicked: break
         }
     }
 }

@@ -147,6 +147,7 @@ final class SignallingClientCore {
             publishMembers()
             onEvent(.joined(members: roster.sorted()))
         } else {
+            onEvent(.rejoined)
             let present = Set(roster)
             for member in roster.sorted() { memberPresent(member) }
             for member in members.sorted() where !present.contains(member) { memberAbsent(member, now: now) }

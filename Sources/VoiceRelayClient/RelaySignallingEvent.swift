@@ -5,6 +5,9 @@ public enum RelaySignallingEvent: Sendable, Hashable {
     /// The first join succeeded: the other members present then, sorted. After a reconnect the
     /// client reports what changed meanwhile as `memberJoined` / `memberLeft` instead.
     case joined(members: [String])
+    /// A join after a lost connection succeeded; what changed meanwhile follows as `memberJoined`
+    /// and `memberLeft`.
+    case rejoined
     case memberJoined(String)
     /// The member's signalling connection closed, left or went silent, and it did not come back
     /// within `RelaySignallingTiming.leaveGrace`.

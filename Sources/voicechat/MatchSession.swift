@@ -110,7 +110,6 @@ enum MatchSession {
         watch: () -> Void
     ) async throws(CommandFailure) -> String {
         var joined = false
-        var rejoining = false
         var inputEnd = InputEnd()
         var nextWatch = MediaTime.monotonicNow()
         let joinDeadline = MediaTime.monotonicNow() + MediaTime.milliseconds(joinTimeoutSeconds * 1000)
@@ -124,13 +123,15 @@ enum MatchSession {
                     case .joined(let members):
                         joined = true
                         printStatus(
-                            (rejoining ? "rejoined the relay; " : "joined; ")
+                            "joined; "
                                 + (members.isEmpty
                                     ? "no other player yet" : "players: " + members.joined(separator: ", ")))
+                    case .rejoined:
+                        // Who came and went meanwhile follows, a line each.
+                        printStatus("rejoined the relay")
                     case .memberJoined(let member): printStatus("\(member) joined")
                     case .memberLeft(let member): printStatus("\(member) left")
                     case .lost:
-                        rejoining = true
                         printStatus("lost the relay's signalling connection; rejoining", level: .warning)
                     case .refused(let reason):
                         throw CommandFailure(

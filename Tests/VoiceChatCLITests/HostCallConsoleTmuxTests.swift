@@ -130,7 +130,9 @@ import Testing
         let alice = try listener(port: port, directory: directory)
         defer { alice.stop() }
         let stats = directory.appendingPathComponent("bob.jsonl")
-        let (terminal, status) = try call(port: port, directory: directory, stats: stats, options: [])
+        let summaryFile = directory.appendingPathComponent("bob-summary.json")
+        let (terminal, status) = try call(
+            port: port, directory: directory, stats: stats, options: ["--summary-json", summaryFile.path])
         defer { terminal.close() }
         #expect(terminal.waitFor("alice"), "\(terminal.screen)")
 
@@ -158,6 +160,9 @@ import Testing
 
         try terminal.type("q")
         #expect(exitStatus(status) == "0", "\(terminal.screen)")
+        // Quitting is said as quitting (before: "interrupted", as after Ctrl-C).
+        let summary = try JSONSerialization.jsonObject(with: Data(contentsOf: summaryFile)) as? [String: Any]
+        #expect(summary?["ending"] as? String == "quit", "\(summary ?? [:])")
     }
 
     @Test func theTalkKeyTalksAndStopsWithPushToTalk() throws {

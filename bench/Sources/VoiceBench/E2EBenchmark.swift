@@ -346,7 +346,8 @@ struct E2EBenchmark: ParsableCommand {
             + "\(late) ms late and running calls for at most \(commands) ms a turn; "
             + "alice's echo canceller "
             + (echo.map {
-                "cancelled \(count($0, "framesCancelled")) frames, \(count($0, "framesWithEcho")) with her speaker audible"
+                "cancelled \(count($0, "framesCancelled")) frames, \(count($0, "framesWithEcho")) with her speaker audible, "
+                    + "\(count($0, "framesPassedThrough")) let through untouched"
             }
                 ?? "off")
     }
