@@ -114,7 +114,7 @@ enum TestPort: Int, CaseIterable {
     case listenPaths, interruptedListener, terminatedListener, endedInputListener, acceptingListener
     case relayAdmin, echoListener, readmeCall, readmeRelay, consoleOpen, consolePushToTalk, relayStops
     case proximity, nullDevices, notEchoingListener, numberingListener, relayMetricsInUse, relayBesideMetrics, inputEnd
-    case listenControl, relayRestart
+    case listenControl, relayRestart, relayDebugLog
 
     /// Ports each test process may use: 20000 + 1259 × 36 + 35 stays under 65535.
     private static let perProcess = 36

@@ -169,6 +169,21 @@ import VoiceWire
         #expect(!second.standardError.contains("bind(descriptor"), "\(second.standardError)")
     }
 
+    /// `--log-level debug` adds the relay's own reasons, not the service group's workings (before,
+    /// ServiceLifecycle's start and shutdown lines with every service's description).
+    @Test func debugLoggingIsTheRelaysOwn() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let secretURL = try secretFile(in: directory)
+        let result = try CommandRunner.run([
+            "relay", "--host", "127.0.0.1", "--port", "\(TestPort.relayDebugLog.port)", "--secret-file",
+            secretURL.path, "--log-level", "debug", "--duration", "1",
+        ])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardError.contains("relay listening"), "\(result.standardError)")
+        #expect(!result.standardError.contains("ServiceLifecycle"), "\(result.standardError)")
+    }
+
     @Test func aHostThatIsNotThisMachinesIsNamedAsSuch() throws {
         let directory = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
