@@ -80,6 +80,9 @@ public final class CaptureEchoCanceller: @unchecked Sendable {
     /// A captured frame whose every sample is smaller than this is digital silence (-100 dBFS; a
     /// 16-bit microphone's least step is -90 dBFS): no echo and no voice in it.
     static let silentMicrophonePeak: Float = 1e-5
+    /// Frames of nothing to do (nothing audible played, or a silent microphone) before the canceller
+    /// stands aside: a second at 20 ms frames.
+    public static let idleFramesBeforeStandingAside = 50
     /// Frames of audible reference before ERLE is reported.
     static let framesBeforeReporting = 25
     /// How slowly the ERLE estimate forgets, per frame of audible reference (about 2 s at 20 ms).
@@ -115,6 +118,8 @@ public final class CaptureEchoCanceller: @unchecked Sendable {
     private var framesCancelled = 0
     private var framesWithEcho = 0
     private var framesPassedThrough = 0
+    /// Captured frames in a row that were digital silence.
+    private var silentFrames = 0
     /// Whether the last frame went out untouched, and the last hop of what was captured, for the
     /// seam between the two paths.
     private var passedThrough = true
@@ -202,7 +207,11 @@ public final class CaptureEchoCanceller: @unchecked Sendable {
         let referenceAudible = LevelMeter.rmsDBFS(of: UnsafeBufferPointer(referenceFrame)) > Self.audibleReferenceDBFS
         if referenceAudible { lastAudibleFrame = framesCancelled }
         let target: Float = framesCancelled - lastAudibleFrame <= echoFrames ? 1 : 0
-        if target == 0 && suppression == 0 || Self.isSilent(captured) {
+        silentFrames = Self.isSilent(captured) ? silentFrames + 1 : 0
+        // Standing aside only once it has had nothing to do for a while, so that the pauses of speech
+        // do not move the output between the two paths' timing.
+        let idle = framesCancelled - lastAudibleFrame > max(echoFrames, Self.idleFramesBeforeStandingAside)
+        if idle && suppression == 0 || silentFrames > Self.idleFramesBeforeStandingAside {
             passThrough(captured)
             if referenceAudible { measure(captured: captured) }
             return UnsafeBufferPointer(output)
