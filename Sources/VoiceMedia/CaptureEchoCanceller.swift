@@ -24,12 +24,12 @@ import VoiceCore
 /// frequency, what the filter's own uncertainty says it left and the loudspeaker's distortion,
 /// and lets through what the filter cannot explain: the near end. It costs 1 ms of delay.
 ///
-/// **Standing aside.** While nothing audible was played for a tail's length, or while the
-/// microphone gives digital silence (muted, or a silent file), there is nothing to cancel: what
-/// was captured goes out as it came, sample for sample and without the suppressor's 1 ms, and
-/// neither stage runs; the filter only keeps the reference's past in step (a transform a block).
-/// The output moves onto the cancelled signal over 20 ms once echo may be heard, and between the
-/// two paths' timing over a block.
+/// **Standing aside.** Once nothing audible was played for a second, or the microphone has given
+/// digital silence for a second (muted, or a silent file), there is nothing to cancel: what was
+/// captured goes out as it came, sample for sample and without the suppressor's 1 ms, and neither
+/// stage runs; the filter only keeps the reference's past in step (a transform a block). The
+/// output moves onto the cancelled signal over 20 ms once echo may be heard, and between the two
+/// paths' timing over a block.
 ///
 /// Its echo return loss enhancement is measured over frames where the reference is audible:
 /// what came in against what went out, smoothed over a few seconds. Near-end speech over the far
