@@ -23,6 +23,8 @@ let package = Package(
         .library(name: "VoiceRelay", targets: ["VoiceRelay"]),
         .library(name: "VoiceControl", targets: ["VoiceControl"]),
         .library(name: "VoiceIO", targets: ["VoiceIO"]),
+        // The C ABI (`Sources/CVoiceChatABI/include/voicechat.h`), as the shared library games link.
+        .library(name: "voicechat-c", type: .dynamic, targets: ["VoiceChatC"]),
         .executable(name: "voicechat", targets: ["voicechat"]),
     ],
     dependencies: [
@@ -135,6 +137,14 @@ let package = Package(
         .target(
             name: "VoiceFuzzTargets",
             dependencies: ["VoiceCore", "VoiceWire", "VoiceEngine", "VoiceIO", "VoiceControl"]
+        ),
+        // The C ABI's header, the stable contract: imported by VoiceChatC alone, which exports it.
+        .systemLibrary(name: "CVoiceChatABI"),
+        .target(
+            name: "VoiceChatC",
+            dependencies: [
+                "CVoiceChatABI", "VoiceCore", "VoiceWire", "VoiceRelay", .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         // Records the commit the command was built from, for `voicechat --version`.
         .plugin(name: "BuildCommit", capability: .buildTool()),

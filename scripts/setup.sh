@@ -14,6 +14,7 @@ packages=(
     iproute2                                     # network namespaces for two-host tests
     netcat-openbsd                               # `nc -U`, to talk to a control socket by hand
     tmux                                         # a terminal for the interactive console's tests
+    gcc g++ binutils                             # the C ABI's tests compile C and C++ against it
     python3-venv                                 # the scoring venv
 )
 missing=()
