@@ -72,7 +72,7 @@ typedef struct vc_relay vc_relay;
 typedef struct vc_relay_options {
     /* sizeof(vc_relay_options), set by vc_relay_options_init. */
     uint32_t struct_size;
-    /* Address for both the UDP socket and the TCP listener; default "0.0.0.0". */
+    /* Address for both the UDP socket and the TCP listener; NULL (the default) is 0.0.0.0, every interface. */
     const char *host;
     /* Port for both; 0 takes a free one (vc_relay_start says which). Default 7700. */
     uint16_t port;
