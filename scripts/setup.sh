@@ -14,7 +14,8 @@ packages=(
     iproute2                                     # network namespaces for two-host tests
     netcat-openbsd                               # `nc -U`, to talk to a control socket by hand
     tmux                                         # a terminal for the interactive console's tests
-    gcc g++ binutils                             # the C ABI's tests compile C and C++ against it
+    gcc g++ binutils pkg-config                  # the C ABI's tests compile C and C++ against it
+    patchelf                                     # scripts/build-sdk.sh points the SDK's library at its own folder
     python3-venv                                 # the scoring venv
 )
 missing=()

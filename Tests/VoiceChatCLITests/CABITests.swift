@@ -58,20 +58,47 @@ import Testing
         )
     }
 
-    @Test func aGameServerInCRunsTheRelay() throws {
+    /// `scripts/build-sdk.sh` makes a folder that needs no Swift toolchain: its library names nothing
+    /// under the toolchain, and the C game server, built with pkg-config against the folder alone,
+    /// runs with the toolchain's folder hidden (an empty one mounted over it).
+    @Test func theSDKRunsWithoutTheToolchain() throws {
         let directory = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
+        let sdk = directory.appendingPathComponent("sdk")
+        let built = try Self.tool(
+            "bash", [CommandRunner.packageRoot.appendingPathComponent("scripts/build-sdk.sh").path, sdk.path])
+        try #require(built.status == 0, "\(built.standardError)")
+        let toolchain = try Self.tool(
+            "bash", ["-c", "dirname \"$(dirname \"$(readlink -f \"$(command -v swift)\")\")\""]
+        )
+        .standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        try #require(!toolchain.isEmpty)
+        let library = sdk.appendingPathComponent("lib/libvoicechat-c.so").path
+        let linked = try Self.tool("ldd", [library])
+        #expect(!linked.standardOutput.contains(toolchain), "\(linked.standardOutput)")
+        let flags = try Self.tool(
+            "pkg-config", ["--cflags", "--libs", sdk.appendingPathComponent("lib/pkgconfig/voicechat.pc").path])
+        try #require(flags.status == 0, "\(flags.standardError)")
         let program = directory.appendingPathComponent("relay_from_c").path
         let build = try Self.tool(
             "cc",
             [
-                "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-I",
-                Self.header.deletingLastPathComponent().path,
-                CommandRunner.packageRoot.appendingPathComponent("Tests/CABI/relay_from_c.c").path, "-L",
-                Self.libraryDirectory.path, "-lvoicechat-c", "-Wl,-rpath,\(Self.libraryDirectory.path)", "-o", program,
-            ])
+                "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic",
+                CommandRunner.packageRoot.appendingPathComponent("Tests/CABI/relay_from_c.c").path, "-o", program,
+            ]
+                + flags.standardOutput.split(whereSeparator: \.isWhitespace).map(String.init))
         try #require(build.status == 0, "\(build.standardError)")
-        let server = try BackgroundCommand(executable: program, arguments: [], directory: directory, label: "server")
+        // Only this process's view of the file system loses the toolchain.
+        let hidden = "mount -t tmpfs tmpfs '\(toolchain)' && exec '\(program)'"
+        try runTheGameServer(
+            executable: "/usr/bin/unshare", arguments: ["-m", "sh", "-c", hidden], in: directory)
+    }
+
+    /// Runs a build of `relay_from_c.c` and two `voicechat join` players against the relay it
+    /// starts; expects every check in it to hold.
+    private func runTheGameServer(executable: String, arguments: [String], in directory: URL) throws {
+        let server = try BackgroundCommand(
+            executable: executable, arguments: arguments, directory: directory, label: "server")
         defer { server.stop() }
         try #require(server.waitForOutput("relay ", seconds: 15), "\(server.standardError)")
         let fields = server.standardOutput.split(separator: "\n")[0].split(separator: " ").map(String.init)
@@ -89,5 +116,21 @@ import Testing
         defer { for player in players { player.stop() } }
         #expect(server.waitForExit(seconds: 40) == 0, "\(server.standardOutput)\n\(server.standardError)")
         #expect(server.standardOutput.contains("all checks held"), "\(server.standardOutput)\n\(server.standardError)")
+    }
+
+    @Test func aGameServerInCRunsTheRelay() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let program = directory.appendingPathComponent("relay_from_c").path
+        let build = try Self.tool(
+            "cc",
+            [
+                "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-I",
+                Self.header.deletingLastPathComponent().path,
+                CommandRunner.packageRoot.appendingPathComponent("Tests/CABI/relay_from_c.c").path, "-L",
+                Self.libraryDirectory.path, "-lvoicechat-c", "-Wl,-rpath,\(Self.libraryDirectory.path)", "-o", program,
+            ])
+        try #require(build.status == 0, "\(build.standardError)")
+        try runTheGameServer(executable: program, arguments: [], in: directory)
     }
 }
