@@ -97,10 +97,10 @@ public final class WaitingSessionControl: VoiceSessionControl {
     }
 
     public func setMaximumDelay(milliseconds: Double) throws(ControlError) {
-        guard milliseconds.isFinite, DelayBudget.allowedMilliseconds.contains(milliseconds) else {
-            throw .engine(
-                "a delay budget of \(milliseconds) ms is outside \(Int(DelayBudget.allowedMilliseconds.lowerBound))…"
-                    + "\(Int(DelayBudget.allowedMilliseconds.upperBound)) ms")
+        do {
+            try DelayBudget(maximumMilliseconds: milliseconds, frameDuration: budget.frameDuration).validate()
+        } catch {
+            throw .engine(error.description)
         }
         try set({ $0.maximumDelayMilliseconds = milliseconds }) { call throws(ControlError) in
             try call.setMaximumDelay(milliseconds: milliseconds)
@@ -110,10 +110,14 @@ public final class WaitingSessionControl: VoiceSessionControl {
     public func setSpeechProcessing(denoise: Bool?, automaticGainControl: Bool?, voiceActivityThresholdDBFS: Float?)
         throws(ControlError)
     {
-        if let voiceActivityThresholdDBFS,
-            !(voiceActivityThresholdDBFS.isFinite && SpeechProcessing.thresholds.contains(voiceActivityThresholdDBFS))
-        {
-            throw .engine("a speech threshold of \(voiceActivityThresholdDBFS) dBFS is outside -120…0 dBFS")
+        if let voiceActivityThresholdDBFS {
+            var processing = SpeechProcessing()
+            processing.voiceActivityThresholdDBFS = voiceActivityThresholdDBFS
+            do {
+                try processing.validate()
+            } catch {
+                throw .engine(error.description)
+            }
         }
         try set(
             { settings in

@@ -42,9 +42,18 @@ public struct LevelMeter: Sendable {
     public mutating func process(_ samples: UnsafeBufferPointer<Float>, sampleRate: Int = engineSampleRate) {
         guard !samples.isEmpty else { return }
         let (sumOfSquares, blockPeak) = Self.sumOfSquaresAndPeak(samples)
-        let blockPower = sumOfSquares / Float(samples.count)
+        fold(power: sumOfSquares / Float(samples.count), peak: blockPeak, frames: samples.count, sampleRate: sampleRate)
+    }
+
+    /// Folds `frames` of silence into the meter, without samples to read.
+    public mutating func processSilence(frames: Int, sampleRate: Int = engineSampleRate) {
+        guard frames > 0 else { return }
+        fold(power: 0, peak: 0, frames: frames, sampleRate: sampleRate)
+    }
+
+    private mutating func fold(power blockPower: Float, peak blockPeak: Float, frames: Int, sampleRate: Int) {
         lastBlockPower = blockPower
-        let blockSeconds = Double(samples.count) / Double(sampleRate)
+        let blockSeconds = Double(frames) / Double(sampleRate)
         if blockSeconds != coefficientsBlockSeconds {
             coefficientsBlockSeconds = blockSeconds
             attackKeep = Float(exp(-blockSeconds / attackSeconds))

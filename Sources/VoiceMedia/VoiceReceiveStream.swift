@@ -401,9 +401,7 @@ public final class VoiceReceiveStream {
         advance(at: now, render: false)
         // Nothing of it is heard: the meter falls and the player stops "speaking", rather than
         // holding the last level heard for as long as nobody listens.
-        let frame = UnsafeMutableBufferPointer(rebasing: scratch[0..<frameSamples])
-        frame.update(repeating: 0)
-        meter.process(UnsafeBufferPointer(frame))
+        meter.processSilence(frames: frameSamples)
         _ = speakingDetector.update(
             levelDBFS: LevelMeter.decibels(power: meter.lastBlockPower), elapsedSeconds: frameMilliseconds / 1_000)
     }

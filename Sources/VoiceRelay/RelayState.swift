@@ -555,7 +555,7 @@ final class RelayState {
     /// Drops transports that have been silent longer than the liveness timeout.
     func sweep(now: UInt64) {
         latestNow = now
-        lastRefusals = lastRefusals.filter { now &- $0.value < Self.refusalWindow }
+        if !lastRefusals.isEmpty { lastRefusals = lastRefusals.filter { now &- $0.value < Self.refusalWindow } }
         let timeout = nanoseconds(configuration.livenessTimeout)
         for match in Array(matches.values) {
             for member in match.members {

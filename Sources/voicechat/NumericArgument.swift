@@ -46,20 +46,18 @@ struct NumericArgument: Sendable, CustomStringConvertible {
             throw ValidationError("it is not a number; give \(description).")
         }
         guard number.isFinite else { throw ValidationError("it is not a finite number; give \(description).") }
-        guard range.contains(number), !(excludesLowerBound && number == range.lowerBound) else {
-            throw ValidationError("it must be \(description).")
-        }
+        guard accepts(number) else { throw ValidationError("it must be \(description).") }
         return number
+    }
+
+    private func accepts(_ value: Double) -> Bool {
+        range.contains(value) && !(excludesLowerBound && value == range.lowerBound)
     }
 
     /// A whole number of the option's type, checked against the range.
     func whole<Integer: FixedWidthInteger & Sendable>(_ text: String) throws(ValidationError) -> Integer {
         // Exact first, for values past what a Double holds exactly (a 64-bit seed).
-        if let exact = Integer(text), range.contains(Double(exact)),
-            !(excludesLowerBound && Double(exact) == range.lowerBound)
-        {
-            return exact
-        }
+        if let exact = Integer(text), accepts(Double(exact)) { return exact }
         let value = try number(text)
         guard let exact = Integer(exactly: value) else {
             throw ValidationError("it must be a whole number, \(description).")
