@@ -20,6 +20,8 @@ final class ClientCore {
     private var lastHeard: UInt64 = 0
     private var lastSent: UInt64 = 0
     private var lastJoinAttempt: UInt64 = 0
+    /// The channel names the last join carried.
+    private var namesInJoin: [UInt16: String] = [:]
     private var nonce: UInt64 = 0
     private var isClosed = false
     /// What the relay last said of the game server's mute; it says it again at every join.
@@ -108,6 +110,7 @@ final class ClientCore {
 
     private func sendJoin(now: UInt64) {
         lastJoinAttempt = now
+        namesInJoin = configuration.channelNames
         send(
             .join(
                 RelayJoin(
@@ -138,6 +141,11 @@ final class ClientCore {
                 setState(.joined(mediaID: mediaID))
                 for (channel, range) in configuration.hearingRanges.sorted(by: { $0.key < $1.key }) {
                     send(.hearingRange(channel: channel, range: range), now: now)
+                }
+                // Names given while the join was on its way.
+                for (channel, name) in configuration.channelNames.sorted(by: { $0.key < $1.key })
+                where namesInJoin[channel] != name {
+                    send(.channelName(channel, name), now: now)
                 }
                 sendPosition(now: now)
                 onEvent(.joined(mediaID: mediaID))
