@@ -38,6 +38,11 @@ int main(void) {
     check(vc_token_sign(secret, 32, NULL, NULL, "x", expiry, text, sizeof text, &needed) == VC_ERROR_INVALID_ARGUMENT
               && strstr(vc_last_error_message(), "match") != NULL,
           "a NULL match is refused by name");
+    check(vc_token_sign(secret, (size_t)-1, NULL, "arena", "x", expiry, text, sizeof text, &needed)
+              == VC_ERROR_INVALID_ARGUMENT,
+          "a huge secret length is refused");
+    check(vc_token_sign(secret, 32, NULL, "arena", "x", UINT64_MAX, text, sizeof text, &needed) == VC_OK,
+          "the latest expiry signs");
     check(vc_token_sign(secret, 32, NULL, "arena", "x", expiry, text, 4, &needed) == VC_ERROR_BUFFER_TOO_SMALL
               && needed > 4,
           "a small buffer says how much the token takes");
@@ -61,7 +66,26 @@ int main(void) {
     options.secret_length = 32;
     options.liveness_timeout_seconds = NAN;
     check(vc_relay_create(&options, &relay) == VC_ERROR_INVALID_ARGUMENT, "a NaN timeout is refused");
+    options.liveness_timeout_seconds = 1e300;
+    check(vc_relay_create(&options, &relay) == VC_ERROR_INVALID_ARGUMENT
+              && strstr(vc_last_error_message(), "liveness_timeout_seconds") != NULL,
+          "a huge timeout is refused by name");
     options.liveness_timeout_seconds = 5;
+    options.secret_length = (size_t)-1;
+    check(vc_relay_create(&options, &relay) == VC_ERROR_INVALID_ARGUMENT
+              && strstr(vc_last_error_message(), "secret_length") != NULL,
+          "a huge secret length is refused by name");
+    options.secret_length = 32;
+    char long_host[400];
+    memset(long_host, 'h', sizeof long_host - 1);
+    long_host[sizeof long_host - 1] = 0;
+    options.host = long_host;
+    check(vc_relay_create(&options, &relay) == VC_ERROR_INVALID_ARGUMENT
+              && strstr(vc_last_error_message(), "options.host") != NULL,
+          "a huge host name is refused by name");
+    options.host = "127.0.0.1";
+    check(vc_relay_create(&options, NULL) == VC_ERROR_INVALID_ARGUMENT, "a NULL place for the handle is refused");
+    check(vc_relay_create(NULL, &relay) == VC_ERROR_INVALID_ARGUMENT, "NULL options are refused");
     check(vc_relay_create(&options, &relay) == VC_OK && relay != NULL, "the relay is made");
     check(vc_relay_players_json(relay, "arena", text, sizeof text, &needed) == VC_ERROR_INVALID_STATE,
           "a relay not started says so");
@@ -92,6 +116,13 @@ int main(void) {
           "the orders show in the players list");
     check(vc_relay_set_position(relay, "arena", "alice", NAN, 0, 0) == VC_ERROR_INVALID_ARGUMENT,
           "a NaN position is refused");
+    check(vc_relay_set_position(relay, "arena", "alice", 0, HUGE_VALF, 0) == VC_ERROR_INVALID_ARGUMENT,
+          "an infinite position is refused");
+    check(vc_relay_set_server_mute(relay, NULL, "bob", 1) == VC_ERROR_INVALID_ARGUMENT
+              && strstr(vc_last_error_message(), "match") != NULL,
+          "a NULL match is refused by name");
+    check(vc_relay_players_json(relay, "arena", NULL, 0, &needed) == VC_ERROR_INVALID_ARGUMENT && needed > 0,
+          "a NULL buffer says how much the list takes");
     check(vc_relay_kick(relay, "arena", "carol") == VC_ERROR_NOT_FOUND
               && strstr(vc_last_error_message(), "carol") != NULL,
           "an unknown player is named");
