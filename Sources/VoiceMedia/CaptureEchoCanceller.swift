@@ -25,7 +25,8 @@ import VoiceCore
 /// and lets through what the filter cannot explain: the near end. It costs 1 ms of delay.
 ///
 /// **Standing aside.** Once nothing audible was played for a second, or the microphone has given
-/// digital silence for a second (muted, or a silent file), there is nothing to cancel: what was
+/// digital silence for a second (muted, or a silent file), or a second of audible playing
+/// brought no echo the delay estimator could find (headphones), there is nothing to cancel: what was
 /// captured goes out as it came, sample for sample and without the suppressor's 1 ms, and neither
 /// stage runs; the filter only keeps the reference's past in step (a transform a block). The
 /// output moves onto the cancelled signal over 20 ms once echo may be heard, and between the two
@@ -83,6 +84,11 @@ public final class CaptureEchoCanceller: @unchecked Sendable {
     /// Frames of nothing to do (nothing audible played, or a silent microphone) before the canceller
     /// stands aside: a second at 20 ms frames.
     public static let idleFramesBeforeStandingAside = 50
+    /// Frames of audible reference without an echo found after which the path is taken to have
+    /// none (headphones) and the canceller stands aside until one is found: the suppressor,
+    /// uncertain of a path it cannot learn, would otherwise take the near end's voice off
+    /// whenever both sides talk.
+    public static let echolessFramesBeforeStandingAside = 50
     /// Frames of audible reference before ERLE is reported.
     static let framesBeforeReporting = 25
     /// How slowly the ERLE estimate forgets, per frame of audible reference (about 2 s at 20 ms).
@@ -120,6 +126,8 @@ public final class CaptureEchoCanceller: @unchecked Sendable {
     private var framesPassedThrough = 0
     /// Captured frames in a row that were digital silence.
     private var silentFrames = 0
+    /// Frames with the reference audible since the delay estimator last had no echo to report.
+    private var echolessFrames = 0
     /// Whether the last frame went out untouched, and the last hop of what was captured, for the
     /// seam between the two paths.
     private var passedThrough = true
@@ -206,12 +214,18 @@ public final class CaptureEchoCanceller: @unchecked Sendable {
         if heldBackSamples > 0 { reference.copy(endingAt: end - heldBackSamples, into: referenceFrame) }
         let referenceAudible = LevelMeter.rmsDBFS(of: UnsafeBufferPointer(referenceFrame)) > Self.audibleReferenceDBFS
         if referenceAudible { lastAudibleFrame = framesCancelled }
+        if delayEstimator != nil, delayEstimator?.delaySamples == nil {
+            if referenceAudible { echolessFrames += 1 }
+        } else {
+            echolessFrames = 0
+        }
+        let echoless = echolessFrames > Self.echolessFramesBeforeStandingAside
         let target: Float = framesCancelled - lastAudibleFrame <= echoFrames ? 1 : 0
         silentFrames = Self.isSilent(captured) ? silentFrames + 1 : 0
         // Standing aside only once it has had nothing to do for a while, so that the pauses of speech
         // do not move the output between the two paths' timing.
         let idle = framesCancelled - lastAudibleFrame > max(echoFrames, Self.idleFramesBeforeStandingAside)
-        if idle && suppression == 0 || silentFrames > Self.idleFramesBeforeStandingAside {
+        if idle && suppression == 0 || silentFrames > Self.idleFramesBeforeStandingAside || echoless {
             passThrough(captured)
             if referenceAudible { measure(captured: captured) }
             return UnsafeBufferPointer(output)
@@ -304,6 +318,7 @@ public final class CaptureEchoCanceller: @unchecked Sendable {
         suppressor.reset()
         delayEstimator?.reset()
         heldBackSamples = 0
+        echolessFrames = 0
         capturedPower = 0
         outputPower = 0
     }

@@ -57,7 +57,8 @@ private func decibels(_ ratio: Double) -> Double { 10 * log10(ratio) }
     /// `queueFrames` later (the queue the engine reports), at half its level.
     private func run(
         seconds: Double, queueFrames: Int, reportedQueueFrames: Int, near: (Int) -> Float = { _ in 0 },
-        farAmplitude: Float = 0.1, microphoneFrom: Int = 0, configuration: CaptureEchoCanceller.Configuration = .init()
+        farAmplitude: Float = 0.1, echoGain: Float = 0.5, microphoneFrom: Int = 0,
+        configuration: CaptureEchoCanceller.Configuration = .init()
     ) throws -> (echo: [Float], captured: [Float], sent: [Float], statistics: CaptureEchoCanceller.Statistics) {
         let frame = 960
         let canceller = try CaptureEchoCanceller(frameSamples: frame, configuration: configuration)
@@ -65,7 +66,7 @@ private func decibels(_ ratio: Double) -> Double { 10 * log10(ratio) }
         var random = SeededRandom(seed: 5)
         let far = (0..<count).map { _ in Float.random(in: -farAmplitude...farAmplitude, using: &random) }
         let delay = 1_920 + queueFrames * frame
-        let echo = (0..<count).map { $0 >= delay ? 0.5 * far[$0 - delay] : 0 }
+        let echo = (0..<count).map { $0 >= delay ? echoGain * far[$0 - delay] : 0 }
         // Before `microphoneFrom`, the microphone gives digital silence (muted, or a silent file).
         let captured = (0..<count).map { $0 < microphoneFrom ? 0 : echo[$0] + near($0) }
         var sent = [Float](repeating: 0, count: count)
@@ -155,7 +156,9 @@ private func decibels(_ ratio: Double) -> Double { 10 * log10(ratio) }
         let from = 3 * 48_000
         let result = try run(seconds: 8, queueFrames: 3, reportedQueueFrames: 3, microphoneFrom: from)
         #expect(result.sent[0..<from].allSatisfy { $0 == 0 })
-        #expect(result.statistics.framesPassedThrough >= from / 960 - CaptureEchoCanceller.idleFramesBeforeStandingAside - 1)
+        #expect(
+            result.statistics.framesPassedThrough >= from / 960 - CaptureEchoCanceller.idleFramesBeforeStandingAside - 1
+        )
         let last = (result.echo.count - 96_000)..<(result.echo.count - 960)
         let enhancement = decibels(meanPower(result.echo[last]) / meanPower(result.sent[last]))
         #expect(enhancement >= 25, "ERLE over the last 2 s: \(enhancement) dB")
@@ -176,6 +179,22 @@ private func decibels(_ ratio: Double) -> Double { 10 * log10(ratio) }
         #expect(error < -15, "what was sent differs from the near end's voice by \(error) dB")
         let kept = decibels(meanPower(result.sent[span]) / meanPower(voice[span]))
         #expect(abs(kept) < 2, "the near end's voice went out \(kept) dB changed")
+    }
+
+    /// With headphones the microphone never hears what is played: once a second of playing
+    /// brought no echo, the near end talking over the far end goes out as it came, sample for
+    /// sample, where the suppressor, uncertain of a path it cannot learn, would take it off.
+    @Test func withNoEchoPathTheNearEndTalkingOverTheFarEndGoesOutAsItCame() throws {
+        var random = SeededRandom(seed: 10)
+        let voice = (0..<(4 * 48_000)).map { _ in Float.random(in: -0.1...0.1, using: &random) }
+        let result = try run(seconds: 4, queueFrames: 3, reportedQueueFrames: 3, near: { voice[$0] }, echoGain: 0)
+        let echoless = CaptureEchoCanceller.echolessFramesBeforeStandingAside
+        // The reference is heard from the fifth frame on (the echo's 40 ms and the queue's three).
+        let span = ((echoless + 8) * 960)..<(result.sent.count - 960)
+        let altered = span.filter { result.sent[$0] != result.captured[$0] }.count
+        #expect(altered == 0, "\(altered) of \(span.count) samples altered")
+        #expect(result.statistics.framesPassedThrough >= result.statistics.framesCancelled - echoless - 8)
+        #expect(result.statistics.echoDelayMilliseconds == nil)
     }
 
     /// When the echo path changes under a settled filter (the player moved), the filter finds
