@@ -24,6 +24,8 @@ public enum VoiceChatError: Error, Hashable, Sendable, CustomStringConvertible {
     case engineShutDown
     /// Setting up the codec or the mixer failed.
     case media(String)
+    /// So many orders wait for the engine thread that it has not run for a while (`EngineOrder`).
+    case ordersBacklogged(Int)
 
     public var description: String {
         switch self {
@@ -51,6 +53,9 @@ public enum VoiceChatError: Error, Hashable, Sendable, CustomStringConvertible {
             "the voice engine has been shut down"
         case .media(let reason):
             "could not set up audio: \(reason)"
+        case .ordersBacklogged(let count):
+            "\(count) orders already wait for the engine thread, which has not run them; it is stalled or "
+                + "stopped: call less often, or check that the engine runs"
         }
     }
 }

@@ -34,6 +34,8 @@ public final class VoiceEngine: Sendable {
     private let runner = Mutex<EngineThread?>(nil)
     /// Datagrams from network threads, with their route and arrival time, for the engine thread.
     private let inbox: DatagramQueue<ReceivedDatagram>
+    /// Per-frame changes from the game's threads, which do not wait for the engine thread's turn.
+    private let orders: DatagramQueue<EngineOrder>
     private let courier: EngineCourier
     private let commandWaits = DurationRecorder()
     /// The echo canceller's reference, which the game's audio thread feeds without the lock.
@@ -43,6 +45,8 @@ public final class VoiceEngine: Sendable {
 
     /// Datagrams the inbox holds: a second of 30 speakers' voice behind a stalled engine thread.
     static let inboxCapacity = 2048
+    /// Orders the queue holds: a hundred players moved every frame of a second-long stall, and more.
+    static let orderCapacity = 4096
 
     struct ReceivedDatagram {
         var route: PathRoute
@@ -67,6 +71,7 @@ public final class VoiceEngine: Sendable {
         self.input = input
         self.output = output
         inbox = DatagramQueue(capacity: Self.inboxCapacity, slotBytes: EngineCore.datagramCapacity)
+        orders = DatagramQueue(capacity: Self.orderCapacity, slotBytes: 0)
         courier = EngineCourier(network: network, slotBytes: EngineCore.datagramCapacity)
         let outputChannels = output?.format.channels ?? configuration.outputChannels
         guard outputChannels == 1 || outputChannels == 2 else {
@@ -172,6 +177,18 @@ public final class VoiceEngine: Sendable {
 
     public var echoCancellation: CaptureEchoCanceller.Statistics? {
         withCore { $0.echoCanceller?.statistics }
+    }
+
+    /// Hands `order` to the engine without waiting for it: checked here, applied by the engine
+    /// thread at its next turn, before the frame (at once, under the lock, while no engine thread
+    /// runs). Never blocks; throws for arguments the engine would refuse, or a queue full because
+    /// the engine thread has stalled.
+    public func hand(_ order: EngineOrder) throws(VoiceChatError) {
+        try order.validate()
+        guard orders.push(UnsafeRawBufferPointer(start: nil, count: 0), label: order) else {
+            throw .ordersBacklogged(orders.capacity)
+        }
+        if !commands.isOpen { withCore { _ in } }
     }
 
     /// Hands in a datagram that arrived from `address` on the direct path.
@@ -351,8 +368,11 @@ public final class VoiceEngine: Sendable {
         if courier.post(&core.outbox) { courier.wakeThread() }
     }
 
-    /// Opens and dispatches every datagram waiting in the inbox, each at the time it arrived.
+    /// Applies the orders handed in, then opens and dispatches every datagram waiting in the
+    /// inbox, each at the time it arrived.
     private func openReceived(_ core: EngineCore) {
+        let now = self.now
+        orders.drain { _, order in core.apply(order, now: now) }
         inbox.drain { bytes, received in
             core.receiveDatagram(bytes, route: received.route, now: received.arrival)
         }
