@@ -143,7 +143,8 @@ let package = Package(
         .target(
             name: "VoiceChatC",
             dependencies: [
-                "CVoiceChatABI", "VoiceCore", "VoiceWire", "VoiceRelay", .product(name: "Logging", package: "swift-log"),
+                "CVoiceChatABI", "VoiceCore", "VoiceCodec", "VoiceDevices", "VoiceMedia", "VoiceWire", "VoiceEngine",
+                "VoiceIO", "VoiceRelay", "VoiceRelayClient", .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // Records the commit the command was built from, for `voicechat --version`.

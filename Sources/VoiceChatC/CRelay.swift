@@ -22,7 +22,7 @@ final class RelayHandle: Sendable {
     }
 }
 
-let relays = HandleRegistry<RelayHandle>()
+let relays = HandleRegistry<RelayHandle>(kind: 0)
 
 @_cdecl("vc_relay_options_init")
 public func cRelayOptionsInit(_ options: UnsafeMutablePointer<vc_relay_options>?) {

@@ -19,7 +19,7 @@ struct CallFailure: Error {
 func answer(_ body: () throws(CallFailure) -> Void) -> vc_result {
     do {
         try body()
-        LastError.set("")
+        LastError.clear()
         return VC_OK
     } catch {
         LastError.set(error.message)

@@ -18,6 +18,13 @@ enum LastError {
         pthread_setspecific(key, strdup(message))
     }
 
+    /// Forgets the thread's last error without allocating (a successful call on an audio thread).
+    static func clear() {
+        guard let current = pthread_getspecific(key) else { return }
+        free(current)
+        pthread_setspecific(key, nil)
+    }
+
     static var current: UnsafePointer<CChar>? {
         pthread_getspecific(key).map { UnsafePointer($0.assumingMemoryBound(to: CChar.self)) }
     }
@@ -25,10 +32,10 @@ enum LastError {
 
 @_cdecl("vc_last_error_message")
 public func cLastErrorMessage() -> UnsafePointer<CChar>? {
-    if let current = LastError.current { return current }
-    LastError.set("")
-    return LastError.current
+    LastError.current ?? noError
 }
+
+nonisolated(unsafe) private let noError: UnsafePointer<CChar> = UnsafePointer(strdup("")!)
 
 @_cdecl("vc_abi_version")
 public func cABIVersion() -> UInt32 { 1 }

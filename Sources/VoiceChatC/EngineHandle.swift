@@ -1,0 +1,125 @@
+import CVoiceChatABI
+import Foundation
+import Synchronization
+import VoiceCore
+import VoiceDevices
+import VoiceEngine
+import VoiceIO
+
+/// An engine a C caller made: the engine, its UDP socket, its calls, its game-owned audio (if the
+/// game owns it), its events and the snapshot the game reads, and the event thread that keeps
+/// both moving.
+final class EngineHandle: Sendable {
+    let engine: VoiceEngine
+    let network: UDPNetwork
+    let service: VoiceChatService
+    let gameAudio: GameAudioDevice?
+    let events: EngineEvents
+    let offersRealTimeData: Bool
+    let snapshot = Mutex(EngineSnapshot())
+    /// The matches joined and not yet left, by handle number.
+    let matches = Mutex<[UInt: MatchHandle]>([:])
+    private let eventThread = Mutex<EventThread?>(nil)
+
+    init(
+        engine: VoiceEngine, network: UDPNetwork, gameAudio: GameAudioDevice?, events: EngineEvents,
+        offersRealTimeData: Bool
+    ) {
+        self.engine = engine
+        self.network = network
+        self.gameAudio = gameAudio
+        self.events = events
+        self.offersRealTimeData = offersRealTimeData
+        let client = AppCarriedClient(
+            participant: engine.participant, offersRealTimeData: offersRealTimeData, events: events, match: 0)
+        service = VoiceChatService(engine: engine, client: client) { event in
+            events.post(EngineEventRecord(event))
+        }
+        service.isInputMeteringEnabled = true
+        service.isOutputMeteringEnabled = true
+    }
+
+    /// Starts the thread that hands events to the callback and refreshes the snapshot.
+    func startEventThread(doorbell: WakeCounter) {
+        let thread = EventThread(doorbell: doorbell) { [self] in
+            if let callback = events.callback {
+                for event in events.takeAll() {
+                    event.withCEvent { callback.function($0, callback.context) }
+                }
+            }
+        } refresh: { [self] in
+            refreshSnapshot()
+        }
+        eventThread.withLock { $0 = thread }
+    }
+
+    /// Takes the engine's statistics and meters for the game's reads (waiting for the engine's turn here, not there).
+    func refreshSnapshot() {
+        let statistics = engine.statistics()
+        let input = service.inputMeterLevel
+        let output = service.outputMeterLevel
+        snapshot.withLock { snapshot in
+            snapshot.statistics = statistics
+            snapshot.inputDBFS = input
+            snapshot.outputDBFS = output
+        }
+    }
+
+    /// Leaves every match, stops the engine, closes its socket and ends the event thread.
+    func shutDown() async {
+        let joined = matches.withLock { matches in
+            defer { matches = [:] }
+            return Array(matches.values)
+        }
+        for match in joined { await match.leave() }
+        engine.shutDown()
+        await network.close()
+        let thread = eventThread.withLock { thread in
+            defer { thread = nil }
+            return thread
+        }
+        thread?.stop()
+    }
+}
+
+/// The engine's event thread: every 50 ms, or as soon as an event waits for the callback, it
+/// delivers events and refreshes the snapshot; a slow callback holds up only this thread.
+final class EventThread: Sendable {
+    static let refreshInterval = MediaTime.milliseconds(50)
+
+    private final class Flags: Sendable {
+        let stopping = Atomic<Bool>(false)
+        let finished = DispatchSemaphore(value: 0)
+    }
+
+    private let flags = Flags()
+    private let doorbell: WakeCounter
+
+    init(doorbell: WakeCounter, deliver: @escaping @Sendable () -> Void, refresh: @escaping @Sendable () -> Void) {
+        self.doorbell = doorbell
+        let thread = Thread { [flags] in
+            var nextRefresh = MediaTime.monotonicNow()
+            while !flags.stopping.load(ordering: .acquiring) {
+                let seen = doorbell.value
+                deliver()
+                let now = MediaTime.monotonicNow()
+                if now >= nextRefresh {
+                    refresh()
+                    nextRefresh = now + Self.refreshInterval
+                }
+                doorbell.wait(after: seen, until: nextRefresh)
+            }
+            deliver()
+            flags.finished.signal()
+        }
+        thread.name = "voicechat events"
+        thread.start()
+    }
+
+    /// Ends the thread after it delivered what waits, and returns once it has.
+    func stop() {
+        flags.stopping.store(true, ordering: .releasing)
+        doorbell.bump()
+        flags.finished.wait()
+    }
+}
