@@ -114,14 +114,14 @@ enum TestPort: Int, CaseIterable {
     case listenPaths, interruptedListener, terminatedListener, endedInputListener, acceptingListener
     case relayAdmin, echoListener, readmeCall, readmeRelay, consoleOpen, consolePushToTalk, relayStops
     case proximity, nullDevices, notEchoingListener, numberingListener, relayMetricsInUse, relayBesideMetrics, inputEnd
-    case listenControl, relayRestart, relayDebugLog
+    case listenControl, relayRestart, relayDebugLog, cExample, pythonBot
 
-    /// Ports each test process may use: 20000 + 1259 × 36 + 35 stays under 65535.
-    private static let perProcess = 36
+    /// Ports each test process may use: 20000 + 1099 × 40 + 39 stays under 65535.
+    private static let perProcess = 40
 
     var port: Int {
         precondition(Self.allCases.count <= Self.perProcess, "more test ports than a process's range holds")
-        return 20_000 + Int(getpid() % 1_260) * Self.perProcess + rawValue
+        return 20_000 + Int(getpid() % 1_100) * Self.perProcess + rawValue
     }
 }
 
