@@ -19,6 +19,8 @@ final class EngineHandle: Sendable {
     let snapshot = Mutex(EngineSnapshot())
     /// The matches joined and not yet left, by handle number.
     let matches = Mutex<[UInt: MatchHandle]>([:])
+    /// The players whose voice the game reads apart, and the rings it comes in.
+    let playerAudio = Mutex<[String: AudioRing]>([:])
     private let eventThread = Mutex<EventThread?>(nil)
 
     init(

@@ -82,6 +82,7 @@ public final class VoiceMixer {
     private var placements: [MixerStreamKey: MixerPlacement] = [:]
     private var streams: [Stream] = []
     private var streamIndex: [MixerStreamKey: Int] = [:]
+    private let taps: PlayerAudioTaps
 
     public init(
         frameDuration: FrameDuration = .ms20, outputChannels: Int = 1,
@@ -91,6 +92,7 @@ public final class VoiceMixer {
         self.frameDuration = frameDuration
         self.outputChannels = outputChannels
         frameSamples = frameDuration.engineFrames
+        taps = PlayerAudioTaps(frameSamples: frameSamples)
         do {
             self.limiter = try SoftLimiter(limiter)
         } catch {
@@ -233,6 +235,16 @@ public final class VoiceMixer {
         return gain(of: sender, in: state) > 0 && (placements[key] ?? .center).level > 0
     }
 
+    /// Puts a frame of `sender`'s voice, as the mix hears it, into `ring` (mono) each mixed frame
+    /// (`PlayerAudioTaps`); nil stops it.
+    public func tap(player sender: UInt32, into ring: AudioRing?) {
+        if let ring {
+            taps.add(sender: sender, ring: ring)
+        } else {
+            taps.remove(sender: sender)
+        }
+    }
+
     // MARK: Mixing
 
     /// Lets `fill` write this round's frame of a stream straight into the mixer's buffer for it
@@ -267,6 +279,8 @@ public final class VoiceMixer {
         let expected = frameSamples * outputChannels
         guard output.count == expected else { throw .wrongFrameLength(got: output.count, expected: expected) }
         output.update(repeating: 0)
+        let tapping = !taps.isEmpty
+        if tapping { taps.beginFrame() }
         var mixed = 0
         for index in streams.indices where streams[index].isFilled {
             streams[index].isFilled = false
@@ -276,6 +290,7 @@ public final class VoiceMixer {
             let frame = streams[index].frame
             let from = streams[index].appliedPlacement
             let to = streams[index].placement
+            if tapping { taps.add(frame, sender: streams[index].key.sender, gain: gain) }
             if outputChannels == 1 {
                 add(frame, into: output, from: gain * from.level, to: gain * to.level)
             } else {
@@ -288,6 +303,7 @@ public final class VoiceMixer {
             mixed += 1
         }
         lastMixedStreamCount = mixed
+        if tapping { taps.endFrame() }
         limiter.process(output)
         outputMeter.process(UnsafeBufferPointer(output))
     }

@@ -335,6 +335,22 @@ int main(void) {
     float level = -1000;
     check(vc_match_player_speaking(bob_match, "all", "alice", &speaking, &level) == VC_OK && speaking && level > -40,
           "bob sees alice speak");
+    float voice[4800];
+    size_t got = 0;
+    refused(vc_engine_read_player_audio(bob, "alice", voice, 4800, &got), VC_ERROR_NOT_FOUND, "vc_engine_open_player_audio",
+            "reading a voice not opened");
+    check(vc_engine_open_player_audio(bob, "alice") == VC_OK, "bob keeps alice's voice apart");
+    for (int i = 0; i < 40; i++) run_block();
+    check(vc_engine_read_player_audio(bob, "alice", voice, 4800, &got) == VC_OK && got >= 960, "alice's voice comes apart");
+    double alone = 0;
+    for (size_t i = 0; i < got; i++) alone += (double)voice[i] * voice[i];
+    check(alone > 1, "and holds her tone");
+    refused(vc_engine_read_player_audio(bob, "alice", NULL, 4800, &got), VC_ERROR_INVALID_ARGUMENT, "samples", "no room");
+    refused(vc_engine_read_player_audio(bob, "alice", voice, 0, &got), VC_ERROR_INVALID_ARGUMENT, "capacity", "zero room");
+    refused(vc_engine_read_player_audio(bob, "alice", voice, (size_t)-1, &got), VC_ERROR_INVALID_ARGUMENT, "capacity",
+            "huge room");
+    check(vc_engine_close_player_audio(bob, "alice") == VC_OK, "and stops");
+    refused(vc_engine_close_player_audio(bob, "alice"), VC_ERROR_NOT_FOUND, "alice", "closing twice");
     check(vc_match_set_player_muted(bob_match, "all", "alice", 1) == VC_OK, "bob mutes alice");
     for (int i = 0; i < 20; i++) run_block();
     bob_heard_energy = 0;

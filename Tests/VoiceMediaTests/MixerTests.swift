@@ -43,6 +43,30 @@ import VoiceMedia
 
     /// A player's own volume multiplies the channel's in every channel they speak in, holds for a
     /// stream added later, and at 0 stops their decoding as a mute does.
+    /// A tapped player's voice comes out alone, a frame per mixed frame: their streams in every
+    /// channel at the volumes the mix hears them at, silence while they say nothing, nothing of
+    /// the others; once untapped, nothing more.
+    @Test func aTappedPlayerIsHeardApartFrameByFrame() throws {
+        let mixer = try Self.makeTwoChannelMixer()
+        let ring = AudioRing(channels: 1, minimumFrames: 4 * mixer.frameSamples)
+        mixer.tap(player: Self.playerA, into: ring)
+        try Self.submit(mixer, 0.4, sender: Self.playerA, channel: Self.lobby)
+        try Self.submit(mixer, 0.4, sender: Self.playerA, channel: Self.squad)
+        try Self.submit(mixer, 0.3, sender: Self.playerB, channel: Self.lobby)
+        _ = try Self.mix(mixer)
+        _ = try Self.mix(mixer)  // A said nothing this frame
+        var tapped = [Float](repeating: .nan, count: 4 * mixer.frameSamples)
+        let read = tapped.withUnsafeMutableBufferPointer { ring.read(into: $0) }
+        #expect(read == 2 * mixer.frameSamples)
+        // 0.4 × 0.5 in the lobby and 0.4 × 0.25 in the squad.
+        #expect(tapped[0..<mixer.frameSamples].allSatisfy { abs($0 - 0.3) < 1e-6 })
+        #expect(tapped[mixer.frameSamples..<read].allSatisfy { $0 == 0 })
+        mixer.tap(player: Self.playerA, into: nil)
+        try Self.submit(mixer, 0.4, sender: Self.playerA, channel: Self.lobby)
+        _ = try Self.mix(mixer)
+        #expect(ring.availableToRead == 0)
+    }
+
     @Test func aPlayersVolumeScalesThemInEveryChannel() throws {
         let mixer = try Self.makeTwoChannelMixer()
         try mixer.setVolume(1.5, player: Self.playerA)

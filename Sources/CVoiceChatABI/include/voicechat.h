@@ -249,6 +249,18 @@ vc_result vc_engine_meters(vc_engine *engine, float *input_dbfs, float *output_d
  */
 vc_result vc_engine_statistics_json(vc_engine *engine, char *buffer, size_t capacity, size_t *needed);
 
+/*
+ * Each player apart (a bot that records everyone to a file of their own, a transcriber): from the
+ * next frame on, `player`'s voice as the mix hears it (every channel they are heard in, at its
+ * volumes) is kept for vc_engine_read_player_audio, 48 kHz mono, silence while they say nothing,
+ * up to 2 s of it; what is not read in time is dropped. Close stops it.
+ */
+vc_result vc_engine_open_player_audio(vc_engine *engine, const char *player);
+/* Takes up to `capacity` frames of `player`'s voice into `samples`; *frames says how many. Never waits; one thread at a time. */
+vc_result vc_engine_read_player_audio(
+    vc_engine *engine, const char *player, float *samples, size_t capacity, size_t *frames);
+vc_result vc_engine_close_player_audio(vc_engine *engine, const char *player);
+
 /* ---- Events ---- */
 
 typedef enum vc_event_type {
