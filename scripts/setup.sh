@@ -31,9 +31,10 @@ if [ ${#missing[@]} -gt 0 ]; then
     DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# The scorer (bench/) runs in its own venv so nothing is installed globally.
-if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c "import numpy, scipy, soundfile, pesq" 2>/dev/null; then
+# The scorer (bench/) and the Python package's tests (pytest) run in their own venv so nothing is
+# installed globally.
+if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c "import numpy, scipy, soundfile, pesq, pytest" 2>/dev/null; then
     echo "setup: creating the scoring venv in .venv" >&2
     python3 -m venv .venv
-    .venv/bin/pip install --quiet --disable-pip-version-check -r bench/requirements.txt
+    .venv/bin/pip install --quiet --disable-pip-version-check -r bench/requirements.txt pytest
 fi

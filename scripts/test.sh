@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The whole test suite: installs what is missing, then builds and runs every test.
+# The whole test suite: installs what is missing, then builds and runs every test (Swift, then the
+# Python package against the SDK).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -21,4 +22,11 @@ if ! swift test --skip-build --no-parallel --filter "$paced" 2>&1 | tee "$log"; 
     if [ -z "$failed" ] || grep -q '^✘ Test "' "$log"; then failed=$paced; fi
     echo "real-time tests failed ($failed); running them once more in case the machine stalled" >&2
     swift test --skip-build --no-parallel --filter "$failed"
+fi
+# The Python package, installed from the SDK as a game developer would, against real processes.
+scripts/build-sdk.sh
+.venv/bin/pip install --quiet --disable-pip-version-check --force-reinstall --no-deps ./bindings/python
+if ! .venv/bin/python -m pytest -q bindings/python/tests; then
+    echo "the Python package's tests failed; running the failed ones once more in case the machine stalled" >&2
+    .venv/bin/python -m pytest -q --last-failed bindings/python/tests
 fi
