@@ -65,7 +65,7 @@ private func configuration(_ options: vc_engine_options) throws(CallFailure) -> 
 }
 
 /// The microphone and speaker the options name: ALSA devices as `voicechat` opens them, or the game's own audio.
-private func audio(_ options: vc_engine_options) throws(CallFailure) -> (
+private func audio(_ options: vc_engine_options, frame: FrameDuration) throws(CallFailure) -> (
     input: any AudioInput, output: any AudioOutput, game: GameAudioDevice?
 ) {
     do {
@@ -88,7 +88,7 @@ private func audio(_ options: vc_engine_options) throws(CallFailure) -> (
         case VC_AUDIO_GAME:
             let game = try GameAudioDevice(
                 sampleRate: Int(options.sample_rate), channels: Int(options.channels),
-                blockFrames: Int(options.block_frames))
+                blockFrames: Int(options.block_frames), frameSamples: frame.engineFrames)
             return (game.input, game.output, game)
         default:
             throw CallFailure.invalidArgument(
@@ -122,7 +122,7 @@ public func cEngineCreate(
         let configuration = try configuration(given)
         let host = given.udp_host == nil ? "0.0.0.0" : try text(given.udp_host, "options.udp_host", maximumBytes: 255)
         let port = Int(given.udp_port)
-        let devices = try audio(given)
+        let devices = try audio(given, frame: configuration.frameDuration)
         let network = try waitFor { () async throws(CallFailure) -> UDPNetwork in
             do {
                 return try await UDPNetwork.bind(host: host, port: port)
@@ -318,7 +318,8 @@ public func cEngineMeters(
         guard input != nil || output != nil else {
             throw .invalidArgument("input_dbfs and output_dbfs are both NULL; pass where to put a level")
         }
-        let levels = handle.snapshot.withLock { ($0.inputDBFS, $0.outputDBFS) }
+        let snapshot = handle.readSnapshot()
+        let levels = (snapshot.inputDBFS, snapshot.outputDBFS)
         input?.pointee = levels.0
         output?.pointee = levels.1
     }
@@ -331,7 +332,7 @@ public func cEngineStatisticsJSON(
 ) -> vc_result {
     answer { () throws(CallFailure) in
         let handle = try engines.object(engine, "engine")
-        let snapshot = handle.snapshot.withLock { $0 }
+        let snapshot = handle.readSnapshot()
         try write(snapshot.statisticsJSON, into: buffer, capacity: capacity, needed: needed)
     }
 }

@@ -334,7 +334,7 @@ public func cMatchPlayerSpeaking(
             throw .invalidArgument("speaking and level_dbfs are both NULL; pass where to put one")
         }
         let matchID = handle.match.matchID
-        guard let stream = handle.owner.snapshot.withLock({ $0.stream(of: name, in: matchID, channel: channelName) })
+        guard let stream = handle.owner.readSnapshot().stream(of: name, in: matchID, channel: channelName)
         else {
             throw CallFailure(VC_ERROR_NOT_FOUND, "nothing has come from \"\(name)\" in channel \"\(channelName)\" yet")
         }

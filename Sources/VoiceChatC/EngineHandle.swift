@@ -16,7 +16,11 @@ final class EngineHandle: Sendable {
     let gameAudio: GameAudioDevice?
     let events: EngineEvents
     let offersRealTimeData: Bool
-    let snapshot = Mutex(EngineSnapshot())
+    private let snapshot = Mutex(EngineSnapshot())
+    /// When the game last read the snapshot: it is kept fresh only while the game reads it.
+    private let lastRead = Atomic<Int64>(MediaTime.min)
+    /// How long after the game's last read the snapshot is still refreshed.
+    static let readInterest = MediaTime.milliseconds(2_000)
     /// The matches joined and not yet left, by handle number.
     let matches = Mutex<[UInt: MatchHandle]>([:])
     /// The players whose voice the game reads apart, and the rings it comes in.
@@ -55,15 +59,28 @@ final class EngineHandle: Sendable {
         eventThread.withLock { $0 = thread }
     }
 
-    /// Takes the engine's statistics and meters for the game's reads (waiting for the engine's turn here, not there).
-    func refreshSnapshot() {
+    /// What the game reads: the snapshot, which the event thread refreshes every 50 ms while the
+    /// game keeps reading it. After two seconds without a read it is taken here first (waiting for
+    /// the engine's turn once), so that an engine nobody reads pays nothing for it.
+    func readSnapshot() -> EngineSnapshot {
+        let now = MediaTime.monotonicNow()
+        let previous = lastRead.exchange(now, ordering: .relaxed)
+        if previous < now - Self.readInterest { refreshSnapshot(evenIfUnread: true) }
+        return snapshot.withLock { $0 }
+    }
+
+    /// Takes the engine's statistics and meters for the game's reads, while it reads them
+    /// (waiting for the engine's turn here, on the event thread, not on the game's).
+    func refreshSnapshot(evenIfUnread: Bool = false) {
+        guard evenIfUnread || lastRead.load(ordering: .relaxed) >= MediaTime.monotonicNow() - Self.readInterest else {
+            return
+        }
         let statistics = engine.statistics()
-        let input = service.inputMeterLevel
-        let output = service.outputMeterLevel
+        let levels = service.meterLevels
         snapshot.withLock { snapshot in
             snapshot.statistics = statistics
-            snapshot.inputDBFS = input
-            snapshot.outputDBFS = output
+            snapshot.inputDBFS = levels.input
+            snapshot.outputDBFS = levels.output
         }
     }
 
@@ -92,6 +109,8 @@ final class EventThread: Sendable {
     private final class Flags: Sendable {
         let stopping = Atomic<Bool>(false)
         let finished = DispatchSemaphore(value: 0)
+        /// The thread's own pthread_t, once it runs.
+        let running = Atomic<UInt>(0)
     }
 
     private let flags = Flags()
@@ -100,6 +119,7 @@ final class EventThread: Sendable {
     init(doorbell: WakeCounter, deliver: @escaping @Sendable () -> Void, refresh: @escaping @Sendable () -> Void) {
         self.doorbell = doorbell
         let thread = Thread { [flags] in
+            flags.running.store(UInt(pthread_self()), ordering: .releasing)
             var nextRefresh = MediaTime.monotonicNow()
             while !flags.stopping.load(ordering: .acquiring) {
                 let seen = doorbell.value
@@ -118,10 +138,12 @@ final class EventThread: Sendable {
         thread.start()
     }
 
-    /// Ends the thread after it delivered what waits, and returns once it has.
+    /// Ends the thread after it delivered what waits, and returns once it has; called from the
+    /// event callback itself (a game that destroys its engine there), it returns at once and the
+    /// thread ends when the callback does.
     func stop() {
         flags.stopping.store(true, ordering: .releasing)
         doorbell.bump()
-        flags.finished.wait()
+        if flags.running.load(ordering: .acquiring) != UInt(pthread_self()) { flags.finished.wait() }
     }
 }

@@ -43,11 +43,11 @@ public final class GameAudioDevice: @unchecked Sendable {
 
     /// - Parameters:
     ///   - blockFrames: the block size the game's audio system uses, when it always uses one: the
-    ///     engine then sends each frame as soon as a block completes it, and mixes each just
-    ///     before a block takes it. 0 when blocks vary.
-    public init(sampleRate: Int, channels: Int, blockFrames: Int = 0, maximumBlockFrames: Int = 4_096)
-        throws(AudioDeviceError)
-    {
+    ///     engine then mixes each frame just before a block takes it. 0 when blocks vary.
+    ///   - frameSamples: the engine's frame at 48 kHz: it sends each as soon as a block completes it.
+    public init(
+        sampleRate: Int, channels: Int, blockFrames: Int = 0, frameSamples: Int = 960, maximumBlockFrames: Int = 4_096
+    ) throws(AudioDeviceError) {
         guard Self.sampleRates.contains(sampleRate) else {
             throw AudioDeviceError(
                 .invalidArgument, device: "game audio",
@@ -66,9 +66,10 @@ public final class GameAudioDevice: @unchecked Sendable {
         self.sampleRate = sampleRate
         self.channels = channels
         self.maximumBlockFrames = maximumBlockFrames
-        let cadence = { blockFrames > 0 ? PeriodCadence(periodFrames: blockFrames, sampleRate: sampleRate) : nil }
-        input = GameAudioInput(ringFrames: Self.ringFrames, cadence: cadence())
-        output = GameAudioOutput(channels: channels, ringFrames: Self.ringFrames, cadence: cadence())
+        input = GameAudioInput(ringFrames: Self.ringFrames, frameSamples: max(frameSamples, 1))
+        output = GameAudioOutput(
+            channels: channels, ringFrames: Self.ringFrames,
+            cadence: blockFrames > 0 ? PeriodCadence(periodFrames: blockFrames, sampleRate: sampleRate) : nil)
         captureMono = .allocate(capacity: maximumBlockFrames)
         captureMono.initialize(repeating: 0)
         let chunk = Self.playbackChunkFrames
@@ -123,7 +124,6 @@ public final class GameAudioDevice: @unchecked Sendable {
             if let played { play(into: played + done * channels, frames: count) }
             done += count
         }
-        if input.isRunning { input.periodCadence?.markPeriod(at: MediaTime.monotonicNow()) }
         if output.isRunning { output.periodCadence?.markPeriod(at: MediaTime.monotonicNow()) }
     }
 

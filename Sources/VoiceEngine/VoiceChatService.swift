@@ -129,6 +129,16 @@ public final class VoiceChatService: Sendable {
         engine.withCore { $0.outputMeteringEnabled ? $0.mixer.outputMeter.rmsDBFS : -.infinity }
     }
 
+    /// Both levels in one turn of the engine: the microphone's and the mix's, as above.
+    public var meterLevels: (input: Float, output: Float) {
+        engine.withCore { core in
+            (
+                core.inputMeteringEnabled ? core.inputMeter.rmsDBFS : -.infinity,
+                core.outputMeteringEnabled ? core.mixer.outputMeter.rmsDBFS : -.infinity
+            )
+        }
+    }
+
     /// The path voice to `participant` takes now, if a call with them is up.
     public func path(to participant: ParticipantID) -> RealTimePathKind? {
         engine.withCore { core in core.callSession(with: participant)?.peers[participant]?.activeRoute?.kind }

@@ -19,7 +19,8 @@
  *   thread, the engine thread, or under a lock of the library).
  * - Calls a game makes every frame (positions, volumes, mutes, push-to-talk, the game's mix,
  *   vc_engine_process) never wait for the engine: they are checked at once and handed over.
- *   Reads of meters, speaking flags and statistics come from a snapshot taken every 50 ms.
+ *   Reads of meters, speaking flags and statistics come from a snapshot taken every 50 ms while
+ *   the game keeps reading (the first read after two seconds without one takes it, waiting once).
  *   Everything else (create, join, start a channel, calls) waits for the engine's turn, which
  *   takes well under a millisecond but is no call for an audio callback.
  */
@@ -204,8 +205,9 @@ vc_result vc_engine_create(const vc_engine_options *options, vc_engine **engine)
 /* Starts the engine's thread (and, with VC_AUDIO_DEVICES, the devices). */
 vc_result vc_engine_start(vc_engine *engine);
 
-/* Leaves every match, stops the engine and frees it; the handle is invalid from then on. Must not
- * run while another thread is inside vc_engine_process for the same engine. */
+/* Leaves every match, stops the engine and frees it; the handle is invalid from then on. A
+ * vc_engine_process under way on another thread is waited for; later ones are refused. May be
+ * called from the event callback. */
 vc_result vc_engine_destroy(vc_engine *engine);
 
 /* The port of the engine's UDP socket. */

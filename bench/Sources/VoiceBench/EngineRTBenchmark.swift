@@ -21,12 +21,14 @@ struct EngineRTBenchmark: ParsableCommand {
             every speaker talks (50 packets/s each, opened on the listener's engine thread), a \
             second thread hands the listener 1000 signalling messages/s (a speaker's keys again, \
             and reliable game data), and a third calls its API at 100 Hz (statistics, a channel's \
-            volume, and a player's position). The channel is positional (range 100 m, the speakers \
+            volume, and a player's position, each both handed over without waiting, as the C ABI \
+            does, and through the waiting Swift API, the baseline). The channel is positional (range 100 m, the speakers \
             on a 20 m circle round the listener) and the listener's speaker is stereo, so that each \
             stream's level and side are worked out and mixed, with echo cancellation on the mix \
             averaged down. Reported: the engine thread's wake-up lateness (p50, p99, max) in both \
             phases, how long calls, signalling and statistics waited for the engine thread to run \
-            them and how long it spent on them (p50, p99, max), and its allocations per wake-up.
+            them and how long it spent on them (p50, p99, max), how long a per-frame call took on the \
+            caller's thread (p50, p99, max; the waiting Swift API's the baseline), and its allocations per wake-up.
             """
     )
 
@@ -99,6 +101,23 @@ struct EngineRTBenchmark: ParsableCommand {
                 report.add("\(name) \(label), loaded", figure ?? .nan, unit: "ms")
             }
         }
+        // What a game pays on its own thread for a call it makes every frame.
+        let handed = result.loaded.handedCalls.sorted()
+        let waiting = result.loaded.waitingCalls.sorted()
+        func percentile(_ sorted: [MediaTime], _ fraction: Double) -> Double {
+            guard !sorted.isEmpty else { return .nan }
+            return Double(sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))]) / 1e6
+        }
+        report.require(!handed.isEmpty, "no per-frame call was made while loaded")
+        report.add(
+            "per-frame call (a volume, a position) on the caller's thread p50, loaded", percentile(handed, 0.5),
+            unit: "ms", baseline: percentile(waiting, 0.5))
+        report.add(
+            "per-frame call (a volume, a position) on the caller's thread p99, loaded", percentile(handed, 0.99),
+            unit: "ms", baseline: percentile(waiting, 0.99), target: .atMost(0.02))
+        report.add(
+            "per-frame call (a volume, a position) on the caller's thread max, loaded",
+            Double(handed.last ?? 0) / 1e6, unit: "ms", baseline: Double(waiting.last ?? 0) / 1e6, target: .atMost(0.1))
         report.add(
             "engine thread allocations per wake-up, loaded",
             Double(result.loaded.allocations) / Double(max(result.loaded.allocationWakes, 1)), unit: "allocs/tick",

@@ -29,6 +29,11 @@ struct EngineRTRun {
         var seconds: Double
         var signallingMessages: Int
         var apiCalls: Int
+        /// How long each per-frame call (a volume, a position) took on the caller's thread, ns:
+        /// handed over without waiting as the C ABI does (`VoiceEngine.hand`), and through the
+        /// waiting Swift API (`VoiceChannel.setVolume`, `Match.setPosition`) in the same ticks.
+        var handedCalls: [MediaTime] = []
+        var waitingCalls: [MediaTime] = []
     }
 
     struct Result {
@@ -157,6 +162,7 @@ struct EngineRTRun {
         let stop = Atomic<Bool>(false)
         let signalled = Atomic<Int>(0)
         let called = Atomic<Int>(0)
+        let callDurations = LockedValue<(handed: [MediaTime], waiting: [MediaTime])>(([], []))
         /// A thread that runs `body` `perSecond` times a second on the real clock's grid until `stop`.
         func paced(_ name: String, perSecond: Int, _ body: @escaping @Sendable () -> Void) throws -> AudioThread {
             let period = MediaTime(1_000_000_000 / perSecond)
@@ -187,11 +193,28 @@ struct EngineRTRun {
                     // What a game does: reads the meters and statistics, moves a volume, and moves
                     // a player (one a call, out and back by a metre).
                     _ = engine.statistics()
-                    try? channel.setVolume(count % 2 == 0 ? 1 : 0.9)
+                    let volume: Float = count % 2 == 0 ? 1 : 0.9
                     let speaker = 1 + count % speakers
-                    try? match.setPosition(
-                        Self.circlePosition(speaker, of: speakers, radius: count % 3 == 0 ? 21 : 20),
-                        of: speakerNames[speaker - 1])
+                    let position = Self.circlePosition(speaker, of: speakers, radius: count % 3 == 0 ? 21 : 20)
+                    let name = speakerNames[speaker - 1]
+                    // As the C ABI's per-frame calls do: handed over without waiting.
+                    var started = MediaTime.monotonicNow()
+                    try? engine.hand(.channelVolume(volume, channel: channel.number, match: match.matchID))
+                    let handedVolume = MediaTime.monotonicNow() - started
+                    started = MediaTime.monotonicNow()
+                    try? engine.hand(.playerPosition(position, player: name, match: match.matchID))
+                    let handedPosition = MediaTime.monotonicNow() - started
+                    // The same through the Swift API, which waits for the engine thread's turn.
+                    started = MediaTime.monotonicNow()
+                    try? channel.setVolume(volume)
+                    let waitedVolume = MediaTime.monotonicNow() - started
+                    started = MediaTime.monotonicNow()
+                    try? match.setPosition(position, of: name)
+                    let waitedPosition = MediaTime.monotonicNow() - started
+                    var durations = callDurations.value
+                    durations.handed += [handedVolume, handedPosition]
+                    durations.waiting += [waitedVolume, waitedPosition]
+                    callDurations.value = durations
                 })
         }
         let started = MediaTime.monotonicNow()
@@ -212,7 +235,8 @@ struct EngineRTRun {
             allocations: allocations, allocationWakes: allocationWakes,
             packetsReceived: packetsReceived(engine) - packetsBefore, seconds: elapsed,
             signallingMessages: signalled.load(ordering: .relaxed),
-            apiCalls: called.load(ordering: .relaxed))
+            apiCalls: called.load(ordering: .relaxed), handedCalls: callDurations.value.handed,
+            waitingCalls: callDurations.value.waiting)
     }
 
     /// The match's channel made positional (range 100 m), the listener at the centre of a circle

@@ -9,7 +9,7 @@ struct VoiceBench: AsyncParsableCommand {
         abstract: "Benchmarks of the voice chat engine; each compares against a baseline measured in the same run.",
         subcommands: [
             CodecBenchmark.self, RingBenchmark.self, QualityBenchmark.self, PipelineBenchmark.self,
-            EngineRTBenchmark.self, EchoBenchmark.self, FuzzBenchmark.self,
+            EngineRTBenchmark.self, EchoBenchmark.self, FuzzBenchmark.self, CABIBenchmark.self,
             SealBenchmark.self,
             FailoverBenchmark.self, RelayBenchmark.self, LatencyBenchmark.self, E2EBenchmark.self, ChaosBenchmark.self,
             ProximityBenchmark.self,

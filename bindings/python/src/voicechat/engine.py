@@ -3,7 +3,6 @@
 import array
 import ctypes
 import json
-import threading
 from ctypes import byref, c_char_p, c_float, c_int, c_size_t, c_uint16
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
@@ -116,7 +115,6 @@ class Engine:
         check(library.vc_engine_create(byref(options), byref(handle)))
         self._handle = handle
         self._output = array.array("f")
-        self._lock = threading.Lock()
 
     @property
     def handle(self) -> ctypes.c_void_p:

@@ -3,7 +3,7 @@
 import ctypes
 import json
 import time
-from ctypes import byref, c_size_t, c_uint16
+from ctypes import byref, c_uint16
 from typing import List, Optional
 
 from . import _native
