@@ -109,15 +109,8 @@ public func cEngineCreate(
     _ options: UnsafePointer<vc_engine_options>?, _ engine: UnsafeMutablePointer<OpaquePointer?>?
 ) -> vc_result {
     answer { () throws(CallFailure) in
-        guard let engine else { throw .invalidArgument("engine is NULL; pass where to put the new engine's handle") }
-        engine.pointee = nil
-        guard let options else { throw .invalidArgument("options is NULL; fill them with vc_engine_options_init") }
-        let given = options.pointee
-        guard given.struct_size == UInt32(MemoryLayout<vc_engine_options>.size) else {
-            throw .invalidArgument(
-                "options.struct_size is \(given.struct_size), not \(MemoryLayout<vc_engine_options>.size): "
-                    + "fill the options with vc_engine_options_init from the header this library was built with")
-        }
+        let engine = try handlePlace(engine, "engine")
+        let given = try sized(options, "options", filledBy: "fill them with vc_engine_options_init")
         let participant = try text(given.participant, "options.participant", maximumBytes: 256)
         let configuration = try configuration(given)
         let host = given.udp_host == nil ? "0.0.0.0" : try text(given.udp_host, "options.udp_host", maximumBytes: 255)
@@ -341,12 +334,8 @@ public func cEngineStatisticsJSON(
 public func cEnginePollEvent(_ engine: OpaquePointer?, _ event: UnsafeMutablePointer<vc_event>?) -> vc_result {
     answer { () throws(CallFailure) in
         let handle = try engines.object(engine, "engine")
-        guard let event else { throw .invalidArgument("event is NULL; pass a vc_event with its struct_size set") }
-        guard event.pointee.struct_size == UInt32(MemoryLayout<vc_event>.size) else {
-            throw .invalidArgument(
-                "event->struct_size is \(event.pointee.struct_size), not \(MemoryLayout<vc_event>.size): "
-                    + "set it to sizeof(vc_event) from the header this library was built with")
-        }
+        _ = try sized(UnsafePointer(event), "event", filledBy: "set its struct_size to sizeof(vc_event)")
+        guard let event else { return }
         if !handle.events.poll(into: event) { event.pointee.type = VC_EVENT_NONE }
     }
 }

@@ -27,16 +27,9 @@ public func cMatchJoinRelay(
     _ match: UnsafeMutablePointer<OpaquePointer?>?
 ) -> vc_result {
     answer { () throws(CallFailure) in
-        guard let match else { throw .invalidArgument("match is NULL; pass where to put the new match's handle") }
-        match.pointee = nil
+        let match = try handlePlace(match, "match")
         let owner = try engines.object(engine, "engine")
-        guard let options else { throw .invalidArgument("options is NULL; fill them with vc_relay_join_options_init") }
-        let given = options.pointee
-        guard given.struct_size == UInt32(MemoryLayout<vc_relay_join_options>.size) else {
-            throw .invalidArgument(
-                "options.struct_size is \(given.struct_size), not \(MemoryLayout<vc_relay_join_options>.size): "
-                    + "fill the options with vc_relay_join_options_init from the header this library was built with")
-        }
+        let given = try sized(options, "options", filledBy: "fill them with vc_relay_join_options_init")
         let matchID = try text(given.match, "options.match", maximumBytes: RelayToken.maximumIDBytes)
         let host = try text(given.host, "options.host", maximumBytes: 255)
         guard given.port != 0 else { throw .invalidArgument("options.port is 0; give the relay's port (default 7700)") }
@@ -97,8 +90,7 @@ public func cMatchCreate(
     _ playerCount: Int, _ match: UnsafeMutablePointer<OpaquePointer?>?
 ) -> vc_result {
     answer { () throws(CallFailure) in
-        guard let match else { throw .invalidArgument("match is NULL; pass where to put the new match's handle") }
-        match.pointee = nil
+        let match = try handlePlace(match, "match")
         let owner = try engines.object(engine, "engine")
         let id = try text(matchID, "match_id", maximumBytes: RelayToken.maximumIDBytes)
         let names = try playerNames(players, playerCount)

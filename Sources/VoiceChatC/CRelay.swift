@@ -39,23 +39,17 @@ public func cRelayCreate(
     _ options: UnsafePointer<vc_relay_options>?, _ relay: UnsafeMutablePointer<OpaquePointer?>?
 ) -> vc_result {
     answer { () throws(CallFailure) in
-        guard let relay else { throw .invalidArgument("relay is NULL; pass where to put the new relay's handle") }
-        relay.pointee = nil
-        guard let options else { throw .invalidArgument("options is NULL; fill them with vc_relay_options_init") }
-        guard options.pointee.struct_size == UInt32(MemoryLayout<vc_relay_options>.size) else {
-            throw .invalidArgument(
-                "options.struct_size is \(options.pointee.struct_size), not \(MemoryLayout<vc_relay_options>.size): "
-                    + "fill the options with vc_relay_options_init from the header this library was built with")
-        }
+        let relay = try handlePlace(relay, "relay")
+        let options = try sized(options, "options", filledBy: "fill them with vc_relay_options_init")
         let host =
-            options.pointee.host == nil ? "0.0.0.0" : try text(options.pointee.host, "options.host", maximumBytes: 255)
-        let secret = try relaySecret(options.pointee.secret, options.pointee.secret_length)
-        var configuration = RelayConfiguration(host: host, port: Int(options.pointee.port), secret: secret)
-        if options.pointee.audience != nil {
+            options.host == nil ? "0.0.0.0" : try text(options.host, "options.host", maximumBytes: 255)
+        let secret = try relaySecret(options.secret, options.secret_length)
+        var configuration = RelayConfiguration(host: host, port: Int(options.port), secret: secret)
+        if options.audience != nil {
             configuration.audience = try text(
-                options.pointee.audience, "options.audience", maximumBytes: RelayToken.maximumIDBytes)
+                options.audience, "options.audience", maximumBytes: RelayToken.maximumIDBytes)
         }
-        let liveness = options.pointee.liveness_timeout_seconds
+        let liveness = options.liveness_timeout_seconds
         guard liveness.isFinite, liveness > 0, liveness <= 3_600 else {
             throw .invalidArgument("options.liveness_timeout_seconds is \(liveness); give more than 0 and at most 3600")
         }

@@ -12,26 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "voicechat.h"
-
-static int failures = 0;
-
-static void check(int condition, const char *what) {
-    if (!condition) {
-        fprintf(stderr, "FAILED: %s (last error: %s)\n", what, vc_last_error_message());
-        failures++;
-    }
-}
-
-/* A call refused with `code` and a message that names `word`. */
-static void refused(vc_result result, vc_result code, const char *word, const char *what) {
-    int named = strstr(vc_last_error_message(), word) != NULL;
-    if (result != code || !named) {
-        fprintf(stderr, "FAILED: %s: result %d (wanted %d), message \"%s\" (wanted it to name %s)\n", what, result,
-                code, vc_last_error_message(), word);
-        failures++;
-    }
-}
+#include "checks.h"
 
 #define BLOCK 240
 static vc_engine *alice, *bob;

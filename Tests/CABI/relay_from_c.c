@@ -10,16 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "voicechat.h"
-
-static int failures = 0;
-
-static void check(int condition, const char *what) {
-    if (!condition) {
-        fprintf(stderr, "FAILED: %s (last error: %s)\n", what, vc_last_error_message());
-        failures++;
-    }
-}
+#include "checks.h"
 
 int main(void) {
     static const uint8_t secret[] = "0123456789abcdef0123456789abcdef";
