@@ -164,6 +164,7 @@ import Testing
         }
         let bobScore = try #require(scores.first ?? nil)
         let carolScore = try #require(scores.last ?? nil)
+        print("PESQ-WB of what alice said: the C example heard \(bobScore), voicechat join \(carolScore)")
         #expect(bobScore > carolScore - 0.1, "PESQ-WB: the example heard \(bobScore), voicechat join \(carolScore)")
         #expect(bobScore > 3, "PESQ-WB: the example heard \(bobScore)")
     }
