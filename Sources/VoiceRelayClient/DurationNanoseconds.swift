@@ -1,4 +1,3 @@
-
 /// A duration in nanoseconds, for comparing with `NIODeadline.uptimeNanoseconds` readings (the
 /// relay's and its clients' clocks).
 package func nanoseconds(_ duration: Duration) -> UInt64 {

@@ -8,13 +8,13 @@ import VoiceWire
 /// keeps the membership alive, notices a dead relay within `livenessTimeout` and joins again on its
 /// own (after a relay restart, or once a TCP connection can be made again).
 ///
-/// Thread contract: all protocol state lives on one event loop (`ClientCore`); the public methods
+/// Thread contract: all protocol state lives on one event loop (`RelayClientCore`); the public methods
 /// may be called from any thread and hop onto it. `onDatagram` and `onEvent` run on that loop:
 /// hand the work off rather than block there.
 public final class RelayClient: Sendable {
     private let eventLoops: EventLoopGroupOwnership
     private let loop: any EventLoop
-    private let core: NIOLoopBoundBox<ClientCore>
+    private let core: NIOLoopBoundBox<RelayClientCore>
     private let publishedState: NIOLockedValueBox<RelayClientState>
     private let tick: NIOLockedValueBox<RepeatedTask?>
 
@@ -51,7 +51,7 @@ public final class RelayClient: Sendable {
         self.publishedState = publishedState
         tick = NIOLockedValueBox(nil)
         core = NIOLoopBoundBox.makeBoxSendingValue(
-            ClientCore(
+            RelayClientCore(
                 configuration: configuration, relayAddress: relayAddress, loop: loop, onDatagram: onDatagram,
                 onEvent: { event in onEvent(event) },
                 publishState: { state in publishedState.withLockedValue { $0 = state } }),
@@ -103,7 +103,7 @@ public final class RelayClient: Sendable {
     /// A fresh token (e.g. after `.refused(.expired)`); the client joins again with it.
     public func updateToken(_ token: String) { control { $0.updateToken(token) } }
 
-    private func control(_ body: @escaping @Sendable (ClientCore) -> Void) {
+    private func control(_ body: @escaping @Sendable (RelayClientCore) -> Void) {
         let core = self.core
         loop.execute { body(core.value) }
     }

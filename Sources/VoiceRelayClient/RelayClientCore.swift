@@ -7,7 +7,7 @@ import VoiceWire
 /// The protocol state of one `RelayClient`.
 ///
 /// Thread contract: created, used and released only on the client's event loop.
-final class ClientCore {
+final class RelayClientCore {
     private(set) var configuration: RelayClientConfiguration
     private let relayAddress: SocketAddress
     private let loop: any EventLoop
@@ -52,7 +52,7 @@ final class ClientCore {
         return DatagramBootstrap(group: loop)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(ClientUDPHandler(core: bound.value))
+                    try channel.pipeline.syncOperations.addHandler(RelayClientUDPHandler(core: bound.value))
                 }
             }
             .bind(host: host, port: 0)
@@ -293,21 +293,5 @@ final class ClientCore {
     private func setState(_ new: RelayClientState) {
         state = new
         publishState(new)
-    }
-}
-
-/// Feeds the client's UDP socket into its core.
-final class ClientUDPHandler: ChannelInboundHandler {
-    typealias InboundIn = AddressedEnvelope<ByteBuffer>
-    private let core: ClientCore
-
-    init(core: ClientCore) { self.core = core }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        core.received(unwrapInboundIn(data).data)
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        // Port unreachable while the relay is down; liveness notices, the socket stays open.
     }
 }

@@ -12,14 +12,14 @@ import VoiceWire
 /// its destination is not present, and is sent once both are. What was written to a connection
 /// that then broke is lost: TCP gives no receipt.
 ///
-/// Thread contract: all protocol state lives on one event loop (`SignallingClientCore`); the public
+/// Thread contract: all protocol state lives on one event loop (`RelaySignallingClientCore`); the public
 /// methods may be called from any thread and hop onto it. `onEvent` runs on that loop, in order:
 /// hand long work off rather than block there.
 public final class RelaySignallingClient: Sendable {
     private let eventLoops: EventLoopGroupOwnership
     private let loop: any EventLoop
-    private let core: NIOLoopBoundBox<SignallingClientCore>
-    private let published: NIOLockedValueBox<SignallingClientCore.Published>
+    private let core: NIOLoopBoundBox<RelaySignallingClientCore>
+    private let published: NIOLockedValueBox<RelaySignallingClientCore.Published>
     private let tick: NIOLockedValueBox<RepeatedTask?>
 
     /// Starts connecting to the relay and joining `token`'s match as `participant`; returns at once
@@ -48,11 +48,11 @@ public final class RelaySignallingClient: Sendable {
     ) {
         eventLoops = EventLoopGroupOwnership(eventLoopGroup)
         loop = eventLoops.loop
-        let published = NIOLockedValueBox(SignallingClientCore.Published())
+        let published = NIOLockedValueBox(RelaySignallingClientCore.Published())
         self.published = published
         tick = NIOLockedValueBox(nil)
         core = NIOLoopBoundBox.makeBoxSendingValue(
-            SignallingClientCore(
+            RelaySignallingClientCore(
                 relayAddress: relayAddress, token: token, participant: participant, timing: timing, loop: loop,
                 onEvent: onEvent, publish: { update in published.withLockedValue { update(&$0) } }),
             eventLoop: loop)

@@ -5,7 +5,7 @@ import VoiceWire
 /// The protocol state of one `RelaySignallingClient`.
 ///
 /// Thread contract: created, used and released only on the client's event loop.
-final class SignallingClientCore {
+final class RelaySignallingClientCore {
     /// What the client's public properties read, published under a lock on every change.
     struct Published {
         var state = RelaySignallingState.joining
