@@ -1,3 +1,5 @@
+import VoiceCore
+
 /// Decides, frame by frame, whether captured audio is speech worth sending.
 ///
 /// speexdsp's detector flags nearly everything as speech, so the engine uses its own, built on

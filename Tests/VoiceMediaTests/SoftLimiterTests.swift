@@ -1,5 +1,6 @@
 import Testing
 import VoiceCore
+import VoiceMedia
 
 #if canImport(Glibc)
     import Glibc

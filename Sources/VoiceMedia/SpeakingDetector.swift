@@ -1,3 +1,5 @@
+import VoiceCore
+
 /// Turns a level (a `LevelMeter`'s RMS in dBFS) into speaking/silent states with hysteresis,
 /// for "player is speaking" indicators.
 ///

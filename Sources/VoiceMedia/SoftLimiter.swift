@@ -1,3 +1,5 @@
+import VoiceCore
+
 #if canImport(Glibc)
     import Glibc
 #endif

@@ -1,3 +1,5 @@
+import VoiceCore
+
 /// A setting of a signal-processing component (speech gate, limiter, speaking detector) outside
 /// the range that component can work with.
 public struct DSPSettingError: Error, Hashable, Sendable, CustomStringConvertible {

@@ -1,5 +1,6 @@
 import Testing
 import VoiceCore
+import VoiceMedia
 
 @Suite struct SpeakingDetectorTests {
     private static let frameSeconds = 0.02
