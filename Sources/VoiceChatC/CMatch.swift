@@ -236,7 +236,6 @@ public func cMatchSetChannelVolume(_ match: OpaquePointer?, _ name: UnsafePointe
     answer { () throws(CallFailure) in
         let handle = try matches.object(match, "match")
         let channel = try handle.openedChannel(text(name, "name", maximumBytes: RelayMessage.maximumChannelNameBytes))
-        guard volume.isFinite, (0...1).contains(volume) else { throw .invalidArgument("volume is \(volume); give 0…1") }
         try hand(.channelVolume(volume, channel: channel.number, match: handle.match.matchID), to: handle.owner)
     }
 }
@@ -265,14 +264,10 @@ private func knownPlayer(_ player: UnsafePointer<CChar>?, in match: MatchHandle)
     return name
 }
 
-/// Three finite coordinates from a C array.
+/// Three coordinates from a C array (the engine checks them as it takes the order).
 private func position(_ values: UnsafePointer<Float>?, _ argument: String) throws(CallFailure) -> VoicePosition {
     guard let values else { throw .invalidArgument("\(argument) is NULL; pass three floats (x, y, z)") }
-    let position = VoicePosition(x: values[0], y: values[1], z: values[2])
-    guard position.isFinite else {
-        throw .invalidArgument("\(argument) is (\(values[0]), \(values[1]), \(values[2])); give three finite numbers")
-    }
-    return position
+    return VoicePosition(x: values[0], y: values[1], z: values[2])
 }
 
 @_cdecl("vc_match_set_position")

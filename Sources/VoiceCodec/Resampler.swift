@@ -64,6 +64,21 @@ public struct Resampler: ~Copyable, @unchecked Sendable {
         return (Int(inputFrames), Int(outputFrames))
     }
 
+    /// Resamples all of `input` through `scratch`, handing each piece of output to `emit` (a
+    /// device thread's loop: neither allocates nor locks).
+    public mutating func process(
+        _ input: UnsafeBufferPointer<Float>, through scratch: UnsafeMutableBufferPointer<Float>,
+        emit: (UnsafeBufferPointer<Float>) -> Void
+    ) {
+        var offset = 0
+        while offset < input.count {
+            let (consumed, produced) = process(UnsafeBufferPointer(rebasing: input[offset...]), into: scratch)
+            emit(UnsafeBufferPointer(start: scratch.baseAddress, count: produced * channels))
+            if consumed == 0 && produced == 0 { break }
+            offset += consumed * channels
+        }
+    }
+
     /// Output frames for `inputFrames` input frames, rounded up: the size of an output buffer
     /// that always holds the result of converting that much input.
     public func outputCapacity(forInputFrames inputFrames: Int) -> Int {

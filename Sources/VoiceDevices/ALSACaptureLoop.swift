@@ -145,14 +145,7 @@ final class ALSACaptureLoop: @unchecked Sendable {
             push(input)
             return
         }
-        var offset = 0
-        while offset < input.count {
-            let remaining = UnsafeBufferPointer(rebasing: input[offset...])
-            let (consumed, produced) = resampler!.process(remaining, into: engineFloats)
-            push(UnsafeBufferPointer(start: engineFloats.baseAddress, count: produced * channels))
-            if consumed == 0 && produced == 0 { break }
-            offset += consumed * channels
-        }
+        resampler!.process(input, through: engineFloats) { push($0) }
     }
 
     private func push(_ samples: UnsafeBufferPointer<Float>) {

@@ -139,15 +139,8 @@ public final class GameAudioDevice: @unchecked Sendable {
         var done = 0
         while done < frames {
             let count = min(frames - done, maximumBlockFrames)
-            var offset = 0
             let block = UnsafeBufferPointer(start: samples + done * channels, count: count * channels)
-            while offset < block.count {
-                let (consumed, produced) = mixResampler!.process(
-                    UnsafeBufferPointer(rebasing: block[offset...]), into: mixEngine)
-                emit(UnsafeBufferPointer(start: mixEngine.baseAddress, count: produced * channels))
-                if consumed == 0 && produced == 0 { break }
-                offset += consumed * channels
-            }
+            mixResampler!.process(block, through: mixEngine, emit: emit)
             done += count
         }
     }
@@ -165,14 +158,7 @@ public final class GameAudioDevice: @unchecked Sendable {
             input.deliver(mono)
             return
         }
-        var offset = 0
-        while offset < mono.count {
-            let (consumed, produced) = captureResampler!.process(
-                UnsafeBufferPointer(rebasing: mono[offset...]), into: captureEngine)
-            input.deliver(UnsafeBufferPointer(start: captureEngine.baseAddress, count: produced))
-            if consumed == 0 && produced == 0 { break }
-            offset += consumed
-        }
+        captureResampler!.process(mono, through: captureEngine) { input.deliver($0) }
     }
 
     /// Fills a block with what the engine mixed, converted to the game's rate.

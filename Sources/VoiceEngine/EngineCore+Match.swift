@@ -136,10 +136,15 @@ extension EngineCore {
     func setChannel(_ number: UInt16, volume: Float, match: String) throws(VoiceChatError) {
         let session = try matchSession(match)
         guard let channel = session.channels[number] else { throw .outOfRange("unknown channel") }
+        try Self.checkChannelVolume(volume)
+        try? mixer.setVolume(volume, channel: channel.mixerChannel)
+    }
+
+    /// Refuses a channel volume outside 0…1.
+    static func checkChannelVolume(_ volume: Float) throws(VoiceChatError) {
         guard volume.isFinite, (0...1).contains(volume) else {
             throw .outOfRange("channel volume \(volume) is outside 0…1")
         }
-        try? mixer.setVolume(volume, channel: channel.mixerChannel)
     }
 
     func setPlayer(_ player: ParticipantID, muted: Bool, channel number: UInt16, match: String) throws(VoiceChatError) {

@@ -16,20 +16,27 @@ extension EngineCore {
         mirrorToRelay(session)
     }
 
-    /// Places `player` (nil: this participant, facing so that `right` is to its right) at
-    /// `position` in `match`.
-    func setPosition(
-        _ position: VoicePosition, right: VoicePosition? = nil, of player: ParticipantID?, match: String,
-        now: MediaTime
-    ) throws(VoiceChatError) {
+    /// `right` as a unit direction, once `position` and `right` are what a placement may be.
+    static func checkedPlacement(_ position: VoicePosition, right: VoicePosition?) throws(VoiceChatError)
+        -> VoicePosition?
+    {
         guard position.isFinite else { throw .outOfRange("position \(position) is not three finite numbers") }
-        let unitRight = try right.map { right throws(VoiceChatError) -> VoicePosition in
+        return try right.map { right throws(VoiceChatError) -> VoicePosition in
             let length = right.distance(to: .origin)
             guard right.isFinite, length > 0, length.isFinite else {
                 throw .outOfRange("the right direction \(right) is not a direction (three finite numbers, not all 0)")
             }
             return VoicePosition(x: right.x / length, y: right.y / length, z: right.z / length)
         }
+    }
+
+    /// Places `player` (nil: this participant, facing so that `right` is to its right) at
+    /// `position` in `match`.
+    func setPosition(
+        _ position: VoicePosition, right: VoicePosition? = nil, of player: ParticipantID?, match: String,
+        now: MediaTime
+    ) throws(VoiceChatError) {
+        let unitRight = try Self.checkedPlacement(position, right: right)
         let session = try matchSession(match)
         if let unitRight { session.ownRight = unitRight }
         if let player, player != participant {

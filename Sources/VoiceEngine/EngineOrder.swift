@@ -22,27 +22,11 @@ public enum EngineOrder: Sendable {
     /// Refuses what the engine would refuse, so that a queued order cannot fail for its arguments.
     func validate() throws(VoiceChatError) {
         switch self {
-        case .position(let position, let right, _):
-            guard position.isFinite else { throw .outOfRange("position \(position) is not three finite numbers") }
-            if let right {
-                let length = right.distance(to: .origin)
-                guard right.isFinite, length > 0, length.isFinite else {
-                    throw .outOfRange(
-                        "the right direction \(right) is not a direction (three finite numbers, not all 0)")
-                }
-            }
-        case .playerPosition(let position, _, _):
-            guard position.isFinite else { throw .outOfRange("position \(position) is not three finite numbers") }
-        case .channelVolume(let volume, _, _):
-            guard volume.isFinite, (0...1).contains(volume) else {
-                throw .outOfRange("channel volume \(volume) is outside 0…1")
-            }
-        case .playerVolume(let volume, let player):
-            guard volume.isFinite, (0...2).contains(volume) else {
-                throw .outOfRange("the volume of \"\(player)\", \(volume), is outside 0…2")
-            }
-        case .playerMuted, .microphoneMuted, .pushToTalk, .talkKeyDown:
-            break
+        case .position(let position, let right, _): _ = try EngineCore.checkedPlacement(position, right: right)
+        case .playerPosition(let position, _, _): _ = try EngineCore.checkedPlacement(position, right: nil)
+        case .channelVolume(let volume, _, _): try EngineCore.checkChannelVolume(volume)
+        case .playerVolume(let volume, let player): try EngineCore.checkVolume(volume, of: player)
+        case .playerMuted, .microphoneMuted, .pushToTalk, .talkKeyDown: break
         }
     }
 }

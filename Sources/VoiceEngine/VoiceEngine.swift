@@ -371,8 +371,13 @@ public final class VoiceEngine: Sendable {
     /// Applies the orders handed in, then opens and dispatches every datagram waiting in the
     /// inbox, each at the time it arrived.
     private func openReceived(_ core: EngineCore) {
-        let now = self.now
-        orders.drain { _, order in core.apply(order, now: now) }
+        // The clock is read only when an order waits: this runs every turn.
+        var now: MediaTime?
+        orders.drain { _, order in
+            let time = now ?? self.now
+            now = time
+            core.apply(order, now: time)
+        }
         inbox.drain { bytes, received in
             core.receiveDatagram(bytes, route: received.route, now: received.arrival)
         }
