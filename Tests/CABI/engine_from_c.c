@@ -164,6 +164,61 @@ static void bad_options(void) {
     vc_engine_options_init(NULL);
 }
 
+/* Every function that takes an engine or a match refuses a NULL one by name. */
+static void null_handles(void) {
+    float samples[4] = {0}, at[3] = {0, 0, 0};
+    char text[64];
+    size_t needed = 0;
+    uint16_t port = 0;
+    int flag = 0;
+    float level = 0;
+    vc_player_state state;
+    vc_event event;
+    event.struct_size = sizeof event;
+    vc_relay_join_options join;
+    vc_relay_join_options_init(&join);
+    vc_relay_join_options_init(NULL);
+    vc_match *match = NULL;
+    const uint8_t byte = 1;
+    const vc_result engine_calls[] = {
+        vc_engine_start(NULL), vc_engine_destroy(NULL), vc_engine_udp_port(NULL, &port),
+        vc_engine_process(NULL, samples, samples, 4), vc_engine_add_game_mix(NULL, samples, 4),
+        vc_engine_set_microphone_muted(NULL, 1), vc_engine_set_push_to_talk(NULL, 1), vc_engine_set_talk_key(NULL, 1),
+        vc_engine_set_player_volume(NULL, "bob", 1), vc_engine_set_maximum_delay(NULL, 100),
+        vc_engine_set_speech_processing(NULL, 1, 1), vc_engine_meters(NULL, &level, &level),
+        vc_engine_statistics_json(NULL, text, sizeof text, &needed), vc_engine_open_player_audio(NULL, "bob"),
+        vc_engine_read_player_audio(NULL, "bob", samples, 4, &needed), vc_engine_close_player_audio(NULL, "bob"),
+        vc_engine_poll_event(NULL, &event), vc_call_start(NULL, "bob", text, sizeof text, &needed),
+        vc_call_accept(NULL, "0123"), vc_call_deny(NULL, "0123"), vc_call_stop(NULL, "bob"),
+        vc_engine_receive_call_signalling(NULL, "bob", &byte, 1), vc_engine_receive_real_time(NULL, "bob", &byte, 1),
+        vc_match_join_relay(NULL, &join, &match), vc_match_create(NULL, "m", NULL, 0, &match),
+    };
+    for (size_t i = 0; i < sizeof engine_calls / sizeof engine_calls[0]; i++) {
+        if (engine_calls[i] != VC_ERROR_INVALID_ARGUMENT) {
+            fprintf(stderr, "FAILED: engine function %zu took a NULL engine: result %d\n", i, engine_calls[i]);
+            failures++;
+        }
+    }
+    refused(vc_engine_start(NULL), VC_ERROR_INVALID_ARGUMENT, "engine", "a NULL engine is named");
+    const vc_result match_calls[] = {
+        vc_match_add_player(NULL, "bob"), vc_match_remove_player(NULL, "bob"),
+        vc_match_receive_signalling(NULL, "bob", &byte, 1), vc_match_leave(NULL), vc_match_start_channel(NULL, "all"),
+        vc_match_stop_channel(NULL, "all"), vc_match_set_active_channel(NULL, "all"),
+        vc_match_set_proximity(NULL, "all", 10, 1, 0), vc_match_set_channel_volume(NULL, "all", 1),
+        vc_match_set_player_muted(NULL, "all", "bob", 1), vc_match_set_position(NULL, at, NULL),
+        vc_match_set_player_position(NULL, "bob", at), vc_match_player_state(NULL, "all", "bob", &state),
+        vc_match_player_speaking(NULL, "all", "bob", &flag, &level),
+        vc_match_send_data(NULL, NULL, 0, &byte, 1, 1),
+    };
+    for (size_t i = 0; i < sizeof match_calls / sizeof match_calls[0]; i++) {
+        if (match_calls[i] != VC_ERROR_INVALID_ARGUMENT) {
+            fprintf(stderr, "FAILED: match function %zu took a NULL match: result %d\n", i, match_calls[i]);
+            failures++;
+        }
+    }
+    refused(vc_match_leave(NULL), VC_ERROR_INVALID_ARGUMENT, "match", "a NULL match is named");
+}
+
 static void bad_engine_calls(void) {
     float samples[BLOCK] = {0};
     vc_event event;
@@ -171,6 +226,12 @@ static void bad_engine_calls(void) {
     char text[64];
     size_t needed = 0;
     vc_engine *made_up = (vc_engine *)(uintptr_t)0x12345670;
+    static char huge_name[400];
+    memset(huge_name, 'b', sizeof huge_name - 1);
+    refused(vc_engine_udp_port(alice, NULL), VC_ERROR_INVALID_ARGUMENT, "port", "no place for the port");
+    refused(vc_engine_open_player_audio(alice, NULL), VC_ERROR_INVALID_ARGUMENT, "player", "a NULL player's audio");
+    refused(vc_engine_set_player_volume(alice, huge_name, 1), VC_ERROR_INVALID_ARGUMENT, "player", "a huge player name");
+    refused(vc_call_start(alice, huge_name, NULL, 0, NULL), VC_ERROR_INVALID_ARGUMENT, "participant", "calling a huge name");
     refused(vc_engine_process(NULL, samples, samples, BLOCK), VC_ERROR_INVALID_ARGUMENT, "engine", "NULL engine");
     refused(vc_engine_process(made_up, samples, samples, BLOCK), VC_ERROR_INVALID_HANDLE, "engine", "a made-up engine");
     refused(vc_engine_process(alice, samples, samples, 0), VC_ERROR_INVALID_ARGUMENT, "frames", "zero frames");
@@ -256,6 +317,7 @@ static void bad_match_calls(void) {
 int main(void) {
     for (int i = 0; i < BLOCK; i++) tone[i] = 0.3f * (float)sin(2 * 3.14159265 * 440 * i / 48000.0 * 1.0);
     bad_options();
+    null_handles();
     alice = make_engine("alice");
     bob = make_engine("bob");
     bad_engine_calls();
