@@ -31,9 +31,9 @@ import VoiceWire
     ) -> Bool {
         let refusedBefore = alice.engine.counters.signallingRejected
         alice.engine.withCore { core in
-            guard let session = core.sessions[match] else { return }
+            guard let session = core.sessions[match] as? MatchSession else { return }
             core.receiveSignalling(
-                .success(.keys(match, keys)), from: "bob", client: session.client, events: session.events,
+                .success(.keys(match, keys)), from: "bob", client: session.client, events: .match(session.events),
                 unwrapped: unwrapped, now: alice.engine.now)
         }
         return alice.engine.counters.signallingRejected > refusedBefore

@@ -1,22 +1,10 @@
 import VoiceCore
 import VoiceTransport
 
-/// A match's relay as the engine core sees it.
-struct SessionRelay {
-    let link: any RelayConnection
-    /// Relay transports joined now: the relay routes every peer's selector may use.
-    var joined: Set<RealTimePathKind> = []
-
-    init(link: any RelayConnection) { self.link = link }
-
-    /// No direct candidates: the relay (then app-carried) carries everything.
-    var isPrimary: Bool { link.options.isPrimary }
-}
-
 extension EngineCore {
     /// A relay client of `match` joined, lost the relay, or was refused or removed.
     func relayEvent(_ event: RelayClientEvent, on kind: RealTimePathKind, match: String, now: MediaTime) {
-        guard let session = sessions[.match(match)], session.relay != nil else { return }
+        guard let session = matchSession(match), session.relay != nil else { return }
         switch event {
         case .joined:
             setRelay(kind, joined: true, in: session, now: now)
@@ -47,7 +35,7 @@ extension EngineCore {
     /// that peers on direct paths hear the same as through the relay, and the interest mirrored to
     /// the relay later does not undo the move. A channel this participant never opened cannot be
     /// started (its name is unknown here): every channel stops and the event names none.
-    private func followMove(to number: UInt16, in session: Session, match: String) {
+    private func followMove(to number: UInt16, in session: MatchSession, match: String) {
         let known = session.channels[number] != nil
         for (other, channel) in session.channels where other != number && channel.isStarted {
             try? setChannel(other, started: false, match: match)
@@ -62,12 +50,12 @@ extension EngineCore {
     }
 
     func relayFailed(_ failure: RelayFailure, on kind: RealTimePathKind, match: String) {
-        guard let session = sessions[.match(match)], session.relay != nil else { return }
+        guard let session = matchSession(match), session.relay != nil else { return }
         emit(.relayFailed(path: kind, failure), in: session)
     }
 
     /// Offers (or withdraws) a relay route to every peer of `session`.
-    private func setRelay(_ kind: RealTimePathKind, joined: Bool, in session: Session, now: MediaTime) {
+    private func setRelay(_ kind: RealTimePathKind, joined: Bool, in session: MatchSession, now: MediaTime) {
         guard var relay = session.relay, relay.joined.contains(kind) != joined else { return }
         if joined { relay.joined.insert(kind) } else { relay.joined.remove(kind) }
         session.relay = relay
@@ -100,7 +88,7 @@ extension EngineCore {
     /// and the range of each positional one.
     /// The link compares with what each of its clients already told the relay, so an unchanged
     /// interest costs no message.
-    func mirrorToRelay(_ session: Session) {
+    func mirrorToRelay(_ session: MatchSession) {
         guard let relay = session.relay else { return }
         let started = session.channels.values.filter(\.isStarted)
         let channels = Set(started.map(\.number))

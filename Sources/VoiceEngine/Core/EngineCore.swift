@@ -128,8 +128,6 @@ final class EngineCore {
     static let datagramCapacity = 1500
     /// A session's peer names while its paths tick; grows to the largest session once.
     var peerNames: [ParticipantID] = []
-    /// A captured frame's listeners; grows to the largest session once.
-    var listeners: [RemotePeer] = []
     /// What a peer's paths asked for in a tick, and in answer to a probe: kept from turn to turn.
     var tickActions: [PathAction] = []
     var probeActions: [PathAction] = []
@@ -218,9 +216,8 @@ final class EngineCore {
     ) {
         for session in sessions.values {
             tickPaths(session, now: now)
-            tickCall(session, now: now)
+            session.tick(now: now, core: self)
             tickKeys(session, now: now)
-            sendPositionToRelay(session, now: now)
         }
         if let captured {
             sendCaptured(captured, now: now, queuedSamples: speakerQueuedSamples)
@@ -256,30 +253,14 @@ final class EngineCore {
         outbox.append(.signalling(message, to: participant, client: session.client))
     }
 
-    /// Seals `plaintext` for `peer` (or everyone in the channel) under this participant's key for
-    /// `channel` into `buffer` (`envelope` unless said) and returns the envelope, or nil when there
-    /// is no key for it.
-    func seal(
-        _ content: SealedContent, channel: UInt16, destination: UInt32, plaintext: UnsafeRawBufferPointer,
-        in session: Session, into buffer: UnsafeMutableRawBufferPointer? = nil
-    ) -> UnsafeRawBufferPointer? {
-        let buffer = buffer ?? envelope
-        // Only counter exhaustion can fail here; a rekey gives a fresh counter.
-        let count = session.sealers.modifyValue(forKey: channel) { sealer in
-            try? sealer.seal(content, destination: destination, plaintext: plaintext, into: buffer)
-        }
-        guard let count, let count else { return nil }
-        return UnsafeRawBufferPointer(rebasing: buffer[0..<count])
-    }
-
     // MARK: Events
 
-    func emit(_ event: VoiceChatEvent, in session: Session) {
-        if case .call(let sink) = session.events { outbox.append(.callEvent(event, sink)) }
+    func emit(_ event: VoiceChatEvent, in call: CallSession) {
+        outbox.append(.callEvent(event, call.events))
     }
 
-    func emit(_ event: MatchEvent, in session: Session) {
-        if case .match(let sink) = session.events { outbox.append(.matchEvent(event, sink)) }
+    func emit(_ event: MatchEvent, in match: MatchSession) {
+        outbox.append(.matchEvent(event, match.events))
     }
 
     func removeSession(_ session: Session) {

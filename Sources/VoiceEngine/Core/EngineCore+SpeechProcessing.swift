@@ -5,7 +5,7 @@ extension EngineCore {
     func setSpeechProcessing(_ processing: SpeechProcessing) throws(VoiceChatError) {
         do {
             try processing.validate(operation: "setSpeechProcessing")
-            for session in sessions.values { try session.sendPipeline?.setSpeechProcessing(processing) }
+            for session in sessions.values { try session.outgoing.pipeline?.setSpeechProcessing(processing) }
         } catch {
             throw .outOfRange(error.description)
         }

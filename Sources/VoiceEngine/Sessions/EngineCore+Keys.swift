@@ -78,7 +78,7 @@ extension EngineCore {
             guard key.epoch == wrapped.epoch else {
                 throw .badKey("a key from \"\(name)\" claims epoch \(wrapped.epoch) but is epoch \(key.epoch)")
             }
-            session.opener.install(key, sender: peer.mediaID, channel: wrapped.channel)
+            session.incoming.opener.install(key, sender: peer.mediaID, channel: wrapped.channel)
         }
         return opened?.installed ?? keys.map { WrappedSenderKey(channel: $0.channel, epoch: $0.epoch, bytes: []) }
     }

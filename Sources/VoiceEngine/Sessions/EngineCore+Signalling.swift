@@ -38,10 +38,10 @@ extension EngineCore {
         let peerPublicKey: [UInt8]
         switch decoded {
         case .success(.accept(let call, let offer, _)):
-            session = sessions[.call(call)]
+            session = callSession(call)
             peerPublicKey = offer.publicKey
         case .success(.hello(let match, let offer, _)):
-            session = sessions[.match(match)]
+            session = matchSession(match)
             peerPublicKey = offer.publicKey
             guard session?.peers[sender]?.publicKey != offer.publicKey else { return nil }
         default:
@@ -62,7 +62,7 @@ extension EngineCore {
         case .accept(let call, let offer, let keys):
             let session = try callSession(call, from: sender)
             guard case .inviting = session.phase else {
-                throw .wrongState(call: call, state: session.phase?.description ?? "-", message: "accept")
+                throw .wrongState(call: call, state: session.phase.description, message: "accept")
             }
             try agreePairwiseKey(with: sender, publicKey: offer.publicKey, in: session, agreed: agreed)
             try installKeys(keys, from: sender, in: session)
@@ -73,12 +73,7 @@ extension EngineCore {
             session.phase = .connecting(deadline: now + MediaTime.milliseconds(configuration.pathTimeoutSeconds * 1000))
         case .end(let call, let reason):
             let session = try callSession(call, from: sender)
-            if session.hasStarted {
-                emit(.stopped(call: call, with: sender, reason: reason), in: session)
-            } else {
-                emit(.didNotStart(call: call, with: sender, reason: reason), in: session)
-            }
-            removeSession(session)
+            session.ended(by: sender, reason: reason, core: self)
         case .keys(let reference, let keys):
             let session = try knownSession(reference, from: sender)
             let installed = try installKeys(keys, from: sender, in: session, unwrapped: unwrapped)
@@ -87,10 +82,10 @@ extension EngineCore {
             let session = try knownSession(reference, from: sender)
             keysConfirmed(keys, by: sender, in: session)
         case .hello(let match, let offer, let channels):
-            let session = try knownSession(.match(match), from: sender)
+            let session = try matchSession(match, from: sender)
             try receiveHello(offer, channels: channels, from: sender, in: session, agreed: agreed, now: now)
         case .channel(let match, let announcement):
-            let session = try knownSession(.match(match), from: sender)
+            let session = try matchSession(match, from: sender)
             if announcement.isStarted {
                 session.peers[sender]?.startedChannels.insert(announcement.number)
             } else {
@@ -101,16 +96,22 @@ extension EngineCore {
             }
             updatePlayerStates(session)
         case .bye(let match):
-            let session = try knownSession(.match(match), from: sender)
+            let session = try matchSession(match, from: sender)
             peerGone(sender, in: session)
         case .gameData(let match, let data):
-            let session = try knownSession(.match(match), from: sender)
+            let session = try matchSession(match, from: sender)
             emit(.data(data, from: sender, mode: .reliable), in: session)
         }
     }
 
-    private func callSession(_ call: String, from sender: ParticipantID) throws(SignallingError) -> Session {
-        guard let session = sessions[.call(call)] else { throw .unknownCall(call) }
+    private func callSession(_ call: String, from sender: ParticipantID) throws(SignallingError) -> CallSession {
+        guard let session = callSession(call) else { throw .unknownCall(call) }
+        guard session.peers[sender] != nil else { throw .notAParticipant(sender) }
+        return session
+    }
+
+    private func matchSession(_ match: String, from sender: ParticipantID) throws(SignallingError) -> MatchSession {
+        guard let session = matchSession(match) else { throw .unknownMatch(match) }
         guard session.peers[sender] != nil else { throw .notAParticipant(sender) }
         return session
     }
@@ -132,28 +133,31 @@ extension EngineCore {
         _ call: String, offer: SessionOffer, from sender: ParticipantID, client: any VoiceChatClient,
         events: SessionEvents, keys: SessionKeyPair
     ) throws(SignallingError) {
+        // Only the service hears of invitations: one a match's channel carried could never be answered.
+        guard case .call(let events) = events else {
+            throw .wrongState(call: call, state: "carried by a match's signalling", message: "invite")
+        }
         guard sessions[.call(call)] == nil else {
             throw .wrongState(call: call, state: "known", message: "invite")
         }
         guard sender != participant else { throw .notAParticipant(sender) }
         let busy = callSession(with: sender) != nil
-        let session = Session(reference: .call(call), client: client, events: events, keys: keys)
         let peer = RemotePeer(participant: sender)
         peer.publicKey = offer.publicKey
-        session.peers[sender] = peer
+        let session = CallSession(
+            id: call, with: peer, phase: .invited, client: client, events: events, keys: keys)
         if busy {
             // Already talking with (or calling) them: the new invitation is refused, the call goes on.
             sendSignalling(.end(call: call, reason: .denied), to: sender, in: session)
             throw .wrongState(call: call, state: "already in a call with \(sender)", message: "invite")
         }
-        session.phase = .invited
         session.pendingOffer = offer
         sessions[session.reference] = session
         emit(.invitation(call: call, from: sender), in: session)
     }
 
     private func receiveHello(
-        _ offer: SessionOffer, channels: [ChannelAnnouncement], from sender: ParticipantID, in session: Session,
+        _ offer: SessionOffer, channels: [ChannelAnnouncement], from sender: ParticipantID, in session: MatchSession,
         agreed: PairwiseKeyAgreement?, now: MediaTime
     ) throws(SignallingError) {
         guard let known = session.peers[sender] else { throw .notAParticipant(sender) }
@@ -188,7 +192,7 @@ extension EngineCore {
             offersRealTime: session.client.offersRealTimeData && (forced == nil || forced == .appCarried))
     }
 
-    func helloMessage(for session: Session) -> SignallingMessage {
+    func helloMessage(for session: MatchSession) -> SignallingMessage {
         .hello(
             match: session.identifier, offer: offer(for: session),
             channels: session.channels.values.sorted { $0.number < $1.number }.map {

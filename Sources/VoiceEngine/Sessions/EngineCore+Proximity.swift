@@ -9,7 +9,7 @@ extension EngineCore {
     static let relayPositionInterval = MediaTime.milliseconds(33)
 
     func setProximity(_ settings: ProximitySettings?, channel number: UInt16, match: String) throws(VoiceChatError) {
-        let session = try matchSession(match)
+        let session = try joinedMatch(match)
         guard let channel = session.channels[number] else { throw .outOfRange("unknown channel") }
         channel.proximity = settings
         updateProximity(in: session)
@@ -37,7 +37,7 @@ extension EngineCore {
         now: MediaTime
     ) throws(VoiceChatError) {
         let unitRight = try Self.checkedPlacement(position, right: right)
-        let session = try matchSession(match)
+        let session = try joinedMatch(match)
         if let unitRight { session.ownRight = unitRight }
         if let player, player != participant {
             guard let peer = session.peers[player] else {
@@ -55,7 +55,7 @@ extension EngineCore {
 
     /// Where the relay says another player stands: taken unless the game placed that player itself
     /// (the game is the authority on its own world).
-    func placeFromRelay(mediaID: UInt32, at position: VoicePosition, in session: Session) {
+    func placeFromRelay(mediaID: UInt32, at position: VoicePosition, in session: MatchSession) {
         guard position.isFinite,
             let peer = session.peers.values.first(where: { $0.mediaID.rawValue == mediaID }), !peer.isPlacedByGame
         else { return }
@@ -65,7 +65,7 @@ extension EngineCore {
 
     /// Tells the relay where this participant stands, unless it did so less than
     /// `relayPositionInterval` ago; the frame after that interval sends the latest.
-    func sendPositionToRelay(_ session: Session, now: MediaTime) {
+    func sendPositionToRelay(_ session: MatchSession, now: MediaTime) {
         guard session.isRelayPositionPending, let position = session.ownPosition else { return }
         guard let relay = session.relay else {
             session.isRelayPositionPending = false
@@ -78,7 +78,7 @@ extension EngineCore {
     }
 
     /// Brings every peer's level and range on every positional channel of `session` up to date.
-    func updateProximity(in session: Session) {
+    func updateProximity(in session: MatchSession) {
         for peer in session.peers.values {
             for channel in session.channels.values {
                 updateProximity(of: peer, on: channel, in: session)
@@ -89,7 +89,7 @@ extension EngineCore {
     /// Where `peer` is heard on `channel` (its level, and its side on a stereo speaker), and
     /// whether a direct path sends it voice there. A player whose position (or this
     /// participant's) is unknown is out of range, as at the relay.
-    func updateProximity(of peer: RemotePeer, on channel: LocalChannel, in session: Session) {
+    func updateProximity(of peer: RemotePeer, on channel: LocalChannel, in session: MatchSession) {
         guard let proximity = channel.proximity else {
             peer.inRangeChannels.remove(channel.number)
             mixer.setPlacement(nil, sender: peer.mediaID.rawValue, channel: channel.mixerChannel)
@@ -106,7 +106,8 @@ extension EngineCore {
                 peer.inRangeChannels.insert(channel.number)
             } else {
                 peer.inRangeChannels.remove(channel.number)
-                session.streams[StreamKey(sender: peer.mediaID, channel: channel.number)]?.stream.senderWentOutOfRange()
+                session.incoming.streams[StreamKey(sender: peer.mediaID, channel: channel.number)]?.stream
+                    .senderWentOutOfRange()
             }
         }
         let gain = distanceSquared.map { proximity.gain(atDistance: $0.squareRoot()) } ?? 0
@@ -117,7 +118,7 @@ extension EngineCore {
 
     /// How far to this participant's right `peer` stands: the sine of its bearing, −1 (left)
     /// to 1 (right); 0 without an orientation, or on top of it.
-    private func pan(of peer: RemotePeer, in session: Session) -> Float {
+    private func pan(of peer: RemotePeer, in session: MatchSession) -> Float {
         guard let own = session.ownPosition, let there = peer.position, let right = session.ownRight else { return 0 }
         let distance = own.distance(to: there)
         guard distance > 0 else { return 0 }

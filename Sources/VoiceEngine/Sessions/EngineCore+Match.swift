@@ -3,7 +3,7 @@ import VoiceWire
 
 extension EngineCore {
     func joinMatch(
-        _ match: String, players: [ParticipantID], client: any VoiceChatClient, events: SessionEvents,
+        _ match: String, players: [ParticipantID], client: any VoiceChatClient, events: EventSink<MatchEvent>,
         relay: (any RelayConnection)? = nil, keys: SessionKeyPair, now: MediaTime
     ) throws(VoiceChatError) {
         guard !match.isEmpty, match.utf8.count <= SignallingMessage.maximumIdentifierBytes else {
@@ -19,16 +19,15 @@ extension EngineCore {
             }
             seen[id] = player
         }
-        let session = Session(reference: .match(match), client: client, events: events, keys: keys)
-        session.relay = relay.map { SessionRelay(link: $0) }
-        for player in others { session.peers[player] = RemotePeer(participant: player) }
+        let session = MatchSession(
+            id: match, players: others, client: client, events: events, relay: relay, keys: keys)
         createOwnKey(channel: 0, in: session)
         sessions[session.reference] = session
         for player in others.sorted() { sendSignalling(helloMessage(for: session), to: player, in: session) }
     }
 
     func addPlayers(_ players: [ParticipantID], match: String) throws(VoiceChatError) {
-        let session = try matchSession(match)
+        let session = try joinedMatch(match)
         var seen: [MediaID: ParticipantID] = [mediaID: participant]
         for peer in session.peers.values { seen[peer.mediaID] = peer.participant }
         var newcomers: [ParticipantID] = []
@@ -53,7 +52,7 @@ extension EngineCore {
     }
 
     func removePlayers(_ players: [ParticipantID], match: String) {
-        guard let session = sessions[.match(match)] else { return }
+        guard let session = matchSession(match) else { return }
         var removed = false
         for player in Set(players).sorted() where markGone(player, in: session) { removed = true }
         guard removed else { return }
@@ -62,21 +61,25 @@ extension EngineCore {
     }
 
     func leaveMatch(_ match: String) {
-        guard let session = sessions[.match(match)] else { return }
+        guard let session = matchSession(match) else { return }
         for player in session.peers.keys.sorted() where session.peers[player]?.isGone == false {
             sendSignalling(.bye(match: match), to: player, in: session)
         }
         removeSession(session)
     }
 
-    func matchSession(_ match: String) throws(VoiceChatError) -> Session {
-        guard let session = sessions[.match(match)] else { throw .matchLeft(match) }
+    /// The match of that ID, if this participant is in it.
+    func matchSession(_ match: String) -> MatchSession? { sessions[.match(match)] as? MatchSession }
+
+    /// The match of that ID, for a call of the app that needs it.
+    func joinedMatch(_ match: String) throws(VoiceChatError) -> MatchSession {
+        guard let session = matchSession(match) else { throw .matchLeft(match) }
         return session
     }
 
     /// Creates the channel of that name (stopped, at full volume) if it does not exist yet.
     func openChannel(_ name: String, match: String) throws(VoiceChatError) -> UInt16 {
-        let session = try matchSession(match)
+        let session = try joinedMatch(match)
         guard !name.isEmpty, name.utf8.count <= SignallingMessage.maximumIdentifierBytes else {
             throw .outOfRange("a channel name must be 1…256 bytes")
         }
@@ -97,7 +100,7 @@ extension EngineCore {
     }
 
     func setChannel(_ number: UInt16, started: Bool, match: String) throws(VoiceChatError) {
-        let session = try matchSession(match)
+        let session = try joinedMatch(match)
         guard let channel = session.channels[number] else { throw .outOfRange("unknown channel") }
         guard channel.isStarted != started else { return }
         channel.isStarted = started
@@ -121,7 +124,7 @@ extension EngineCore {
 
     /// Gives the microphone to `number` (taking it from the channel that had it), or takes it away.
     func setChannel(_ number: UInt16, active: Bool, match: String) throws(VoiceChatError) {
-        let session = try matchSession(match)
+        let session = try joinedMatch(match)
         guard session.channels[number] != nil else { throw .outOfRange("unknown channel") }
         if active {
             guard session.activeChannel != number else { return }
@@ -134,7 +137,7 @@ extension EngineCore {
     }
 
     func setChannel(_ number: UInt16, volume: Float, match: String) throws(VoiceChatError) {
-        let session = try matchSession(match)
+        let session = try joinedMatch(match)
         guard let channel = session.channels[number] else { throw .outOfRange("unknown channel") }
         try Self.checkChannelVolume(volume)
         try? mixer.setVolume(volume, channel: channel.mixerChannel)
@@ -148,7 +151,7 @@ extension EngineCore {
     }
 
     func setPlayer(_ player: ParticipantID, muted: Bool, channel number: UInt16, match: String) throws(VoiceChatError) {
-        let session = try matchSession(match)
+        let session = try joinedMatch(match)
         guard let channel = session.channels[number] else { throw .outOfRange("unknown channel") }
         guard session.peers[player] != nil else { throw .invalidPlayers("\"\(player)\" is not a player of the match") }
         let id = MediaID(participant: player)
@@ -164,7 +167,7 @@ extension EngineCore {
     func sendGameData(_ data: [UInt8], to players: [ParticipantID]?, mode: GameDataMode, match: String)
         throws(VoiceChatError)
     {
-        let session = try matchSession(match)
+        let session = try joinedMatch(match)
         let targets = players ?? session.peers.keys.sorted()
         for player in targets where session.peers[player] == nil {
             throw .invalidPlayers("\"\(player)\" is not a player of match \"\(match)\"")
@@ -179,10 +182,11 @@ extension EngineCore {
             guard data.count <= 1000 else { throw .dataTooLarge(bytes: data.count, maximum: 1000, mode: mode) }
             for player in targets {
                 guard let peer = session.peers[player], let route = peer.activeRoute else { continue }
-                let envelope = data.withUnsafeBytes { bytes in
-                    seal(.gameData, channel: 0, destination: peer.mediaID.rawValue, plaintext: bytes, in: session)
+                let sealed = data.withUnsafeBytes { bytes in
+                    session.seal(
+                        .gameData, channel: 0, destination: peer.mediaID.rawValue, plaintext: bytes, into: envelope)
                 }
-                if let envelope { send(envelope, to: peer, route: route, session: session) }
+                if let sealed { send(sealed, to: peer, route: route, session: session) }
             }
         }
     }

@@ -52,9 +52,10 @@ extension EngineCore {
     ) {
         // `plaintext` is free: a probe that asks for a reply was parsed out of it before this.
         guard (try? probe.write(into: plaintext)) != nil else { return }
-        let sealed = seal(
+        let sealed = session.seal(
             content, channel: 0, destination: peer.mediaID.rawValue,
-            plaintext: UnsafeRawBufferPointer(rebasing: plaintext[0..<ConnectivityProbe.encodedBytes]), in: session)
+            plaintext: UnsafeRawBufferPointer(rebasing: plaintext[0..<ConnectivityProbe.encodedBytes]),
+            into: envelope)
         guard let sealed else { return }
         send(sealed, to: peer, route: route, session: session)
     }
@@ -65,37 +66,13 @@ extension EngineCore {
         guard let peer = session.peers[name] else { return }
         if to != nil { peer.wasConnected = true }
         // A listener that just became reachable learns the path from a run of full packets.
-        if from == nil, to != nil { session.sendPipeline?.warmUpPath() }
-        if session.isCall {
-            if case .connecting = session.phase, let to {
-                session.phase = .active
-                session.hasStarted = true
-                emit(.started(call: session.identifier, with: name, path: to.kind), in: session)
-            } else if session.phase == .active {
-                emit(.pathChanged(call: session.identifier, with: name, path: to?.kind), in: session)
-            }
-        } else {
-            emit(.pathChanged(player: name, path: to?.kind), in: session)
-            if from == nil, to != nil { emit(.playerConnection(player: name, connected: true), in: session) }
-            updatePlayerStates(session)
-        }
+        if from == nil, to != nil { session.outgoing.pipeline?.warmUpPath() }
+        session.routeChanged(from: from, to: to, peer: name, core: self)
     }
 
     func peerGone(_ name: ParticipantID, in session: Session) {
         guard let peer = session.peers[name], !peer.isGone else { return }
-        if session.isCall {
-            if session.hasStarted {
-                emit(.stopped(call: session.identifier, with: name, reason: .connectionLost), in: session)
-            } else {
-                emit(.didNotStart(call: session.identifier, with: name, reason: .noRealTimePath), in: session)
-            }
-            removeSession(session)
-            return
-        }
-        markGone(name, in: session)
-        updatePlayerStates(session)
-        // A player who left must not be able to read what follows.
-        session.needsRekey = true
+        session.peerGone(name, core: self)
     }
 
     /// Marks a match's player gone: nothing of theirs is played or opened any more, and listeners
@@ -103,7 +80,7 @@ extension EngineCore {
     /// (once, however many players went: see `Session.needsRekey`). Returns false when the player
     /// was not there.
     @discardableResult
-    func markGone(_ name: ParticipantID, in session: Session) -> Bool {
+    func markGone(_ name: ParticipantID, in session: MatchSession) -> Bool {
         guard let peer = session.peers[name], !peer.isGone else { return false }
         peer.isGone = true
         peer.startedChannels = []
@@ -115,6 +92,6 @@ extension EngineCore {
     /// Drops a peer's streams and keys: what it sends from now on does not open.
     func forgetMedia(of peer: RemotePeer, in session: Session) {
         removeStreams(in: session) { $0.sender == peer.mediaID }
-        session.opener.remove(sender: peer.mediaID)
+        session.incoming.opener.remove(sender: peer.mediaID)
     }
 }

@@ -56,7 +56,7 @@ public final class Match: Sendable {
         let keys = SessionKeyPair()
         try engine.withCore { core throws(VoiceChatError) in
             try core.joinMatch(
-                matchID, players: players, client: client, events: .match(sink), relay: link, keys: keys, now: now)
+                matchID, players: players, client: client, events: sink, relay: link, keys: keys, now: now)
         }
         link?.start(engine: engine)
     }
@@ -142,7 +142,7 @@ public final class Match: Sendable {
 
     /// The path voice to `player` takes now, if any.
     public func path(to player: ParticipantID) -> RealTimePathKind? {
-        engine.withCore { core in core.sessions[.match(matchID)]?.peers[player]?.activeRoute?.kind }
+        engine.withCore { core in core.matchSession(matchID)?.peers[player]?.activeRoute?.kind }
     }
 
     /// Leaves the match, telling every player, and closes the relay connections in the background.
@@ -195,13 +195,13 @@ public final class VoiceChannel: Sendable {
     }
 
     public var isStarted: Bool {
-        engine.withCore { core in core.sessions[.match(matchID)]?.channels[number]?.isStarted ?? false }
+        engine.withCore { core in core.matchSession(matchID)?.channels[number]?.isStarted ?? false }
     }
 
     /// Whether this channel owns the microphone. Activating it takes the microphone from the
     /// channel that had it.
     public var isActive: Bool {
-        engine.withCore { core in core.sessions[.match(matchID)]?.activeChannel == number }
+        engine.withCore { core in core.matchSession(matchID)?.activeChannel == number }
     }
 
     public func setActive(_ active: Bool) throws(VoiceChatError) {
@@ -217,7 +217,7 @@ public final class VoiceChannel: Sendable {
 
     public var volume: Float {
         engine.withCore { core in
-            guard let channel = core.sessions[.match(matchID)]?.channels[number] else { return 0 }
+            guard let channel = core.matchSession(matchID)?.channels[number] else { return 0 }
             return core.mixer.channel(channel.mixerChannel)?.volume ?? 0
         }
     }
@@ -232,7 +232,7 @@ public final class VoiceChannel: Sendable {
     }
 
     public var proximity: ProximitySettings? {
-        engine.withCore { core in core.sessions[.match(matchID)]?.channels[number]?.proximity }
+        engine.withCore { core in core.matchSession(matchID)?.channels[number]?.proximity }
     }
 
     /// Mutes or unmutes one player in this channel only; a muted player is not even decoded.
@@ -245,7 +245,7 @@ public final class VoiceChannel: Sendable {
     /// The players muted in this channel, however they were muted.
     public var mutedPlayers: Set<ParticipantID> {
         engine.withCore { core in
-            guard let session = core.sessions[.match(matchID)], let channel = session.channels[number] else {
+            guard let session = core.matchSession(matchID), let channel = session.channels[number] else {
                 return []
             }
             return Set(channel.mutedPlayers.compactMap { session.peer(for: $0) })
@@ -255,7 +255,7 @@ public final class VoiceChannel: Sendable {
     /// Every other player's last reported state in this channel.
     public var playerStates: [ParticipantID: PlayerState] {
         engine.withCore { core in
-            guard let session = core.sessions[.match(matchID)] else { return [:] }
+            guard let session = core.matchSession(matchID) else { return [:] }
             var states: [ParticipantID: PlayerState] = [:]
             for player in session.peers.keys {
                 states[player] = session.reportedStates[PlayerStateKey(channel: number, player: player)] ?? .connecting

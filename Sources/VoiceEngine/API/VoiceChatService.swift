@@ -53,7 +53,7 @@ public final class VoiceChatService: Sendable {
         let keys = SessionKeyPair()
         return try engine.withCore { core throws(VoiceChatError) in
             try core.startCall(
-                with: participant, client: client, events: .call(sink), keys: keys, now: now, random: &random)
+                with: participant, client: client, events: sink, keys: keys, now: now, random: &random)
         }
     }
 

@@ -17,8 +17,8 @@ extension EngineCore {
         delayBudget = budget
         let ceiling = receiveConfiguration.targetCeilingMilliseconds
         for session in sessions.values {
-            session.sendPipeline?.setDelayBudget(budget)
-            for receiving in session.streams.values { receiving.stream.targetCeilingMilliseconds = ceiling }
+            session.outgoing.pipeline?.setDelayBudget(budget)
+            for receiving in session.incoming.streams.values { receiving.stream.targetCeilingMilliseconds = ceiling }
         }
     }
 

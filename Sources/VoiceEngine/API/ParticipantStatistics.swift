@@ -54,13 +54,13 @@ extension EngineCore {
                     session: session.identifier, participant: peer.participant, path: peer.activeRoute?.kind,
                     roundTripMilliseconds: peer.paths?.roundTripTime)
                 add(row)
-                for (key, receive) in session.endedStreams where key.sender == peer.mediaID {
+                for (key, receive) in session.incoming.endedStreams where key.sender == peer.mediaID {
                     row.channel = session.channelName(key.channel)
                     row.stream = StreamStatistics(
                         levelDBFS: LevelMeter.floorDBFS, isSpeaking: false, receive: receive, hasEnded: true)
                     add(row)
                 }
-                for (key, receiving) in session.streams where key.sender == peer.mediaID {
+                for (key, receiving) in session.incoming.streams where key.sender == peer.mediaID {
                     row.channel = session.channelName(key.channel)
                     row.stream = StreamStatistics(
                         levelDBFS: receiving.stream.meter.rmsDBFS, isSpeaking: receiving.stream.isSpeaking,

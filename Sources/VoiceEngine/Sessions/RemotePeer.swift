@@ -14,7 +14,7 @@ final class RemotePeer {
     var pairwiseKey: PairwiseKey?
     /// Paths to this peer; nil until its candidates arrive.
     var paths: PathSelector?
-    /// Channels the peer has started (matches); calls use `callChannel` implicitly.
+    /// Channels the peer has started (matches); a call's peer hears `callChannel` implicitly.
     var startedChannels: Set<UInt16> = []
     /// Whether the peer ever had a working path (to tell "connecting" from "disconnected").
     var wasConnected = false
@@ -67,25 +67,4 @@ struct OwnSenderKey {
     var awaiting: Set<ParticipantID> = []
     /// When the sender switches to the pending epoch even without every confirmation.
     var switchDeadline: MediaTime = 0
-}
-
-/// A 1:1 call's place in its life cycle.
-enum CallPhase: Equatable, CustomStringConvertible {
-    /// We invited and wait for the answer until the deadline.
-    case inviting(deadline: MediaTime)
-    /// We were invited; the app has not answered yet.
-    case invited
-    /// Accepted; looking for a real-time path until the deadline.
-    case connecting(deadline: MediaTime)
-    /// Voice flows.
-    case active
-
-    var description: String {
-        switch self {
-        case .inviting: "inviting"
-        case .invited: "invited"
-        case .connecting: "connecting"
-        case .active: "active"
-        }
-    }
 }

@@ -24,7 +24,7 @@ extension EngineCore {
             guard let name = session.peer(for: sender) else { continue }
             let plaintextBytes: Int
             do throws(SecurityError) {
-                plaintextBytes = try session.opener.open(raw, header: header, into: plaintext)
+                plaintextBytes = try session.incoming.opener.open(raw, header: header, into: plaintext)
             } catch {
                 if error.isReplay { replayed = true }
                 continue
@@ -47,7 +47,7 @@ extension EngineCore {
         peer.paths?.receivedTraffic(on: route, now: now)
         switch header.content {
         case .voice:
-            receiveVoice(content, header: header, from: name, in: session, now: now)
+            session.incoming.receiveVoice(content, header: header, from: name, in: session, core: self, now: now)
         case .receiverReport:
             receiveReport(content, in: session)
         case .probe, .probeReply:
@@ -63,7 +63,7 @@ extension EngineCore {
                 peer.paths?.receivedProbeReply(probe, on: route, now: now)
             }
         case .gameData:
-            emit(.data(Array(content), from: name, mode: .unreliable), in: session)
+            session.receivedGameData(content, from: name, core: self)
         }
     }
 }

@@ -1,0 +1,133 @@
+import VoiceCore
+import VoiceMedia
+import VoiceWire
+
+/// A session's incoming stage: an envelope opened under its sender's key, its voice put in the
+/// stream of that sender and channel, and every stream pulled into the mixer once a frame.
+final class IncomingVoice {
+    /// Opens what the session's peers seal, under the keys they sent.
+    var opener = EnvelopeOpener()
+    var streams: [StreamKey: ReceivingStream] = [:]
+    /// What the streams that ended (a channel stopped, a player left) had received, until a new
+    /// stream takes their place: the statistics keep reporting what was heard.
+    var endedStreams: [StreamKey: ReceiveStatistics] = [:]
+
+    /// Hands an opened voice packet to its stream, creating the stream on its first packet.
+    func receiveVoice(
+        _ bytes: UnsafeRawBufferPointer, header: SealedEnvelopeHeader, from name: ParticipantID, in session: Session,
+        core: EngineCore, now: MediaTime
+    ) {
+        guard let channel = session.channels[header.channel], session.accepts(channel) else {
+            core.counters.voiceForStoppedChannels += 1
+            return
+        }
+        let view: VoicePacketView
+        do {
+            view = try VoicePacketView(parsing: bytes)
+        } catch {
+            core.counters.malformedDatagrams += 1
+            return
+        }
+        guard view.sender == header.sender, view.channel == header.channel else {
+            core.counters.malformedDatagrams += 1
+            return
+        }
+        let key = StreamKey(sender: MediaID(rawValue: header.sender), channel: header.channel)
+        let stream: VoiceReceiveStream
+        if let receiving = streams[key] {
+            stream = receiving.stream
+        } else {
+            do {
+                stream = try VoiceReceiveStream(
+                    sender: header.sender, channel: header.channel, configuration: core.receiveConfiguration)
+                try core.mixer.addStream(sender: header.sender, channel: channel.mixerChannel)
+            } catch {
+                return
+            }
+            if let peer = session.peers[name] { session.streamStarting(from: peer, on: channel, core: core) }
+            endedStreams[key] = nil
+            streams[key] = ReceivingStream(
+                stream: stream, participant: name, mixerChannel: channel.mixerChannel,
+                reports: ReportSchedule(
+                    interval: MediaTime.milliseconds(core.configuration.reportIntervalMilliseconds), start: now))
+        }
+        stream.insert(view, bytes: bytes, arrival: now)
+    }
+
+    /// Forgets the streams `matching` picks, here and in the mixer, keeping what they received.
+    func removeStreams(in session: Session, mixer: VoiceMixer, where matching: (StreamKey) -> Bool) {
+        for key in streams.keys where matching(key) {
+            if let channel = session.channels[key.channel] {
+                mixer.removeStream(sender: key.sender.rawValue, channel: channel.mixerChannel)
+            }
+            endedStreams[key] = streams[key]?.stream.statistics
+            streams[key] = nil
+        }
+    }
+
+    /// Pulls one frame from every stream that is heard into the mixer (skipping the rest without
+    /// decoding). Returns whether any stream plays, and whether any started or stopped speaking.
+    func pull(into mixer: VoiceMixer, now: MediaTime) -> (playing: Bool, speakingChanged: Bool) {
+        var playing = false
+        var speakingChanged = false
+        for (key, receiving) in streams {
+            let stream = receiving.stream
+            let heard = mixer.fill(sender: key.sender.rawValue, channel: receiving.mixerChannel) { frame in
+                stream.pullFrame(into: frame, at: now)
+            }
+            if !heard { stream.skipFrame(at: now) }
+            playing = playing || stream.isPlaying
+            if stream.isSpeaking != receiving.wasSpeaking {
+                receiving.wasSpeaking = stream.isSpeaking
+                speakingChanged = true
+            }
+        }
+        return (playing, speakingChanged)
+    }
+
+    /// Tells each sender, once per report interval and early after loss its protection could not
+    /// repair, what this participant measured of its stream.
+    func sendReports(now: MediaTime, in session: Session, core: EngineCore) {
+        for (key, receiving) in streams {
+            guard receiving.reports.isDue(at: now, unrepairableLoss: receiving.stream.hasUnrepairableLoss)
+            else { continue }
+            receiving.reports.reported(at: now)
+            guard let peer = session.peers[receiving.participant], let route = peer.activeRoute else { continue }
+            let report = receiving.stream.makeReport(reporter: core.mediaID.rawValue)
+            guard let count = try? report.write(into: core.plaintext) else { continue }
+            let envelope = session.seal(
+                .receiverReport, channel: 0, destination: key.sender.rawValue,
+                plaintext: UnsafeRawBufferPointer(rebasing: core.plaintext[0..<count]), into: core.envelope)
+            if let envelope { core.send(envelope, to: peer, route: route, session: session) }
+        }
+    }
+
+    /// Whether `sender`'s stream in `channel` is speaking now.
+    func isSpeaking(_ sender: MediaID, channel: UInt16) -> Bool {
+        streams[StreamKey(sender: sender, channel: channel)]?.stream.isSpeaking == true
+    }
+}
+
+/// A stream's identity inside a session: whose voice, in which channel.
+struct StreamKey: Hashable {
+    var sender: MediaID
+    var channel: UInt16
+}
+
+/// What a listener keeps per remote stream besides the stream itself. A class: every frame reads
+/// each one, and a copy would retain all it holds.
+final class ReceivingStream {
+    let stream: VoiceReceiveStream
+    let participant: ParticipantID
+    /// The mixer's ID of the stream's channel.
+    let mixerChannel: UInt16
+    var wasSpeaking = false
+    var reports: ReportSchedule
+
+    init(stream: VoiceReceiveStream, participant: ParticipantID, mixerChannel: UInt16, reports: ReportSchedule) {
+        self.stream = stream
+        self.participant = participant
+        self.mixerChannel = mixerChannel
+        self.reports = reports
+    }
+}

@@ -1,0 +1,142 @@
+import VoiceCore
+import VoiceMedia
+import VoiceTransport
+import VoiceWire
+
+/// What a 1:1 call and a match share: the scope of one key agreement, one set of peers and their
+/// paths, this participant's channels and sender keys, the outgoing stage that sends the
+/// microphone to the peers and the incoming stage that opens what they send. What differs
+/// between the two is in `CallSession` and `MatchSession`, which override the hooks below.
+///
+/// Owned by `EngineCore`; one thread at a time.
+class Session {
+    let reference: SessionReference
+    /// The app's channel to the other participants of this session.
+    let client: any VoiceChatClient
+    /// Salt for pairwise keys: binds them to this session.
+    let salt: [UInt8]
+    let keyAgreement: KeyAgreement
+    /// `keyAgreement`'s public key, derived once: deriving it is a scalar multiplication.
+    let publicKey: [UInt8]
+    var peers: [ParticipantID: RemotePeer] = [:] {
+        didSet { if peers.count != mediaIndex.count { reindex() } }
+    }
+    /// Peers by the media ID their datagrams carry.
+    private(set) var mediaIndex: [MediaID: ParticipantID] = [:]
+    /// This participant's sender keys and sealers, by channel (`0 = the
+    /// session's own traffic).
+    var ownKeys: [UInt16: OwnSenderKey] = [:]
+    var sealers: [UInt16: EnvelopeSealer] = [:]
+    /// Set when players left: a tick moves every channel to a new key once, however many left
+    /// since the last rekey, as soon as no earlier rekey is still waiting to switch.
+    var needsRekey = false
+    /// True while some channel's new key waits to be sealed under.
+    var hasPendingKey: Bool { ownKeys.values.contains { $0.pending != nil } }
+    /// True from a departure until every channel seals under the key it brought.
+    var isChangingKeys: Bool { needsRekey || hasPendingKey }
+    var channels: [UInt16: LocalChannel] = [:]
+    /// The channel that owns the microphone, if any.
+    var activeChannel: UInt16?
+    /// A captured frame's way out: encoded once for `activeChannel`, sealed, sent to each listener.
+    let outgoing = OutgoingVoice()
+    /// A datagram's way in: opened, dispatched, put in its stream.
+    let incoming = IncomingVoice()
+    /// The session's relay, when the app gave it one (matches only, for now).
+    var relay: SessionRelay?
+    /// True while the game server has muted this participant through the relay. The relay drops
+    /// what it is sent; the engine sends nothing on any path, direct ones included, where no
+    /// relay could enforce it.
+    var isServerMuted = false
+
+    init(reference: SessionReference, client: any VoiceChatClient, keys: SessionKeyPair) {
+        self.reference = reference
+        self.client = client
+        keyAgreement = keys.agreement
+        publicKey = keys.publicKey
+        switch reference {
+        case .call(let id): salt = Array("voicechat call \(id)".utf8)
+        case .match(let id): salt = Array("voicechat match \(id)".utf8)
+        }
+    }
+
+    private func reindex() {
+        mediaIndex = Dictionary(
+            peers.values.map { ($0.mediaID, $0.participant) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    func peer(for mediaID: MediaID) -> ParticipantID? { mediaIndex[mediaID] }
+
+    var identifier: String {
+        switch reference {
+        case .call(let id), .match(let id): id
+        }
+    }
+
+    /// Seals `plaintext` for `destination` (or everyone in the channel) under this participant's
+    /// key for `channel` into `buffer`, and returns the envelope, or nil when there is no key.
+    func seal(
+        _ content: SealedContent, channel: UInt16, destination: UInt32, plaintext: UnsafeRawBufferPointer,
+        into buffer: UnsafeMutableRawBufferPointer
+    ) -> UnsafeRawBufferPointer? {
+        // Only counter exhaustion can fail here; a rekey gives a fresh counter.
+        let count = sealers.modifyValue(forKey: channel) { sealer in
+            try? sealer.seal(content, destination: destination, plaintext: plaintext, into: buffer)
+        }
+        guard let count, let count else { return nil }
+        return UnsafeRawBufferPointer(rebasing: buffer[0..<count])
+    }
+
+    /// The peers who hear `channel` now, into a list kept from frame to frame, since it is asked
+    /// for every captured frame.
+    func listeners(of channel: UInt16, into listeners: inout [RemotePeer]) {
+        listeners.removeAll(keepingCapacity: true)
+        for peer in peers.values where peer.activeRoute != nil && hears(peer, channel: channel) {
+            listeners.append(peer)
+        }
+    }
+
+    // MARK: What a call and a match do differently
+
+    /// Whether `peer`, reachable, hears this participant's `channel`.
+    func hears(_ peer: RemotePeer, channel: UInt16) -> Bool {
+        preconditionFailure("\(Self.self) must say who hears a channel")
+    }
+
+    /// Whether voice in `channel` is sent and received now.
+    func accepts(_ channel: LocalChannel) -> Bool {
+        preconditionFailure("\(Self.self) must say when a channel carries voice")
+    }
+
+    /// Once a frame, before the microphone's frame is sent: timeouts and what the session keeps
+    /// others told of.
+    func tick(now: MediaTime, core: EngineCore) {}
+
+    /// Some stream of the session started or stopped speaking in the last mix.
+    func speakingChanged(core: EngineCore) {}
+
+    /// The route to `name` changed (nil: none works now).
+    func routeChanged(from: PathRoute?, to: PathRoute?, peer name: ParticipantID, core: EngineCore) {
+        preconditionFailure("\(Self.self) must say what a route change means")
+    }
+
+    /// `name` left, or was unreachable past the timeout.
+    func peerGone(_ name: ParticipantID, core: EngineCore) {
+        preconditionFailure("\(Self.self) must say what a departure means")
+    }
+
+    /// A stream from `peer` on `channel` is about to start.
+    func streamStarting(from peer: RemotePeer, on channel: LocalChannel, core: EngineCore) {}
+
+    /// `name` sent the game's data on a real-time path.
+    func receivedGameData(_ data: UnsafeRawBufferPointer, from name: ParticipantID, core: EngineCore) {}
+
+    /// The app set the volume of calls' remote participants.
+    func remoteParticipantVolumeChanged(_ volume: Float, mixer: VoiceMixer) {}
+}
+
+/// Where the events of a session that signalling names go: the service's for a call, the match's
+/// for a match.
+enum SessionEvents {
+    case call(EventSink<VoiceChatEvent>)
+    case match(EventSink<MatchEvent>)
+}
