@@ -14,11 +14,12 @@ let package = Package(
         .library(name: "VoiceMedia", targets: ["VoiceMedia"]),
         .library(name: "VoiceTransport", targets: ["VoiceTransport"]),
         .library(name: "VoiceEngine", targets: ["VoiceEngine"]),
-        .library(name: "VoiceTesting", targets: ["VoiceTesting"]),
+        .library(name: "VoiceSimulation", targets: ["VoiceSimulation"]),
         // For the benchmark package only (it cannot see test targets): no command or library links it.
         .library(name: "VoiceTestHarness", targets: ["VoiceTestHarness"]),
         // For the fuzzing package only: every parser of untrusted bytes as an entry point.
         .library(name: "VoiceFuzzTargets", targets: ["VoiceFuzzTargets"]),
+        .library(name: "VoiceRelayShared", targets: ["VoiceRelayShared"]),
         .library(name: "VoiceRelayClient", targets: ["VoiceRelayClient"]),
         .library(name: "VoiceRelay", targets: ["VoiceRelay"]),
         .library(name: "VoiceControl", targets: ["VoiceControl"]),
@@ -82,12 +83,19 @@ let package = Package(
         // The engine's logic, without NIO: it sends and receives through `DatagramNetwork` and
         // `RelayConnection`, which VoiceIO implements.
         .target(name: "VoiceEngine", dependencies: ["VoiceCore", "VoiceWire", "VoiceMedia", "VoiceTransport"]),
-        // The relay's clients over UDP and TCP, and no server: what VoiceIO joins a relay with, and
-        // what the server shares its event-loop ownership with.
+        // What the relay server and its clients (and the engine's signalling listener) share: who
+        // owns an event-loop group, the NIO clock in nanoseconds, and per-address admission limits.
+        .target(
+            name: "VoiceRelayShared",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        // The relay's clients over UDP and TCP, and no server: what VoiceIO joins a relay with.
         .target(
             name: "VoiceRelayClient",
             dependencies: [
-                "VoiceCore", "VoiceWire", "VoiceTransport",
+                "VoiceCore", "VoiceWire", "VoiceTransport", "VoiceRelayShared",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -97,7 +105,7 @@ let package = Package(
         .target(
             name: "VoiceRelay",
             dependencies: [
-                "VoiceCore", "VoiceWire", "VoiceRelayClient", "CVoiceSocket",
+                "VoiceCore", "VoiceWire", "VoiceRelayShared", "CVoiceSocket",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOExtras", package: "swift-nio-extras"),
@@ -111,7 +119,7 @@ let package = Package(
         .target(
             name: "VoiceControl",
             dependencies: [
-                "VoiceCore", "VoiceMedia", "VoiceEngine",
+                "VoiceCore", "VoiceMedia", "VoiceEngine", "VoiceWire",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -122,21 +130,21 @@ let package = Package(
         .target(
             name: "VoiceIO",
             dependencies: [
-                "VoiceCore", "VoiceEngine", "VoiceRelayClient", "VoiceTransport", "VoiceWire",
+                "VoiceCore", "VoiceEngine", "VoiceRelayClient", "VoiceRelayShared", "VoiceTransport", "VoiceWire",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
-        // The simulation tests and benchmarks share: a seeded network, a call simulation, and engines
-        // in one process on one virtual clock.
+        // The simulation `voicechat simulate` runs, and tests and benchmarks share: a seeded network,
+        // a call simulation with its reference receiver, and engines in one process on one virtual clock.
         .target(
-            name: "VoiceTesting", dependencies: ["VoiceCore", "VoiceCodec", "VoiceWire", "VoiceMedia", "VoiceEngine"]),
+            name: "VoiceSimulation", dependencies: ["VoiceCore", "VoiceCodec", "VoiceWire", "VoiceMedia", "VoiceEngine"]),
         // What real-time tests and benchmarks run around the product: a JACK server to pace devices,
         // and a watch that tells a stalled machine from a slow engine.
         .target(name: "VoiceTestHarness", dependencies: ["VoiceCore"]),
         .target(
             name: "VoiceFuzzTargets",
-            dependencies: ["VoiceCore", "VoiceWire", "VoiceEngine", "VoiceIO", "VoiceControl"]
+            dependencies: ["VoiceCore", "VoiceDevices", "VoiceWire", "VoiceEngine", "VoiceIO", "VoiceControl"]
         ),
         // The C ABI's header, the stable contract: imported by VoiceChatC alone, which exports it.
         .systemLibrary(name: "CVoiceChatABI"),
@@ -152,7 +160,7 @@ let package = Package(
         .executableTarget(
             name: "voicechat",
             dependencies: [
-                "VoiceCore", "VoiceCodec", "VoiceDevices", "VoiceMedia", "VoiceTesting", "VoiceRelay",
+                "VoiceCore", "VoiceCodec", "VoiceDevices", "VoiceMedia", "VoiceSimulation", "VoiceRelay",
                 "VoiceRelayClient", "VoiceTransport", "VoiceWire", "VoiceEngine", "VoiceControl", "VoiceIO",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -167,16 +175,16 @@ let package = Package(
         // test targets cannot share sources directly.
         .target(
             name: "VoiceTestSupport",
-            dependencies: ["VoiceCore", "VoiceEngine", "VoiceIO", "VoiceTesting", "VoiceTransport"],
+            dependencies: ["VoiceCore", "VoiceEngine", "VoiceIO", "VoiceSimulation", "VoiceTransport"],
             path: "Tests/VoiceTestSupport"),
-        .testTarget(name: "VoiceCoreTests", dependencies: ["VoiceCore", "VoiceTesting"]),
-        .testTarget(name: "VoiceCodecTests", dependencies: ["VoiceCodec", "VoiceCore", "VoiceTesting"]),
+        .testTarget(name: "VoiceCoreTests", dependencies: ["VoiceCore", "VoiceSimulation"]),
+        .testTarget(name: "VoiceCodecTests", dependencies: ["VoiceCodec", "VoiceCore", "VoiceDevices", "VoiceSimulation"]),
         .testTarget(
-            name: "VoiceDevicesTests", dependencies: ["VoiceDevices", "VoiceCore", "VoiceTesting", "VoiceTestHarness"]),
-        .testTarget(name: "VoiceWireTests", dependencies: ["VoiceWire", "VoiceTesting"]),
+            name: "VoiceDevicesTests", dependencies: ["VoiceDevices", "VoiceCore", "VoiceSimulation", "VoiceTestHarness"]),
+        .testTarget(name: "VoiceWireTests", dependencies: ["VoiceWire", "VoiceSimulation"]),
         .testTarget(
             name: "VoiceMediaTests",
-            dependencies: ["VoiceMedia", "VoiceWire", "VoiceCodec", "VoiceCore", "VoiceTesting"]),
+            dependencies: ["VoiceMedia", "VoiceWire", "VoiceCodec", "VoiceCore", "VoiceDevices", "VoiceSimulation"]),
         .testTarget(
             name: "VoiceRelayTests",
             dependencies: [
@@ -189,33 +197,33 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "VoiceTestingTests", dependencies: ["VoiceTesting", "VoiceCore"]),
+        .testTarget(name: "VoiceSimulationTests", dependencies: ["VoiceSimulation", "VoiceCore", "VoiceDevices"]),
         .testTarget(
             name: "VoiceEngineTests",
             dependencies: [
                 "VoiceTestSupport", "VoiceTestHarness",
-                "VoiceEngine", "VoiceTransport", "VoiceWire", "VoiceMedia", "VoiceCore", "VoiceIO",
-                "VoiceRelay", "VoiceRelayClient", "VoiceFuzzTargets", "VoiceTesting",
+                "VoiceEngine", "VoiceTransport", "VoiceWire", "VoiceMedia", "VoiceCore", "VoiceDevices", "VoiceIO",
+                "VoiceRelay", "VoiceRelayClient", "VoiceFuzzTargets", "VoiceSimulation",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(
-            name: "VoiceTransportTests", dependencies: ["VoiceTransport", "VoiceCore", "VoiceTesting", "VoiceWire"]),
+            name: "VoiceTransportTests", dependencies: ["VoiceTransport", "VoiceCore", "VoiceSimulation", "VoiceWire"]),
         .testTarget(
             name: "VoiceControlTests",
-            dependencies: ["VoiceTestSupport", "VoiceControl", "VoiceEngine", "VoiceCore", "VoiceTesting", "voicechat"]
+            dependencies: ["VoiceTestSupport", "VoiceControl", "VoiceEngine", "VoiceCore", "VoiceSimulation", "voicechat"]
         ),
         .testTarget(
             name: "VoiceIOTests",
             dependencies: [
-                "VoiceTestSupport", "VoiceIO", "VoiceEngine", "VoiceCore", "VoiceWire", "VoiceFuzzTargets",
-                "VoiceTesting",
+                "VoiceTestSupport", "VoiceIO", "VoiceEngine", "VoiceCore", "VoiceDevices", "VoiceWire",
+                "VoiceFuzzTargets", "VoiceSimulation",
             ]
         ),
         .testTarget(
             name: "VoiceChatCLITests",
             dependencies: [
-                "VoiceTestSupport", "VoiceTestHarness", "voicechat", "VoiceCore", "VoiceDevices", "VoiceTesting",
+                "VoiceTestSupport", "VoiceTestHarness", "voicechat", "VoiceCore", "VoiceDevices", "VoiceSimulation",
                 "VoiceRelay", "VoiceRelayClient",
             ]),
     ],

@@ -28,7 +28,7 @@ let package = Package(
                 .product(name: "VoiceMedia", package: "voicechat"),
                 .product(name: "VoiceTransport", package: "voicechat"),
                 .product(name: "VoiceEngine", package: "voicechat"),
-                .product(name: "VoiceTesting", package: "voicechat"),
+                .product(name: "VoiceSimulation", package: "voicechat"),
                 .product(name: "VoiceTestHarness", package: "voicechat"),
                 .product(name: "VoiceFuzzTargets", package: "voicechat"),
                 .product(name: "VoiceIO", package: "voicechat"),

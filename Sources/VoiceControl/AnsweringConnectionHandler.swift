@@ -1,4 +1,5 @@
 import NIOCore
+import VoiceWire
 
 /// One client of a socket whose requests are answered by an async function (`ControlServer.start(
 /// path:answer:)`): replies go out in the order the requests came, each as soon as it and those
@@ -38,7 +39,7 @@ final class AnsweringConnectionHandler: ChannelInboundHandler {
             case .overlong:
                 let error = ControlError.badRequest(
                     "the line is longer than \(framer.maximumBytes) bytes and was discarded; send one request per line")
-                reply = context.eventLoop.makeSucceededFuture(ControlJSON.line(ControlReply.failure(id: nil, error)))
+                reply = context.eventLoop.makeSucceededFuture(JSONLines.line(ControlReply.failure(id: nil, error)))
             case .line(let line):
                 guard line.contains(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }) else { continue }
                 let answer = self.answer

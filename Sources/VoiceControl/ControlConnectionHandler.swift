@@ -1,4 +1,5 @@
 import NIOCore
+import VoiceWire
 
 /// One client of the control socket: reads request lines, answers each, and pushes snapshots
 /// while subscribed. Lives on its channel's event loop.
@@ -39,11 +40,11 @@ final class ControlConnectionHandler: ChannelInboundHandler {
             case .overlong:
                 let error = ControlError.badRequest(
                     "the line is longer than \(framer.maximumBytes) bytes and was discarded; send one request per line")
-                write(ControlJSON.line(ControlReply.failure(id: nil, error)), context: context)
+                write(JSONLines.line(ControlReply.failure(id: nil, error)), context: context)
             case .line(let line):
                 guard line.contains(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }) else { continue }
                 let (reply, change) = dispatcher.handle(line)
-                write(ControlJSON.line(reply), context: context)
+                write(JSONLines.line(reply), context: context)
                 switch change {
                 case .subscribe(let interval): startSubscription(every: interval, channel: context.channel)
                 case .unsubscribe: stopSubscription()
@@ -76,7 +77,7 @@ final class ControlConnectionHandler: ChannelInboundHandler {
         ) { _ in
             // A push that finds the client's buffer full is dropped, not queued.
             guard channel.isActive, channel.isWritable else { return }
-            let line = ControlJSON.line(ControlPush(snapshot: control.snapshot()))
+            let line = JSONLines.line(ControlPush(snapshot: control.snapshot()))
             channel.writeAndFlush(channel.allocator.buffer(string: line), promise: nil)
         }
     }

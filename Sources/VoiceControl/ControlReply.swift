@@ -1,4 +1,5 @@
 import Foundation
+import VoiceWire
 
 /// The answer to one request: `{"id": 1, "ok": true}`, `{"id": 1, "ok": false, "error": "…"}`,
 /// with a snapshot for `stats` and the command list for `help`.
@@ -37,20 +38,5 @@ public struct ControlPush: Sendable, Hashable, Codable {
     public init(snapshot: SessionSnapshot) {
         event = "stats"
         self.snapshot = snapshot
-    }
-}
-
-/// JSON lines as the control socket and the stats file write them: compact, keys sorted, one
-/// object per line ending in "\n".
-public enum ControlJSON {
-    public static func line(_ value: some Encodable) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        // Everything encoded here is finite by construction (levels are floored), so this does not
-        // fail; should it, the reader still gets a line it can parse.
-        guard let data = try? encoder.encode(value), let text = String(data: data, encoding: .utf8) else {
-            return "{\"ok\":false,\"error\":\"internal error: could not encode the reply\"}\n"
-        }
-        return text + "\n"
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import VoiceCore
 import VoiceMedia
+import VoiceWire
 
 /// One request line, validated: `{"id": 1, "command": "set-volume", "volume": 0.5, "channel": "team"}`.
 public struct ControlRequest: Sendable, Hashable {

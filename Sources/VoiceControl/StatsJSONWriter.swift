@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import SystemPackage
 import VoiceCore
+import VoiceWire
 
 #if canImport(Glibc)
     import Glibc
@@ -91,7 +92,7 @@ public final class StatsJSONWriter: Sendable {
 
     /// Writes one line with the session's snapshot now.
     public func writeSnapshot() throws(ControlError) {
-        let line = Array(ControlJSON.line(control.snapshot()).utf8)
+        let line = Array(JSONLines.line(control.snapshot()).utf8)
         try file.withLock { file throws(ControlError) in
             if let failure = file.failure { throw failure }
             guard file.descriptor >= 0 else { throw .statsFile("the stats file \(path) is closed") }

@@ -1,6 +1,7 @@
 import Synchronization
 import VoiceControl
 import VoiceCore
+import VoiceDevices
 import VoiceEngine
 import VoiceIO
 import VoiceWire

@@ -3,6 +3,7 @@ import NIOPosix
 import Synchronization
 import VoiceCore
 import VoiceEngine
+import VoiceRelayShared
 import VoiceWire
 
 #if canImport(Glibc)

@@ -1,5 +1,6 @@
 import NIOCore
 import VoiceCore
+import VoiceRelayShared
 
 /// One participant of one match, as the relay sees it.
 ///

@@ -7,7 +7,7 @@ import NIOExtras
 import NIOPosix
 import Prometheus
 import ServiceLifecycle
-import VoiceRelayClient
+import VoiceRelayShared
 
 /// A selective-forwarding relay for voice and game data: UDP and length-framed TCP on one port,
 /// token-gated joins, forwarding by the sealed envelope's clear header, never opening it.

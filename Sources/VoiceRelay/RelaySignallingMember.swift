@@ -1,4 +1,5 @@
 import VoiceCore
+import VoiceRelayShared
 
 /// One participant attached to a match's signalling, as the relay sees it: a TCP connection of its
 /// own, separate from the participant's media membership (`RelayMember`), so that either can come

@@ -1,7 +1,7 @@
 import Logging
 import NIOCore
 import VoiceCore
-import VoiceRelayClient
+import VoiceRelayShared
 import VoiceWire
 
 /// Whether a join's token admits its participant.

@@ -1,6 +1,7 @@
 import NIOConcurrencyHelpers
 import NIOCore
 import VoiceCore
+import VoiceRelayShared
 import VoiceTransport
 import VoiceWire
 

@@ -1,6 +1,7 @@
 import NIOCore
 import NIOPosix
 import VoiceCore
+import VoiceRelayShared
 import VoiceTransport
 import VoiceWire
 

@@ -1,5 +1,6 @@
 import NIOConcurrencyHelpers
 import NIOCore
+import VoiceRelayShared
 import VoiceWire
 
 /// A match's signalling through the relay, for a participant with no other channel to the others:

@@ -1,5 +1,6 @@
 import NIOCore
 import NIOPosix
+import VoiceRelayShared
 import VoiceWire
 
 /// The protocol state of one `RelaySignallingClient`.

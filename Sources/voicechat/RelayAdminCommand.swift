@@ -3,6 +3,8 @@ import Foundation
 import NIOCore
 import NIOPosix
 import VoiceControl
+import VoiceRelay
+import VoiceWire
 
 /// `voicechat relay-admin`: one request to a running relay's admin socket, its answer printed.
 struct RelayAdminCommand: AsyncParsableCommand {
@@ -95,7 +97,7 @@ struct RelayAdminCommand: AsyncParsableCommand {
 
     func run() async throws {
         let request = try request()
-        let line = ControlJSON.line(request)
+        let line = JSONLines.line(request)
         let answer = try await Self.exchange(line, socket: socket)
         guard let reply = try? JSONDecoder().decode(RelayAdminReply.self, from: Data(answer.utf8)) else {
             throw CommandFailure(

@@ -3,7 +3,7 @@ import Foundation
 import VoiceCore
 import VoiceDevices
 import VoiceMedia
-import VoiceTesting
+import VoiceSimulation
 
 struct SimulateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,5 +1,5 @@
 import VoiceMedia
-import VoiceTesting
+import VoiceSimulation
 
 /// The JSON line `simulate` prints: the settings it ran with, then what each side counted, numbers
 /// rounded to a thousandth, and null for what the chosen receiver does not measure (the baseline

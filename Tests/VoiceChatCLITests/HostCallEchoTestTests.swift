@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VoiceCore
+import VoiceDevices
 import VoiceTestHarness
 
 /// `voicechat echo-test` against `voicechat listen --echo`, WAV in and out: the speech comes back,

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
+import VoiceSimulation
 import VoiceTestHarness
-import VoiceTesting
 
 /// A call whose listener captures from and plays to ALSA devices backed by a JACK dummy server, so
 /// both run at the pace of a real-time clock. Its microphone hears `aplay` playing a speech fixture

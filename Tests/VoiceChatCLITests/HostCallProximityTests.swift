@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VoiceCore
+import VoiceDevices
 import VoiceTestHarness
 
 /// Two `voicechat join` processes through `voicechat relay` on a positional channel, each setting

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
+import VoiceSimulation
 import VoiceTestHarness
-import VoiceTesting
 
 /// `relay`, `token` and two `join`s as four processes on this host, WAV in and out: the relay carries
 /// the match's signalling and, with `--path relay` / `relay-tcp`, its voice. Real time: paced suite.

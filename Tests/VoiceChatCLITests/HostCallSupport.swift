@@ -1,7 +1,7 @@
 import Foundation
 import Testing
+import VoiceSimulation
 import VoiceTestHarness
-import VoiceTesting
 
 /// A listener and a caller run as two processes, each sending a speech fixture and writing what it
 /// heard, and the checks every two-process call test makes.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VoiceCore
+import VoiceDevices
 
 @Suite struct LoopbackCommandTests {
     /// Pearson correlation of `count` samples of `a` from `aStart` with `b` from `bStart`.

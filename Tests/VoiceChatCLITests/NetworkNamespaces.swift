@@ -1,7 +1,7 @@
 import Foundation
 import Testing
+import VoiceSimulation
 import VoiceTestHarness
-import VoiceTesting
 
 #if canImport(Glibc)
     import Glibc

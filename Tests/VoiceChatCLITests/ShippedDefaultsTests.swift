@@ -3,7 +3,7 @@ import Testing
 import VoiceCore
 import VoiceEngine
 import VoiceMedia
-import VoiceTesting
+import VoiceSimulation
 
 @testable import voicechat
 

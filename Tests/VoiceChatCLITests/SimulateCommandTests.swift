@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VoiceCore
+import VoiceDevices
 
 @Suite struct SimulateCommandTests {
     @Test(arguments: ["engine", "baseline"])

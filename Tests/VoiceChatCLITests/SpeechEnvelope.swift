@@ -1,5 +1,6 @@
 import Foundation
 import VoiceCore
+import VoiceDevices
 
 /// Compares what arrived with what was sent by their loudness over time, which survives the codec,
 /// the jitter buffer and an unknown delay: 20 ms frames' RMS level in dB, correlated at the best lag.

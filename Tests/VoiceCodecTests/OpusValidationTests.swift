@@ -1,7 +1,7 @@
 import Testing
 import VoiceCodec
 import VoiceCore
-import VoiceTesting
+import VoiceSimulation
 
 @Suite("Opus validation")
 struct OpusValidationTests {

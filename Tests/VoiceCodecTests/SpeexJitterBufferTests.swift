@@ -1,6 +1,6 @@
 import Testing
 import VoiceCodec
-import VoiceTesting
+import VoiceSimulation
 
 /// Drives a `SpeexJitterBuffer` one 20 ms frame per tick, as the baseline receiver does.
 struct SpeexJitterBufferHarness: ~Copyable {

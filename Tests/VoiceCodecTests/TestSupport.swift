@@ -1,6 +1,7 @@
 import Testing
 import VoiceCodec
 import VoiceCore
+import VoiceDevices
 
 #if canImport(Glibc)
     import Glibc

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import VoiceControl
 import VoiceCore
+import VoiceWire
 
 @Suite struct ControlRequestTests {
     private func failure(_ line: String) -> (id: JSONValue?, message: String?) {
@@ -90,12 +91,12 @@ import VoiceCore
 
     @Test func repliesEncodeAsCompactLinesThatDecodeBack() throws {
         let reply = ControlReply(id: .number(7), ok: true, snapshot: .sample)
-        let line = ControlJSON.line(reply)
+        let line = JSONLines.line(reply)
         #expect(line.hasSuffix("\n"))
         #expect(!line.dropLast().contains("\n"))
         #expect(line.hasPrefix(#"{"id":7,"ok":true"#))
         #expect(try JSONDecoder().decode(ControlReply.self, from: Data(line.utf8)) == reply)
-        let failure = ControlJSON.line(ControlReply.failure(id: nil, .volumeOutOfRange(2)))
+        let failure = JSONLines.line(ControlReply.failure(id: nil, .volumeOutOfRange(2)))
         #expect(!failure.contains("\"id\""))
         #expect(failure.contains("\"ok\":false"))
     }

@@ -4,8 +4,8 @@ import VoiceControl
 import VoiceCore
 import VoiceEngine
 import VoiceMedia
+import VoiceSimulation
 import VoiceTestSupport
-import VoiceTesting
 
 /// Commands through a real control socket, acting on engines that run in virtual time.
 @Suite struct EngineControlTests {

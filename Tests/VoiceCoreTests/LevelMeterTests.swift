@@ -1,6 +1,6 @@
 import Testing
 import VoiceCore
-import VoiceTesting
+import VoiceSimulation
 
 @Suite struct LevelMeterTests {
     private func feed(_ meter: inout LevelMeter, _ samples: [Float], blockFrames: Int = 480) {

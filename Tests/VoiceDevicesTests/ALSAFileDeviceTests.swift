@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import VoiceCore
 import VoiceDevices
-import VoiceTesting
+import VoiceSimulation
 
 /// Capture and playback through ALSA's `file` plugin: real alsa-lib, real device threads,
 /// raw files instead of a sound card. The plugin is not paced, so these check the data

@@ -2,8 +2,8 @@ import Foundation
 import Testing
 import VoiceCore
 import VoiceDevices
+import VoiceSimulation
 import VoiceTestHarness
-import VoiceTesting
 
 /// Real-time pacing: ALSA's `jack` plugin on a JACK server with the `dummy` backend, which
 /// consumes and produces audio at 48 kHz by the clock. The speaker's output port is wired

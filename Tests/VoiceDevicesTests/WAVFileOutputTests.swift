@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import VoiceCore
 import VoiceDevices
-import VoiceTesting
+import VoiceSimulation
 
 @Suite("WAVFileOutput")
 struct WAVFileOutputTests {

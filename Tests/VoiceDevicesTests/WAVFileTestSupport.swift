@@ -1,6 +1,6 @@
 import Foundation
 import VoiceCore
-import VoiceTesting
+import VoiceSimulation
 
 /// A fresh directory under the system's temporary directory, removed by `remove()`.
 struct WAVFileTemporaryDirectory {

@@ -1,12 +1,13 @@
 import Foundation
 import Testing
 import VoiceCore
+import VoiceDevices
 import VoiceEngine
 import VoiceFuzzTargets
 import VoiceIO
 import VoiceMedia
+import VoiceSimulation
 import VoiceTestSupport
-import VoiceTesting
 import VoiceTransport
 import VoiceWire
 

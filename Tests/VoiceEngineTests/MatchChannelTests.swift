@@ -1,8 +1,8 @@
 import Testing
 import VoiceCore
 import VoiceEngine
+import VoiceSimulation
 import VoiceTestSupport
-import VoiceTesting
 import VoiceTransport
 
 @Suite struct MatchChannelTests {

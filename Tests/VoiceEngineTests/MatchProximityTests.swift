@@ -2,8 +2,8 @@ import Foundation
 import Testing
 import VoiceCore
 import VoiceEngine
+import VoiceSimulation
 import VoiceTestSupport
-import VoiceTesting
 
 /// Positional channels between real engines in virtual time, on direct paths.
 @Suite struct MatchProximityTests {

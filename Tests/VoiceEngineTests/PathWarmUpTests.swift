@@ -1,8 +1,8 @@
 import Testing
 import VoiceEngine
 import VoiceMedia
+import VoiceSimulation
 import VoiceTestSupport
-import VoiceTesting
 
 @Suite struct PathWarmUpTests {
     /// A player whose path comes up while the speaker is silent still gets full packets for a

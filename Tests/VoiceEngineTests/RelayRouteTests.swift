@@ -3,9 +3,9 @@ import VoiceCore
 import VoiceEngine
 import VoiceRelay
 import VoiceRelayClient
+import VoiceSimulation
 import VoiceTestHarness
 import VoiceTestSupport
-import VoiceTesting
 import VoiceTransport
 import VoiceWire
 

@@ -7,8 +7,8 @@ import VoiceEngine
 import VoiceIO
 import VoiceRelay
 import VoiceRelayClient
+import VoiceSimulation
 import VoiceTestSupport
-import VoiceTesting
 import VoiceTransport
 import VoiceWire
 

@@ -1,7 +1,7 @@
 import Testing
 import VoiceEngine
+import VoiceSimulation
 import VoiceTestSupport
-import VoiceTesting
 
 @Suite struct RosterRekeyTests {
     @Test func aPlayerLeavingRekeysTheOthersWithoutAGapInTheirVoice() throws {

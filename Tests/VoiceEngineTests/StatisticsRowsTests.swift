@@ -1,6 +1,6 @@
 import Testing
+import VoiceSimulation
 import VoiceTestSupport
-import VoiceTesting
 
 @testable import VoiceEngine
 

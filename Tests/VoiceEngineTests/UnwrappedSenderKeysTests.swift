@@ -1,6 +1,6 @@
 import Testing
+import VoiceSimulation
 import VoiceTestSupport
-import VoiceTesting
 import VoiceWire
 
 @testable import VoiceEngine

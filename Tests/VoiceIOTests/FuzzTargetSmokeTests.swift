@@ -1,9 +1,10 @@
 import Foundation
 import Testing
 import VoiceCore
+import VoiceDevices
 import VoiceFuzzTargets
 import VoiceIO
-import VoiceTesting
+import VoiceSimulation
 import VoiceWire
 
 /// The fuzzer's entry points, run briefly in the suite: each takes a valid input of its kind

@@ -2,7 +2,7 @@ import Testing
 import VoiceCodec
 import VoiceCore
 import VoiceMedia
-import VoiceTesting
+import VoiceSimulation
 import VoiceWire
 
 @Suite("Jitter buffer adaptation")

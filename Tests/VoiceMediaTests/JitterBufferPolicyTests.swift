@@ -1,6 +1,6 @@
 import Testing
 import VoiceCore
-import VoiceTesting
+import VoiceSimulation
 
 @Suite("Jitter buffer policy pieces")
 struct JitterBufferPolicyTests {

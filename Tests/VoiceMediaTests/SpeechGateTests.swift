@@ -1,5 +1,6 @@
 import Testing
 import VoiceCore
+import VoiceDevices
 import VoiceMedia
 
 #if canImport(Glibc)

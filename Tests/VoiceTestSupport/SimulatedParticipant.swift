@@ -3,7 +3,7 @@ import Synchronization
 import VoiceCore
 import VoiceEngine
 import VoiceIO
-import VoiceTesting
+import VoiceSimulation
 import VoiceTransport
 
 /// One participant of a simulated world: an engine on the world's clock, a "voice" (a tone of its

@@ -1,5 +1,5 @@
 import VoiceCore
-import VoiceTesting
+import VoiceSimulation
 import VoiceTransport
 import VoiceWire
 

@@ -1,5 +1,5 @@
 import Testing
-import VoiceTesting
+import VoiceSimulation
 import VoiceWire
 
 @Suite("ConnectivityProbe")

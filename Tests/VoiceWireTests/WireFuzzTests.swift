@@ -1,5 +1,5 @@
 import Testing
-import VoiceTesting
+import VoiceSimulation
 import VoiceWire
 
 /// Throws random and mutated datagrams at the parsers: they must never trap, and every packet they

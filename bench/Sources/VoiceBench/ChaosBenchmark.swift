@@ -2,8 +2,9 @@ import ArgumentParser
 import Foundation
 import Synchronization
 import VoiceCore
+import VoiceDevices
+import VoiceSimulation
 import VoiceTestHarness
-import VoiceTesting
 
 #if canImport(Glibc)
     import Glibc

@@ -4,6 +4,7 @@ import Foundation
 import MallocInterposerSwift
 import VoiceCodec
 import VoiceCore
+import VoiceDevices
 
 /// `bench/run codec`: µs per frame of VoiceCodec's Opus encoder and decoder against the same
 /// libopus calls made directly from C, in the same run, on fixture speech.

@@ -1,9 +1,10 @@
 import ArgumentParser
 import Foundation
 import VoiceCore
+import VoiceDevices
 import VoiceMedia
+import VoiceSimulation
 import VoiceTestHarness
-import VoiceTesting
 
 /// `bench/run e2e`: the product as a user runs it, scored on what the speaker played.
 struct E2EBenchmark: ParsableCommand {

@@ -1,8 +1,8 @@
 import Foundation
 import VoiceCore
 import VoiceDevices
+import VoiceSimulation
 import VoiceTestHarness
-import VoiceTesting
 
 /// One end-to-end run: two `voicechat` processes as a user runs them (`join` through a relay, or
 /// `listen` and `call` on direct UDP), on real-time-paced ALSA devices of one JACK server; alice's

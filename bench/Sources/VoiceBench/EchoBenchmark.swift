@@ -3,7 +3,7 @@ import Foundation
 import VoiceCore
 import VoiceDevices
 import VoiceMedia
-import VoiceTesting
+import VoiceSimulation
 
 /// `bench/run echo`: how much of the far end's voice, and of the game's own sound, the engine's
 /// echo canceller keeps out of what the microphone sends, and what it costs the near end's voice

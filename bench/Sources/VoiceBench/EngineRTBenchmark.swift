@@ -1,9 +1,10 @@
 import ArgumentParser
 import Foundation
 import VoiceCore
+import VoiceDevices
 import VoiceEngine
 import VoiceMedia
-import VoiceTesting
+import VoiceSimulation
 
 /// `bench/run engine-rt`: whether the real engine thread keeps its time and allocates nothing
 /// while the network, signalling and the API all lean on the engine.

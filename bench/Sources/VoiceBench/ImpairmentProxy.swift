@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 import VoiceCore
-import VoiceTesting
+import VoiceSimulation
 
 /// A user-space impairment proxy between real processes on loopback (this kernel has no netem):
 /// UDP and TCP on one port, forwarded to a target port. Datagrams from clients to the target

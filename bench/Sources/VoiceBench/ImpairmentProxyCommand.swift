@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import VoiceTesting
+import VoiceSimulation
 
 /// `bench/run impairment-proxy`: the end-to-end benchmark's proxy on its own, for trying a real
 /// call through an impaired link by hand. Prints the port it listens on; stops on end of input.

@@ -1,6 +1,6 @@
 import VoiceCore
 import VoiceEngine
-import VoiceTesting
+import VoiceSimulation
 import VoiceTransport
 
 /// Real `VoiceEngine`s in one match over the shared `SimulatedWorld`: signalling and datagrams

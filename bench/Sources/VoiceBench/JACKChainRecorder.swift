@@ -1,7 +1,7 @@
 import Foundation
 import VoiceDevices
+import VoiceSimulation
 import VoiceTestHarness
-import VoiceTesting
 
 /// Plays a signal into the near end's microphone port of a chain on one JACK server and records,
 /// through the benchmark's own 2-channel capture PCM, what it played (channel 0) and what the far

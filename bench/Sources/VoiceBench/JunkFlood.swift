@@ -1,6 +1,6 @@
 import Foundation
 import Synchronization
-import VoiceTesting
+import VoiceSimulation
 
 #if canImport(Glibc)
     import Glibc

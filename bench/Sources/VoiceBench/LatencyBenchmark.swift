@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
 import VoiceIO
+import VoiceSimulation
 import VoiceTestHarness
-import VoiceTesting
 
 /// `bench/run latency`: mouth-to-ear latency of a real call between two processes on loopback,
 /// with real-time-paced devices, against the bare device round trip measured in the same run.

@@ -1,8 +1,8 @@
 import Foundation
 import VoiceCore
 import VoiceDevices
+import VoiceSimulation
 import VoiceTestHarness
-import VoiceTesting
 
 /// One measured run of the latency benchmark: the processes under test (two engine peers in a
 /// call, or the bare device copy), the click train played into the near end's microphone port

@@ -4,7 +4,7 @@ import VoiceCodec
 import VoiceCore
 import VoiceDevices
 import VoiceMedia
-import VoiceTesting
+import VoiceSimulation
 
 #if canImport(Glibc)
     import Glibc

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import VoiceCore
 @_spi(Simulation) import VoiceRelay
-import VoiceTesting
+import VoiceSimulation
 import VoiceWire
 
 /// `bench/run proximity`: what the relay forwards on a positional channel, against the same match

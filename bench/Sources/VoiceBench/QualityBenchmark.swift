@@ -3,7 +3,7 @@ import Foundation
 import VoiceCore
 import VoiceDevices
 import VoiceMedia
-import VoiceTesting
+import VoiceSimulation
 
 /// `bench/run quality`: what a listener hears under loss and jitter, the engine's receiver
 /// against the plain speexdsp jitter buffer + Opus PLC, both through the same simulated calls.

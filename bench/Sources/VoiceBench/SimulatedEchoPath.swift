@@ -1,5 +1,5 @@
 import Foundation
-import VoiceTesting
+import VoiceSimulation
 
 /// What a microphone picks up of what a loudspeaker plays: a mildly overdriven speaker, a delay
 /// (the devices' buffers and the air), and a room: a direct path followed by reflections that

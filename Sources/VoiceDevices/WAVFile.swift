@@ -1,3 +1,5 @@
+import VoiceCore
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else

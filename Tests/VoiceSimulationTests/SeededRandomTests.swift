@@ -1,5 +1,5 @@
 import Testing
-import VoiceTesting
+import VoiceSimulation
 
 @Suite struct SeededRandomTests {
     @Test func sameSeedSameSequence() {

@@ -1,122 +1,31 @@
-import Foundation
-import VoiceControl
 import VoiceCore
-import VoiceEngine
-import VoiceRelay
 import VoiceWire
 
-/// One request on `voicechat relay --admin-socket`: `{"id": 1, "command": "kick", "match": "arena",
-/// "player": "bob"}`, a JSON object a line.
-struct RelayAdminRequest: Codable, Sendable, Hashable {
-    enum Command: String, Codable, Sendable, CaseIterable {
-        case matches
-        case players
-        case kick
-        case mute
-        case unmute
-        case move
-        case position
-        case releasePosition = "release-position"
-        case stats
-
-        /// What each needs besides "command".
-        var summary: String {
-            switch self {
-            case .matches: "list the matches and their players"
-            case .players: "list one match's players: {\"match\": \"arena\"}"
-            case .kick: "remove a player from a match: {\"match\": \"arena\", \"player\": \"bob\"}"
-            case .mute: "drop a player's voice at the relay: {\"match\": \"arena\", \"player\": \"bob\"}"
-            case .unmute: "let a server-muted player's voice through again: {\"match\": …, \"player\": …}"
-            case .move:
-                "make a channel the player's only started channel (\"\" for none): "
-                    + "{\"match\": \"arena\", \"player\": \"bob\", \"channel\": \"team\"}"
-            case .position:
-                "place a player for positional channels; its own reports are ignored from then on: "
-                    + "{\"match\": \"arena\", \"player\": \"bob\", \"x\": 10, \"y\": 0, \"z\": -4}"
-            case .releasePosition:
-                "let a player's own position reports count again: {\"match\": \"arena\", \"player\": \"bob\"}"
-            case .stats: "the relay's totals: joins, refusals, packets, drops"
-            }
-        }
-    }
-
-    var id: JSONValue?
-    var command: Command
-    var match: String?
-    var player: String?
-    /// A channel's name as the players start it; the relay sees only its number.
-    var channel: String?
-    /// `position`'s coordinates, in the game's units.
-    var x: Double?
-    var y: Double?
-    var z: Double?
-}
-
-/// The reply to one request.
-struct RelayAdminReply: Codable, Sendable, Hashable {
-    struct Match: Codable, Sendable, Hashable {
-        var match: String
-        var players: [String]
-    }
-
-    struct Player: Codable, Sendable, Hashable {
-        var player: String
-        var mediaID: UInt32
-        /// Channel numbers, as the wire carries them.
-        var channels: [UInt16]
-        /// The same channels by the names the players gave them (`#number` where none did).
-        var channelNames: [String]
-        var serverMuted: Bool
-        var overUDP: Bool
-        var overTCP: Bool
-        var sending: Bool
-        var packetsReceived: Int
-        var packetsForwarded: Int
-        /// Where it stands, [x, y, z], if it or the game server said so.
-        var position: [Float]?
-        var placedByServer: Bool
-        /// Range by channel number, for the channels it hears positionally.
-        var hearingRanges: [String: Float]
-    }
-
-    struct Statistics: Codable, Sendable, Hashable {
-        var matches: Int
-        var players: Int
-        var sending: Int
-        var joins: Int
-        var refusals: [String: Int]
-        var packetsReceived: Int
-        var packetsForwarded: Int
-        /// Voice copies kept from listeners out of range on positional channels.
-        var packetsOutOfRange: Int
-        var drops: [String: Int]
-    }
-
-    var id: JSONValue?
-    var ok: Bool
-    var error: String?
-    var matches: [Match]?
-    var players: [Player]?
-    var statistics: Statistics?
-}
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Answers admin request lines with the relay's admin API. Pure apart from the relay: the socket
 /// runs it per line, and tests run it directly.
-struct RelayAdminDispatcher: Sendable {
-    let admin: RelayAdmin
+package struct RelayAdminDispatcher: Sendable {
+    package let admin: RelayAdmin
 
-    func answer(_ line: [UInt8]) async -> String {
+    package init(admin: RelayAdmin) { self.admin = admin }
+
+    package func answer(_ line: [UInt8]) async -> String {
         let request: RelayAdminRequest
         do {
             request = try JSONDecoder().decode(RelayAdminRequest.self, from: Data(line))
         } catch {
-            return ControlJSON.line(RelayAdminReply(id: nil, ok: false, error: Self.describe(error)))
+            return JSONLines.line(RelayAdminReply(id: nil, ok: false, error: Self.describe(error)))
         }
         do {
-            return ControlJSON.line(try await perform(request))
+            return JSONLines.line(try await perform(request))
         } catch {
             // RelayAdminError and RelayAdminFailure both say what went wrong in words.
-            return ControlJSON.line(RelayAdminReply(id: request.id, ok: false, error: "\(error)"))
+            return JSONLines.line(RelayAdminReply(id: request.id, ok: false, error: "\(error)"))
         }
     }
 
@@ -217,10 +126,4 @@ struct RelayAdminDispatcher: Sendable {
             return "the line is not a JSON object; send one request a line, e.g. {\"command\": \"matches\"}"
         }
     }
-}
-
-/// Why an admin request was refused, in words.
-struct RelayAdminFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 import VoiceCore
-import VoiceTesting
+import VoiceDevices
+import VoiceSimulation
 
 @Suite struct CallSimulationTests {
     static let speech: [Float] = {

@@ -1,6 +1,6 @@
 import Testing
 import VoiceCore
-import VoiceTesting
+import VoiceSimulation
 
 @Suite struct SimulatedNetworkTests {
     let millisecond = MediaTime.nanosecondsPerMillisecond

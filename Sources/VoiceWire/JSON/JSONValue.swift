@@ -43,7 +43,7 @@ public enum JSONValue: Sendable, Hashable, Codable {
     }
 
     /// The JSON type's name, for messages.
-    var typeName: String {
+    package var typeName: String {
         switch self {
         case .null: "null"
         case .bool: "a boolean"

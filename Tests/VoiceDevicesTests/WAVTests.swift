@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VoiceCore
+import VoiceDevices
 
 /// Builds RIFF files chunk by chunk, so that each test states exactly the bytes it feeds in.
 private enum RIFFBuilder {

@@ -1,5 +1,5 @@
 import VoiceCore
-import VoiceTesting
+import VoiceSimulation
 
 /// One delivered datagram: the index it was sent with, when it was sent and when it arrived.
 struct Arrival: Equatable {

@@ -1,0 +1,56 @@
+import VoiceCore
+import VoiceWire
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// The reply to one request.
+package struct RelayAdminReply: Codable, Sendable, Hashable {
+    package struct Match: Codable, Sendable, Hashable {
+        package var match: String
+        package var players: [String]
+    }
+
+    package struct Player: Codable, Sendable, Hashable {
+        package var player: String
+        package var mediaID: UInt32
+        /// Channel numbers, as the wire carries them.
+        package var channels: [UInt16]
+        /// The same channels by the names the players gave them (`#number` where none did).
+        package var channelNames: [String]
+        package var serverMuted: Bool
+        package var overUDP: Bool
+        package var overTCP: Bool
+        package var sending: Bool
+        package var packetsReceived: Int
+        package var packetsForwarded: Int
+        /// Where it stands, [x, y, z], if it or the game server said so.
+        package var position: [Float]?
+        package var placedByServer: Bool
+        /// Range by channel number, for the channels it hears positionally.
+        package var hearingRanges: [String: Float]
+    }
+
+    package struct Statistics: Codable, Sendable, Hashable {
+        package var matches: Int
+        package var players: Int
+        package var sending: Int
+        package var joins: Int
+        package var refusals: [String: Int]
+        package var packetsReceived: Int
+        package var packetsForwarded: Int
+        /// Voice copies kept from listeners out of range on positional channels.
+        package var packetsOutOfRange: Int
+        package var drops: [String: Int]
+    }
+
+    package var id: JSONValue?
+    package var ok: Bool
+    package var error: String?
+    package var matches: [Match]?
+    package var players: [Player]?
+    package var statistics: Statistics?
+}
