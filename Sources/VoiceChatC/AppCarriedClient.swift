@@ -1,4 +1,5 @@
 import CVoiceChatABI
+import VoiceCore
 import VoiceEngine
 
 /// The `VoiceChatClient` of calls and matches whose signalling the game carries: what the engine

@@ -8,7 +8,7 @@ public func cCallStart(
 ) -> vc_result {
     answer { () throws(CallFailure) in
         let handle = try engines.object(engine, "engine")
-        let other = try text(participant, "participant", maximumBytes: 256)
+        let other = try participantID(participant, "participant")
         // Room for the ID is checked first, so that no call is placed whose ID the caller cannot learn.
         let idBytes = 33
         needed?.pointee = idBytes
@@ -43,7 +43,7 @@ public func cCallDeny(_ engine: OpaquePointer?, _ callID: UnsafePointer<CChar>?)
 public func cCallStop(_ engine: OpaquePointer?, _ participant: UnsafePointer<CChar>?) -> vc_result {
     answer { () throws(CallFailure) in
         let handle = try engines.object(engine, "engine")
-        let other = try text(participant, "participant", maximumBytes: 256)
+        let other = try participantID(participant, "participant")
         try engineCall { () throws(VoiceChatError) in try handle.service.stopVoiceChat(with: other) }
     }
 }
@@ -54,7 +54,7 @@ public func cEngineReceiveCallSignalling(
 ) -> vc_result {
     answer { () throws(CallFailure) in
         let handle = try engines.object(engine, "engine")
-        let sender = try text(from, "from", maximumBytes: 256)
+        let sender = try participantID(from, "from")
         let bytes = try received(data, length, maximum: 1 << 20)
         handle.service.received(bytes, from: sender)
     }

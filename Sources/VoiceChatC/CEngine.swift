@@ -106,7 +106,7 @@ public func cEngineCreate(
     answer { () throws(CallFailure) in
         let engine = try handlePlace(engine, "engine")
         let given = try sized(options, "options", filledBy: "fill them with vc_engine_options_init")
-        let participant = try text(given.participant, "options.participant", maximumBytes: 256)
+        let participant = try participantID(given.participant, "options.participant")
         let configuration = try configuration(given)
         let host = given.udp_host == nil ? "0.0.0.0" : try text(given.udp_host, "options.udp_host", maximumBytes: 255)
         let port = Int(given.udp_port)
@@ -265,7 +265,7 @@ public func cEngineSetPlayerVolume(_ engine: OpaquePointer?, _ player: UnsafePoi
 {
     answer { () throws(CallFailure) in
         let handle = try engines.object(engine, "engine")
-        try hand(.playerVolume(volume, player: text(player, "player", maximumBytes: 256)), to: handle)
+        try hand(.playerVolume(volume, player: participantID(player, "player")), to: handle)
     }
 }
 
@@ -337,7 +337,7 @@ public func cEngineReceiveRealTime(
 ) -> vc_result {
     answer { () throws(CallFailure) in
         let handle = try engines.object(engine, "engine")
-        let sender = try text(from, "from", maximumBytes: 256)
+        let sender = try participantID(from, "from")
         let bytes = try received(data, length, maximum: 2_048)
         handle.service.receivedRealTime(bytes, from: sender)
     }

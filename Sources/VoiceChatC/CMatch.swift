@@ -42,7 +42,7 @@ public func cMatchJoinRelay(
             throw .invalidArgument(
                 "options.token is not a relay token (\(error)); pass it whole as vc_token_sign wrote it")
         }
-        guard parsed.match == matchID, parsed.participant == participant else {
+        guard parsed.match == matchID, parsed.participant == participant.rawValue else {
             throw .invalidArgument(
                 "options.token admits \"\(parsed.participant)\" to match \"\(parsed.match)\", not \"\(participant)\" "
                     + "to \"\(matchID)\"; ask the game server for a token for this player and match")
@@ -115,14 +115,14 @@ public func cMatchCreate(
 
 /// Player names from a C array: `count` non-NULL UTF-8 strings (NULL with 0 for none).
 private func playerNames(_ players: UnsafePointer<UnsafePointer<CChar>?>?, _ count: Int) throws(CallFailure)
-    -> [String]
+    -> [ParticipantID]
 {
     guard count != 0 else { return [] }
     guard let players else { throw .invalidArgument("players is NULL but player_count is \(count)") }
     guard count > 0, count <= 4_096 else { throw .invalidArgument("player_count is \(count); give 0…4096") }
-    var names: [String] = []
+    var names: [ParticipantID] = []
     for index in 0..<count {
-        names.append(try text(players[index], "players[\(index)]", maximumBytes: 256))
+        names.append(try participantID(players[index], "players[\(index)]"))
     }
     return names
 }
@@ -131,7 +131,7 @@ private func playerNames(_ players: UnsafePointer<UnsafePointer<CChar>?>?, _ cou
 public func cMatchAddPlayer(_ match: OpaquePointer?, _ player: UnsafePointer<CChar>?) -> vc_result {
     answer { () throws(CallFailure) in
         let handle = try matches.object(match, "match")
-        let name = try text(player, "player", maximumBytes: 256)
+        let name = try participantID(player, "player")
         try engineCall { () throws(VoiceChatError) in try handle.match.addPlayers([name]) }
         handle.roster.add([name])
     }
@@ -141,7 +141,7 @@ public func cMatchAddPlayer(_ match: OpaquePointer?, _ player: UnsafePointer<CCh
 public func cMatchRemovePlayer(_ match: OpaquePointer?, _ player: UnsafePointer<CChar>?) -> vc_result {
     answer { () throws(CallFailure) in
         let handle = try matches.object(match, "match")
-        let name = try text(player, "player", maximumBytes: 256)
+        let name = try participantID(player, "player")
         guard handle.roster.contains(name) else {
             throw CallFailure(VC_ERROR_NOT_FOUND, "\"\(name)\" is not a player of this match")
         }
@@ -156,7 +156,7 @@ public func cMatchReceiveSignalling(
 ) -> vc_result {
     answer { () throws(CallFailure) in
         let handle = try matches.object(match, "match")
-        let sender = try text(from, "from", maximumBytes: 256)
+        let sender = try participantID(from, "from")
         let bytes = try received(data, length, maximum: 1 << 20)
         handle.match.received(bytes, from: sender)
     }
@@ -256,8 +256,8 @@ public func cMatchSetPlayerMuted(
 }
 
 /// A player name the match knows of, or a refusal naming it.
-private func knownPlayer(_ player: UnsafePointer<CChar>?, in match: MatchHandle) throws(CallFailure) -> String {
-    let name = try text(player, "player", maximumBytes: 256)
+private func knownPlayer(_ player: UnsafePointer<CChar>?, in match: MatchHandle) throws(CallFailure) -> ParticipantID {
+    let name = try participantID(player, "player")
     guard match.roster.contains(name) else {
         throw CallFailure(VC_ERROR_NOT_FOUND, "\"\(name)\" is not a player of match \"\(match.match.matchID)\" (yet)")
     }

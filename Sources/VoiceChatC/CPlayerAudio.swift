@@ -6,7 +6,7 @@ import VoiceEngine
 public func cEngineOpenPlayerAudio(_ engine: OpaquePointer?, _ player: UnsafePointer<CChar>?) -> vc_result {
     answer { () throws(CallFailure) in
         let handle = try engines.object(engine, "engine")
-        let name = try text(player, "player", maximumBytes: 256)
+        let name = try participantID(player, "player")
         let ring = handle.engine.tapPlayerAudio(name)
         handle.playerAudio.withLock { $0[name] = ring }
     }
@@ -19,7 +19,7 @@ public func cEngineReadPlayerAudio(
 ) -> vc_result {
     answer { () throws(CallFailure) in
         let handle = try engines.object(engine, "engine")
-        let name = try text(player, "player", maximumBytes: 256)
+        let name = try participantID(player, "player")
         guard let samples else { throw .invalidArgument("samples is NULL; pass room for capacity frames") }
         guard capacity > 0, capacity <= 1 << 24 else {
             throw .invalidArgument("capacity is \(capacity); give 1…16777216 frames")
@@ -37,7 +37,7 @@ public func cEngineReadPlayerAudio(
 public func cEngineClosePlayerAudio(_ engine: OpaquePointer?, _ player: UnsafePointer<CChar>?) -> vc_result {
     answer { () throws(CallFailure) in
         let handle = try engines.object(engine, "engine")
-        let name = try text(player, "player", maximumBytes: 256)
+        let name = try participantID(player, "player")
         guard handle.playerAudio.withLock({ $0.removeValue(forKey: name) }) != nil else {
             throw CallFailure(VC_ERROR_NOT_FOUND, "\"\(name)\"'s voice was not open")
         }

@@ -148,7 +148,7 @@ public func cRelayMove(
         LastError.set(error.message)
         return error.code
     }
-    let number = name.isEmpty ? 0 : channelNumber(named: name)
+    let number = name.isEmpty ? ChannelNumber.session : ChannelNumber(named: name)
     return order(relay, match, player) { admin, match, player throws(RelayAdminError) in
         try await admin.move(participant: player, match: match, toChannel: number)
     }
@@ -205,7 +205,7 @@ public func cRelayPlayersJSON(
         }
         let objects: [[String: Any]] = players.sorted { $0.participant < $1.participant }.map { player in
             var object: [String: Any] = [
-                "player": player.participant, "mediaID": player.mediaID, "channels": player.channelNames,
+                "player": player.participant, "mediaID": player.mediaID.rawValue, "channels": player.channelNames,
                 "serverMuted": player.serverMuted, "overUDP": player.overUDP, "overTCP": player.overTCP,
                 "sending": player.isSending, "packetsReceived": player.counters.packetsReceived,
                 "packetsForwarded": player.counters.packetsForwarded,

@@ -1,5 +1,6 @@
 import CVoiceChatABI
 import Foundation
+import VoiceCore
 
 /// A C call's outcome: `VC_OK`, or an error code with the message `vc_last_error_message` gives.
 struct CallFailure: Error {
@@ -59,4 +60,9 @@ func write(
     bytes.withUnsafeBufferPointer { source in
         UnsafeMutableRawPointer(buffer).copyMemory(from: source.baseAddress!, byteCount: bytes.count)
     }
+}
+
+/// A participant's ID a C caller gave for `argument`, as `text` checks it (at most 256 bytes).
+func participantID(_ pointer: UnsafePointer<CChar>?, _ argument: String) throws(CallFailure) -> ParticipantID {
+    ParticipantID(try text(pointer, argument, maximumBytes: 256))
 }

@@ -1,5 +1,6 @@
 import CVoiceChatABI
 import Foundation
+import VoiceCore
 import VoiceEngine
 import VoiceRelayClient
 
@@ -10,7 +11,7 @@ struct EngineEventRecord: Sendable {
     /// The match's handle number; 0 for calls and the engine.
     var match: UInt = 0
     var call = ""
-    var player = ""
+    var player: ParticipantID = ""
     var channel = ""
     var text = ""
     var value: Int32 = 0
@@ -19,7 +20,7 @@ struct EngineEventRecord: Sendable {
     /// Hands `body` the event as C sees it, its strings and bytes valid during the call.
     func withCEvent(_ body: (UnsafePointer<vc_event>) -> Void) {
         call.withCString { call in
-            player.withCString { player in
+            player.rawValue.withCString { player in
                 channel.withCString { channel in
                     text.withCString { text in
                         data.withUnsafeBufferPointer { data in
@@ -69,7 +70,7 @@ struct PolledEventStorage: ~Copyable {
     mutating func replace(with record: EngineEventRecord) {
         release()
         call = strdup(record.call)
-        player = strdup(record.player)
+        player = strdup(record.player.rawValue)
         channel = strdup(record.channel)
         text = strdup(record.text)
         if !record.data.isEmpty {

@@ -24,7 +24,7 @@ final class EngineHandle: Sendable {
     /// The matches joined and not yet left, by handle number.
     let matches = Mutex<[UInt: MatchHandle]>([:])
     /// The players whose voice the game reads apart, and the rings it comes in.
-    let playerAudio = Mutex<[String: AudioRing]>([:])
+    let playerAudio = Mutex<[ParticipantID: AudioRing]>([:])
     private let eventThread = Mutex<EventThread?>(nil)
 
     init(

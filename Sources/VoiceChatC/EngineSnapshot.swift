@@ -1,4 +1,5 @@
 import Foundation
+import VoiceCore
 import VoiceEngine
 
 /// What the game reads every frame (meters, who speaks, statistics), as the event thread last
@@ -20,7 +21,7 @@ struct EngineSnapshot: Sendable {
     }
 
     /// A stream's speaking flag and level.
-    func stream(of player: String, in session: String, channel: String) -> StreamStatistics? {
+    func stream(of player: ParticipantID, in session: String, channel: String) -> StreamStatistics? {
         statistics.first { $0.session == session && $0.participant == player }?.streams[channel]
     }
 }

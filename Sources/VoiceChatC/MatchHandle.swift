@@ -1,5 +1,6 @@
 import CVoiceChatABI
 import Synchronization
+import VoiceCore
 import VoiceEngine
 import VoiceIO
 import VoiceRelayClient
@@ -59,14 +60,14 @@ final class MatchHandle: Sendable {
 /// Who is in a match and their state per channel, as the events reported them: what per-frame
 /// calls check a player's name against without waiting for the engine.
 final class MatchRoster: Sendable {
-    private let state = Mutex<(players: Set<String>, states: [String: [String: PlayerState]])>(([], [:]))
+    private let state = Mutex<(players: Set<ParticipantID>, states: [String: [ParticipantID: PlayerState]])>(([], [:]))
 
-    func add(_ players: [String]) { state.withLock { $0.players.formUnion(players) } }
-    func remove(_ player: String) { state.withLock { _ = $0.players.remove(player) } }
-    func contains(_ player: String) -> Bool { state.withLock { $0.players.contains(player) } }
+    func add(_ players: [ParticipantID]) { state.withLock { $0.players.formUnion(players) } }
+    func remove(_ player: ParticipantID) { state.withLock { _ = $0.players.remove(player) } }
+    func contains(_ player: ParticipantID) -> Bool { state.withLock { $0.players.contains(player) } }
 
     /// Replaces the roster with the relay's list.
-    func replace(with players: [String]) { state.withLock { $0.players = Set(players) } }
+    func replace(with players: [ParticipantID]) { state.withLock { $0.players = Set(players) } }
 
     /// Notes what an event says of a player.
     func note(_ event: MatchEvent) {
@@ -85,15 +86,15 @@ final class MatchRoster: Sendable {
     /// Notes what the relay's signalling link says of the roster.
     func note(_ event: RelaySignallingEvent) {
         switch event {
-        case .joined(let members): replace(with: members)
-        case .memberJoined(let member): add([member])
-        case .memberLeft(let member): remove(member)
+        case .joined(let members): replace(with: members.map { ParticipantID($0) })
+        case .memberJoined(let member): add([ParticipantID(member)])
+        case .memberLeft(let member): remove(ParticipantID(member))
         default: break
         }
     }
 
     /// A known player's last state in `channel` (connecting until one was reported); nil for a stranger.
-    func state(of player: String, in channel: String) -> PlayerState? {
+    func state(of player: ParticipantID, in channel: String) -> PlayerState? {
         state.withLock { state in
             guard state.players.contains(player) else { return nil }
             return state.states[channel]?[player] ?? .connecting

@@ -50,7 +50,7 @@ public final class CallControl: VoiceSessionControl {
         }
     }
 
-    public func setPlayer(_ player: String, muted: Bool, channel: String?) throws(ControlError) {
+    public func setPlayer(_ player: ParticipantID, muted: Bool, channel: String?) throws(ControlError) {
         guard channel == nil else { throw .noChannels(operation: "muting a player in a channel") }
         guard player == remote else { throw .unknownPlayer(player, available: [remote]) }
         try state.withLock { state throws(ControlError) in
@@ -59,7 +59,7 @@ public final class CallControl: VoiceSessionControl {
         }
     }
 
-    public func setPlayerVolume(_ volume: Float, player: String) throws(ControlError) {
+    public func setPlayerVolume(_ volume: Float, player: ParticipantID) throws(ControlError) {
         guard player == remote else { throw .unknownPlayer(player, available: [remote]) }
         try ControlError.fromEngine { () throws(VoiceChatError) in try service.setVolume(volume, of: player) }
     }
@@ -88,7 +88,9 @@ public final class CallControl: VoiceSessionControl {
             voiceActivityThresholdDBFS: voiceActivityThresholdDBFS)
     }
 
-    public func setPosition(_ position: VoicePosition, right: VoicePosition?, player: String?) throws(ControlError) {
+    public func setPosition(_ position: VoicePosition, right: VoicePosition?, player: ParticipantID?)
+        throws(ControlError)
+    {
         throw .matchOnly(operation: "setting a position")
     }
 

@@ -1,10 +1,12 @@
+import VoiceCore
+
 /// Why a control operation was refused. The session's state is unchanged; every message says what
 /// was wrong and what to do instead.
 public enum ControlError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The session has no channel of that name.
     case unknownChannel(String, available: [String])
     /// No remote participant of that name.
-    case unknownPlayer(String, available: [String])
+    case unknownPlayer(ParticipantID, available: [ParticipantID])
     /// Channels exist only in matches.
     case noChannels(operation: String)
     /// Positions and positional channels exist only in matches.
@@ -32,7 +34,7 @@ public enum ControlError: Error, Hashable, Sendable, CustomStringConvertible {
         case .unknownPlayer(let name, let available):
             available.isEmpty
                 ? "no player \"\(name)\"; nobody else is in the session yet"
-                : "no player \"\(name)\"; use one of: \(available.joined(separator: ", "))"
+                : "no player \"\(name)\"; use one of: \(available.map(\.rawValue).joined(separator: ", "))"
         case .noChannels(let operation):
             "\(operation) needs a match: a 1:1 call has no channels (leave \"channel\" out to act on the call)"
         case .matchOnly(let operation):

@@ -9,7 +9,7 @@ public struct ControlRequest: Sendable, Hashable {
     public var id: JSONValue?
     public var command: ControlCommand
     public var channel: String?
-    public var player: String?
+    public var player: ParticipantID?
     public var volume: Float?
     /// `talk`: the key's new position.
     public var down: Bool?
@@ -122,7 +122,7 @@ public struct ControlRequest: Sendable, Hashable {
         }
         var request = ControlRequest(id: id, command: command)
         request.channel = try string(fields, "channel", command: name)
-        request.player = try string(fields, "player", command: name)
+        request.player = try string(fields, "player", command: name).map { ParticipantID($0) }
         request.down = try bool(fields, "down", command: name)
         request.enabled = try bool(fields, "enabled", command: name)
         if let volume = try number(fields, "volume", command: name) {

@@ -26,14 +26,16 @@ public final class MatchControl: VoiceSessionControl {
         let muted = channels.map(\.mutedPlayers)
         let statistics = match.engine.statistics().filter { $0.session == match.matchID }
         let reachable = Set(statistics.filter { $0.path != nil }.map(\.participant))
-        let channelSnapshots = zip(channels, muted).map { channel, mutedPlayers in
-            ChannelSnapshot(
-                name: channel.name, started: channel.isStarted, active: channel.isActive, volume: channel.volume,
-                mutedPlayers: mutedPlayers.sorted(),
-                playerStates: Dictionary(
-                    uniqueKeysWithValues: channel.playerStates.map { player, state in
-                        (player, Self.stateName(state, reachable: reachable.contains(player)))
-                    }))
+        var channelSnapshots: [ChannelSnapshot] = []
+        for (channel, mutedPlayers) in zip(channels, muted) {
+            var states: [String: String] = [:]
+            for (player, state) in channel.playerStates {
+                states[player.rawValue] = Self.stateName(state, reachable: reachable.contains(player))
+            }
+            channelSnapshots.append(
+                ChannelSnapshot(
+                    name: channel.name, started: channel.isStarted, active: channel.isActive, volume: channel.volume,
+                    mutedPlayers: mutedPlayers.sorted(), playerStates: states))
         }
         let participants = statistics.map { statistics in
             // Muted everywhere: in every channel this control drives.
@@ -67,7 +69,7 @@ public final class MatchControl: VoiceSessionControl {
         }
     }
 
-    public func setPlayer(_ player: String, muted: Bool, channel: String?) throws(ControlError) {
+    public func setPlayer(_ player: ParticipantID, muted: Bool, channel: String?) throws(ControlError) {
         let targets = try targets(channel, operation: "muting a player")
         try requirePlayer(player)
         for target in targets {
@@ -75,7 +77,7 @@ public final class MatchControl: VoiceSessionControl {
         }
     }
 
-    public func setPlayerVolume(_ volume: Float, player: String) throws(ControlError) {
+    public func setPlayerVolume(_ volume: Float, player: ParticipantID) throws(ControlError) {
         try requirePlayer(player)
         try ControlError.fromEngine { () throws(VoiceChatError) in try engineControls.setVolume(volume, of: player) }
     }
@@ -113,7 +115,9 @@ public final class MatchControl: VoiceSessionControl {
             voiceActivityThresholdDBFS: voiceActivityThresholdDBFS)
     }
 
-    public func setPosition(_ position: VoicePosition, right: VoicePosition?, player: String?) throws(ControlError) {
+    public func setPosition(_ position: VoicePosition, right: VoicePosition?, player: ParticipantID?)
+        throws(ControlError)
+    {
         guard let player, player != match.engine.participant else {
             return try ControlError.fromEngine { () throws(VoiceChatError) in
                 try match.setPosition(position, right: right)
@@ -129,7 +133,7 @@ public final class MatchControl: VoiceSessionControl {
     }
 
     /// Throws `.unknownPlayer`, naming the match's players, unless `player` is one of them.
-    private func requirePlayer(_ player: String) throws(ControlError) {
+    private func requirePlayer(_ player: ParticipantID) throws(ControlError) {
         let players = match.engine.statistics().filter { $0.session == match.matchID }.map(\.participant)
         guard players.contains(player) else { throw .unknownPlayer(player, available: players.sorted()) }
     }

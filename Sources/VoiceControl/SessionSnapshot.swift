@@ -1,3 +1,4 @@
+import VoiceCore
 import VoiceEngine
 import VoiceMedia
 
@@ -61,12 +62,12 @@ public struct ChannelSnapshot: Sendable, Codable, Hashable {
     /// 0…1.
     public var volume: Float
     /// Players muted in this channel, sorted.
-    public var mutedPlayers: [String]
+    public var mutedPlayers: [ParticipantID]
     /// Every other player's last reported state in this channel.
     public var playerStates: [String: String]
 
     public init(
-        name: String, started: Bool, active: Bool, volume: Float, mutedPlayers: [String] = [],
+        name: String, started: Bool, active: Bool, volume: Float, mutedPlayers: [ParticipantID] = [],
         playerStates: [String: String] = [:]
     ) {
         self.name = name
@@ -81,7 +82,7 @@ public struct ChannelSnapshot: Sendable, Codable, Hashable {
 /// One remote participant: what arrives from them and the path to them. When they are heard in
 /// several channels, the level is the loudest stream's and the counts add up over the streams.
 public struct ParticipantSnapshot: Sendable, Codable, Hashable {
-    public var participant: String
+    public var participant: ParticipantID
     public var levelDB: Float
     public var speaking: Bool
     /// Muted in every channel the control drives (a match), or through the control (a call).
@@ -115,7 +116,8 @@ public struct ParticipantSnapshot: Sendable, Codable, Hashable {
     public var channels: [String]
 
     public init(
-        participant: String, levelDB: Float = SessionSnapshot.silenceDB, speaking: Bool = false, muted: Bool = false,
+        participant: ParticipantID, levelDB: Float = SessionSnapshot.silenceDB, speaking: Bool = false,
+        muted: Bool = false,
         path: String? = nil, rttMilliseconds: Double? = nil, lossFraction: Double = 0, jitterMilliseconds: Double = 0,
         bufferDelayMilliseconds: Double = 0, targetDelayMilliseconds: Double = 0, packetsReceived: Int = 0,
         packetsLost: Int = 0, packetsRecovered: Int = 0, concealedSamples: Int = 0, channels: [String] = []

@@ -13,9 +13,9 @@ public protocol VoiceSessionControl: AnyObject, Sendable {
     /// 0…1. `channel` nil: the call's remote participant, or every channel of a match.
     func setVolume(_ volume: Float, channel: String?) throws(ControlError)
     /// `channel` nil: the call, or every channel of a match.
-    func setPlayer(_ player: String, muted: Bool, channel: String?) throws(ControlError)
+    func setPlayer(_ player: ParticipantID, muted: Bool, channel: String?) throws(ControlError)
     /// One player's own volume, 0…2, in every channel (see `VoiceChatService.setVolume(_:of:)`).
-    func setPlayerVolume(_ volume: Float, player: String) throws(ControlError)
+    func setPlayerVolume(_ volume: Float, player: ParticipantID) throws(ControlError)
     func startChannel(_ name: String) throws(ControlError)
     func stopChannel(_ name: String) throws(ControlError)
     /// Gives the microphone to this channel, taking it from the channel that had it.
@@ -28,7 +28,7 @@ public protocol VoiceSessionControl: AnyObject, Sendable {
         throws(ControlError)
     /// Where this player (`player` nil, facing so that `right` is to its right) or another
     /// stands, for positional channels (matches only).
-    func setPosition(_ position: VoicePosition, right: VoicePosition?, player: String?) throws(ControlError)
+    func setPosition(_ position: VoicePosition, right: VoicePosition?, player: ParticipantID?) throws(ControlError)
     /// Makes a channel positional, or (nil) heard whole again (matches only).
     func setProximity(_ settings: ProximitySettings?, channel: String) throws(ControlError)
 }

@@ -136,11 +136,11 @@ public final class WaitingSessionControl: VoiceSessionControl {
         try requireCall("set-volume").setVolume(volume, channel: channel)
     }
 
-    public func setPlayer(_ player: String, muted: Bool, channel: String?) throws(ControlError) {
+    public func setPlayer(_ player: ParticipantID, muted: Bool, channel: String?) throws(ControlError) {
         try requireCall(muted ? "mute-player" : "unmute-player").setPlayer(player, muted: muted, channel: channel)
     }
 
-    public func setPlayerVolume(_ volume: Float, player: String) throws(ControlError) {
+    public func setPlayerVolume(_ volume: Float, player: ParticipantID) throws(ControlError) {
         try requireCall("set-player-volume").setPlayerVolume(volume, player: player)
     }
 
@@ -156,7 +156,9 @@ public final class WaitingSessionControl: VoiceSessionControl {
         try requireCall("activate-channel").activateChannel(name)
     }
 
-    public func setPosition(_ position: VoicePosition, right: VoicePosition?, player: String?) throws(ControlError) {
+    public func setPosition(_ position: VoicePosition, right: VoicePosition?, player: ParticipantID?)
+        throws(ControlError)
+    {
         try requireCall("set-position").setPosition(position, right: right, player: player)
     }
 

@@ -4,6 +4,7 @@ import VoiceCore
 import VoiceEngine
 import VoiceRelayClient
 import VoiceTransport
+import VoiceWire
 
 /// The relay connections of one match: a `RelayClient` over UDP and one over TCP (each only if
 /// allowed), both joined with the match's token, so the TCP one stands by, joined, while UDP works.
@@ -23,10 +24,10 @@ public final class RelayLink: RelayConnection {
 
     private struct LinkState {
         var clients: [RealTimePathKind: ConnectedClient] = [:]
-        var channels: Set<UInt16> = []
-        var muted: Set<UInt32> = []
-        var hearingRanges: [UInt16: Float] = [:]
-        var channelNames: [UInt16: String] = [:]
+        var channels: Set<ChannelNumber> = []
+        var muted: Set<MediaID> = []
+        var hearingRanges: [ChannelNumber: Float] = [:]
+        var channelNames: [ChannelNumber: String] = [:]
         var position: VoicePosition?
         var token: String
         var connecting: [Task<Void, Never>] = []
@@ -36,14 +37,15 @@ public final class RelayLink: RelayConnection {
     /// A client and the channels, mutes and ranges the relay already has from it.
     private struct ConnectedClient {
         let client: RelayClient
-        var channels: Set<UInt16>
-        var muted: Set<UInt32>
-        var hearingRanges: [UInt16: Float]
-        var channelNames: [UInt16: String]
+        var channels: Set<ChannelNumber>
+        var muted: Set<MediaID>
+        var hearingRanges: [ChannelNumber: Float]
+        var channelNames: [ChannelNumber: String]
 
         mutating func update(
-            channels wanted: Set<UInt16>, muted wantedMutes: Set<UInt32>, hearingRanges wantedRanges: [UInt16: Float],
-            channelNames wantedNames: [UInt16: String]
+            channels wanted: Set<ChannelNumber>, muted wantedMutes: Set<MediaID>,
+            hearingRanges wantedRanges: [ChannelNumber: Float],
+            channelNames wantedNames: [ChannelNumber: String]
         ) {
             for (channel, name) in wantedNames.sorted(by: { $0.key < $1.key }) where channelNames[channel] != name {
                 client.nameChannel(channel, name)
@@ -93,7 +95,7 @@ public final class RelayLink: RelayConnection {
         }
         var configuration = RelayClientConfiguration(
             host: options.host, port: kind == .relayTCP ? options.tcpPort ?? options.port : options.port,
-            transport: kind == .relayTCP ? .tcp : .udp, token: token, participant: participant,
+            transport: kind == .relayTCP ? .tcp : .udp, token: token, participant: participant.rawValue,
             channels: channels.sorted(), muted: muted.sorted())
         configuration.hearingRanges = ranges
         configuration.channelNames = names
@@ -131,7 +133,8 @@ public final class RelayLink: RelayConnection {
     /// What the relay should forward to this player: voice of `channels` only, none from `muted`,
     /// and on the channels of `hearingRanges` only from players within range.
     public func update(
-        channels: Set<UInt16>, muted: Set<UInt32>, hearingRanges: [UInt16: Float], channelNames: [UInt16: String]
+        channels: Set<ChannelNumber>, muted: Set<MediaID>, hearingRanges: [ChannelNumber: Float],
+        channelNames: [ChannelNumber: String]
     ) {
         state.withLock { state in
             state.channels = channels

@@ -1,4 +1,5 @@
 import Synchronization
+import VoiceCore
 import VoiceEngine
 import VoiceRelayClient
 
@@ -34,7 +35,7 @@ public final class RelayMatchClient: VoiceChatClient {
     ) async throws(RelayClientError) -> RelayMatchClient {
         let client = RelayMatchClient(participant: participant, observer: onEvent)
         let signalling = try await RelaySignallingClient.connect(
-            host: host, port: port, token: token, participant: participant
+            host: host, port: port, token: token, participant: participant.rawValue
         ) { event in client.handle(event) }
         client.signalling.withLock { $0 = signalling }
         return client
@@ -43,7 +44,7 @@ public final class RelayMatchClient: VoiceChatClient {
     public var state: RelaySignallingState? { signalling.withLock { $0 }?.state }
 
     public func send(_ data: [UInt8], to participant: ParticipantID) {
-        signalling.withLock { $0 }?.send(data, to: participant)
+        signalling.withLock { $0 }?.send(data, to: participant.rawValue)
     }
 
     /// Routes what the relay reports to `match`, starting with what arrived before it existed.
@@ -70,10 +71,10 @@ public final class RelayMatchClient: VoiceChatClient {
 
     private static func apply(_ event: RelaySignallingEvent, to match: Match) {
         switch event {
-        case .joined(let members): try? match.addPlayers(members)
-        case .memberJoined(let member): try? match.addPlayers([member])
-        case .memberLeft(let member): match.removePlayers([member])
-        case .signal(let sender, let payload): match.received(payload, from: sender)
+        case .joined(let members): try? match.addPlayers(members.map { ParticipantID($0) })
+        case .memberJoined(let member): try? match.addPlayers([ParticipantID(member)])
+        case .memberLeft(let member): match.removePlayers([ParticipantID(member)])
+        case .signal(let sender, let payload): match.received(payload, from: ParticipantID(sender))
         case .rejoined, .refused, .lost, .kicked: break
         }
     }

@@ -1,5 +1,6 @@
 import NIOCore
 import NIOPosix
+import VoiceCore
 import VoiceEngine
 import VoiceWire
 
@@ -54,7 +55,7 @@ public final class TCPSignallingLink: VoiceChatClient {
             throw connectFailure(error, host: host, port: port, seconds: seconds)
         }
         connection.setChannel(channel)
-        connection.send(.hello(participant: participant))
+        connection.send(.hello(participant: participant.rawValue))
         let timer = channel.eventLoop.scheduleTask(in: wait) {
             connection.completeHello(.failure(.helloTimedOut(host: host, port: port, seconds: seconds)))
         }
@@ -64,7 +65,7 @@ public final class TCPSignallingLink: VoiceChatClient {
         timer.cancel()
         switch result {
         case .success(let remote):
-            return TCPSignallingLink(participant: participant, remote: remote, connection: connection)
+            return TCPSignallingLink(participant: participant, remote: ParticipantID(remote), connection: connection)
         case .failure(let error):
             connection.end(.closedLocally)
             try? await channel.close()
@@ -74,8 +75,8 @@ public final class TCPSignallingLink: VoiceChatClient {
 
     static func validate(_ participant: ParticipantID) throws(SignallingLinkError) {
         guard !participant.isEmpty else { throw .invalidParticipant("it is empty") }
-        guard participant.utf8.count <= SignallingFrame.maximumParticipantBytes else {
-            throw .invalidParticipant("it has \(participant.utf8.count) bytes")
+        guard participant.rawValue.utf8.count <= SignallingFrame.maximumParticipantBytes else {
+            throw .invalidParticipant("it has \(participant.rawValue.utf8.count) bytes")
         }
     }
 

@@ -218,10 +218,10 @@ public final class TCPSignallingListener: Sendable {
                 if let busy = state.busyWith {
                     return "\"\(participant)\" is already in a call with \"\(busy)\"; try again when it has ended"
                 }
-                if caller == participant {
+                if caller == participant.rawValue {
                     return "both sides are called \"\(participant)\"; give each side its own --name"
                 }
-                state.busyWith = caller
+                state.busyWith = ParticipantID(caller)
                 return nil
             }
             if let refusal {
@@ -230,8 +230,9 @@ public final class TCPSignallingListener: Sendable {
                 child.close(promise: nil)
                 return
             }
-            connection.send(.hello(participant: participant))
-            let link = TCPSignallingLink(participant: participant, remote: caller, connection: connection)
+            connection.send(.hello(participant: participant.rawValue))
+            let link = TCPSignallingLink(
+                participant: participant, remote: ParticipantID(caller), connection: connection)
             link.onClose { _ in
                 shared.state.withLock { $0.busyWith = nil }
                 child.close(promise: nil)

@@ -1,11 +1,12 @@
 import VoiceCore
+import VoiceWire
 
 /// Identifies one remote speaker's stream in one channel.
 public struct MixerStreamKey: Hashable, Sendable, CustomStringConvertible {
-    public var sender: UInt32
-    public var channel: UInt16
+    public var sender: MediaID
+    public var channel: MixerChannelID
 
-    public init(sender: UInt32, channel: UInt16) {
+    public init(sender: MediaID, channel: MixerChannelID) {
         self.sender = sender
         self.channel = channel
     }
@@ -40,12 +41,12 @@ public struct MixerStreamKey: Hashable, Sendable, CustomStringConvertible {
 public final class VoiceMixer {
     /// What the mixer knows about a channel.
     public struct Channel: Sendable, Hashable {
-        public let id: UInt16
+        public let id: MixerChannelID
         public var name: String
         public var isStarted: Bool
         /// 0…1; 0 silences the channel (and its streams are not decoded).
         public var volume: Float
-        public var mutedPlayers: Set<UInt32>
+        public var mutedPlayers: Set<MediaID>
     }
 
     private struct Stream {
@@ -75,9 +76,9 @@ public final class VoiceMixer {
     /// How many streams went into the last mixed frame.
     public private(set) var lastMixedStreamCount = 0
 
-    private var channels: [UInt16: Channel] = [:]
+    private var channels: [MixerChannelID: Channel] = [:]
     /// Players' own volumes, where not 1.
-    private var playerVolumes: [UInt32: Float] = [:]
+    private var playerVolumes: [MediaID: Float] = [:]
     /// Placements on positional channels, where set (kept for streams that start later).
     private var placements: [MixerStreamKey: MixerPlacement] = [:]
     private var streams: [Stream] = []
@@ -107,45 +108,45 @@ public final class VoiceMixer {
     // MARK: Channels
 
     /// Adds a channel, stopped, at full volume.
-    public func addChannel(_ id: UInt16, name: String = "", volume: Float = 1) throws(MixerError) {
+    public func addChannel(_ id: MixerChannelID, name: String = "", volume: Float = 1) throws(MixerError) {
         guard channels[id] == nil else { throw .duplicateChannel(id) }
         try Self.checkVolume(volume)
         channels[id] = Channel(id: id, name: name, isStarted: false, volume: volume, mutedPlayers: [])
     }
 
     /// Removes a channel and every stream in it.
-    public func removeChannel(_ id: UInt16) {
+    public func removeChannel(_ id: MixerChannelID) {
         guard channels.removeValue(forKey: id) != nil else { return }
         for key in streams.map(\.key) where key.channel == id {
             removeStream(sender: key.sender, channel: key.channel)
         }
     }
 
-    public func channel(_ id: UInt16) -> Channel? { channels[id] }
-    public var channelIDs: [UInt16] { channels.keys.sorted() }
+    public func channel(_ id: MixerChannelID) -> Channel? { channels[id] }
+    public var channelIDs: [MixerChannelID] { channels.keys.sorted() }
 
-    public func start(channel id: UInt16) throws(MixerError) {
+    public func start(channel id: MixerChannelID) throws(MixerError) {
         try updateChannel(id) { $0.isStarted = true }
     }
 
     /// Stops a channel: its streams contribute nothing and are not decoded.
-    public func stop(channel id: UInt16) throws(MixerError) {
+    public func stop(channel id: MixerChannelID) throws(MixerError) {
         try updateChannel(id) { $0.isStarted = false }
     }
 
-    public func setVolume(_ volume: Float, channel id: UInt16) throws(MixerError) {
+    public func setVolume(_ volume: Float, channel id: MixerChannelID) throws(MixerError) {
         try Self.checkVolume(volume)
         try updateChannel(id) { $0.volume = volume }
     }
 
     /// Mutes or unmutes one player in one channel; they stay audible in their other channels.
-    public func setPlayer(_ sender: UInt32, muted: Bool, channel id: UInt16) throws(MixerError) {
+    public func setPlayer(_ sender: MediaID, muted: Bool, channel id: MixerChannelID) throws(MixerError) {
         try updateChannel(id) { channel in
             if muted { channel.mutedPlayers.insert(sender) } else { channel.mutedPlayers.remove(sender) }
         }
     }
 
-    private func updateChannel(_ id: UInt16, _ change: (inout Channel) -> Void) throws(MixerError) {
+    private func updateChannel(_ id: MixerChannelID, _ change: (inout Channel) -> Void) throws(MixerError) {
         guard var channel = channels[id] else { throw .unknownChannel(id) }
         change(&channel)
         channels[id] = channel
@@ -154,7 +155,7 @@ public final class VoiceMixer {
         }
     }
 
-    private func gain(of sender: UInt32, in channel: Channel) -> Float {
+    private func gain(of sender: MediaID, in channel: Channel) -> Float {
         channel.isStarted && !channel.mutedPlayers.contains(sender)
             ? channel.volume * (playerVolumes[sender] ?? 1) : 0
     }
@@ -166,7 +167,7 @@ public final class VoiceMixer {
     public static let playerVolumes: ClosedRange<Float> = 0...2
 
     /// Sets one player's volume in every channel, for the streams they have and will have.
-    public func setVolume(_ volume: Float, player sender: UInt32) throws(MixerError) {
+    public func setVolume(_ volume: Float, player sender: MediaID) throws(MixerError) {
         guard volume.isFinite, Self.playerVolumes.contains(volume) else { throw .playerVolumeOutOfRange(volume) }
         playerVolumes[sender] = volume == 1 ? nil : volume
         for index in streams.indices where streams[index].key.sender == sender {
@@ -176,7 +177,7 @@ public final class VoiceMixer {
     }
 
     /// A player's own volume (1 unless set).
-    public func volume(ofPlayer sender: UInt32) -> Float { playerVolumes[sender] ?? 1 }
+    public func volume(ofPlayer sender: MediaID) -> Float { playerVolumes[sender] ?? 1 }
 
     private static func checkVolume(_ volume: Float) throws(MixerError) {
         guard volume.isFinite, (0...1).contains(volume) else { throw .volumeOutOfRange(volume) }
@@ -186,21 +187,21 @@ public final class VoiceMixer {
 
     /// Where a player is heard on a positional channel, for where they stand (nil: not
     /// positional, full level in the centre). Takes effect over the next mixed frame.
-    public func setPlacement(_ placement: MixerPlacement?, sender: UInt32, channel: UInt16) {
+    public func setPlacement(_ placement: MixerPlacement?, sender: MediaID, channel: MixerChannelID) {
         let key = MixerStreamKey(sender: sender, channel: channel)
         placements[key] = placement
         if let index = streamIndex[key] { streams[index].placement = placements[key] ?? .center }
     }
 
     /// Where a player is heard on a channel (`.center` when not positional).
-    public func placement(sender: UInt32, channel: UInt16) -> MixerPlacement {
+    public func placement(sender: MediaID, channel: MixerChannelID) -> MixerPlacement {
         placements[MixerStreamKey(sender: sender, channel: channel)] ?? .center
     }
 
     // MARK: Streams
 
     /// Registers a remote speaker's stream in a channel the mixer knows, and makes its frame buffer.
-    public func addStream(sender: UInt32, channel: UInt16) throws(MixerError) {
+    public func addStream(sender: MediaID, channel: MixerChannelID) throws(MixerError) {
         let key = MixerStreamKey(sender: sender, channel: channel)
         guard let state = channels[channel] else { throw .unknownChannel(channel) }
         guard streamIndex[key] == nil else { throw .duplicateStream(sender: sender, channel: channel) }
@@ -214,7 +215,7 @@ public final class VoiceMixer {
                 appliedPlacement: placement, isFilled: false))
     }
 
-    public func removeStream(sender: UInt32, channel: UInt16) {
+    public func removeStream(sender: MediaID, channel: MixerChannelID) {
         let key = MixerStreamKey(sender: sender, channel: channel)
         guard let index = streamIndex.removeValue(forKey: key) else { return }
         streams[index].frame.deallocate()
@@ -228,7 +229,7 @@ public final class VoiceMixer {
     /// Whether this player's audio in this channel is heard at all: the channel is known,
     /// started and not at volume 0, and the player is not muted in it. When false, the receive
     /// side should advance the stream without decoding it (`skipFrame`).
-    public func shouldDecode(sender: UInt32, channel: UInt16) -> Bool {
+    public func shouldDecode(sender: MediaID, channel: MixerChannelID) -> Bool {
         guard let state = channels[channel] else { return false }
         let key = MixerStreamKey(sender: sender, channel: channel)
         if let index = streamIndex[key] { return streams[index].isHeard }
@@ -237,7 +238,7 @@ public final class VoiceMixer {
 
     /// Puts a frame of `sender`'s voice, as the mix hears it, into `ring` (mono) each mixed frame
     /// (`PlayerAudioTaps`); nil stops it.
-    public func tap(player sender: UInt32, into ring: AudioRing?) {
+    public func tap(player sender: MediaID, into ring: AudioRing?) {
         if let ring {
             taps.add(sender: sender, ring: ring)
         } else {
@@ -252,7 +253,7 @@ public final class VoiceMixer {
     /// registered or not to be decoded; the caller then skips the frame instead.
     @discardableResult
     public func fill(
-        sender: UInt32, channel: UInt16, _ fill: (UnsafeMutableBufferPointer<Float>) -> Void
+        sender: MediaID, channel: MixerChannelID, _ fill: (UnsafeMutableBufferPointer<Float>) -> Void
     ) -> Bool {
         guard let index = streamIndex[MixerStreamKey(sender: sender, channel: channel)], streams[index].isHeard
         else { return false }
@@ -264,7 +265,7 @@ public final class VoiceMixer {
     /// Hands in this round's frame of a stream by copying it. Returns false (and copies nothing)
     /// when the stream is not registered or not heard.
     @discardableResult
-    public func submit(_ frame: UnsafeBufferPointer<Float>, sender: UInt32, channel: UInt16) throws(MixerError)
+    public func submit(_ frame: UnsafeBufferPointer<Float>, sender: MediaID, channel: MixerChannelID) throws(MixerError)
         -> Bool
     {
         guard frame.count == frameSamples else { throw .wrongFrameLength(got: frame.count, expected: frameSamples) }

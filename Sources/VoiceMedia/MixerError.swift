@@ -1,9 +1,11 @@
+import VoiceWire
+
 /// A request the mixer cannot carry out, saying what was wrong and what to do instead.
 public enum MixerError: Error, Hashable, Sendable, CustomStringConvertible {
-    case unknownChannel(UInt16)
-    case duplicateChannel(UInt16)
-    case unknownStream(sender: UInt32, channel: UInt16)
-    case duplicateStream(sender: UInt32, channel: UInt16)
+    case unknownChannel(MixerChannelID)
+    case duplicateChannel(MixerChannelID)
+    case unknownStream(sender: MediaID, channel: MixerChannelID)
+    case duplicateStream(sender: MediaID, channel: MixerChannelID)
     case volumeOutOfRange(Float)
     case playerVolumeOutOfRange(Float)
     case wrongFrameLength(got: Int, expected: Int)

@@ -1,4 +1,5 @@
 import VoiceCore
+import VoiceWire
 
 /// Each tapped player's voice as the mix hears it (their streams in every channel, each at its
 /// channel's and their own volume, before placement and the limiter), a frame of it per mixed
@@ -9,7 +10,7 @@ import VoiceCore
 /// nor locks: each frame goes into the tap's ring, which the app reads from one thread of its own.
 final class PlayerAudioTaps {
     private struct Tap {
-        let sender: UInt32
+        let sender: MediaID
         let ring: AudioRing
         let frame: UnsafeMutableBufferPointer<Float>
     }
@@ -28,14 +29,14 @@ final class PlayerAudioTaps {
     var isEmpty: Bool { taps.isEmpty }
 
     /// Taps `sender` into `ring` (mono), replacing a tap it had.
-    func add(sender: UInt32, ring: AudioRing) {
+    func add(sender: MediaID, ring: AudioRing) {
         remove(sender: sender)
         let frame = UnsafeMutableBufferPointer<Float>.allocate(capacity: frameSamples)
         frame.initialize(repeating: 0)
         taps.append(Tap(sender: sender, ring: ring, frame: frame))
     }
 
-    func remove(sender: UInt32) {
+    func remove(sender: MediaID) {
         guard let index = taps.firstIndex(where: { $0.sender == sender }) else { return }
         taps[index].frame.deallocate()
         taps.remove(at: index)
@@ -47,7 +48,7 @@ final class PlayerAudioTaps {
     }
 
     /// Adds one of `sender`'s streams, at `gain`.
-    func add(_ frame: UnsafeMutableBufferPointer<Float>, sender: UInt32, gain: Float) {
+    func add(_ frame: UnsafeMutableBufferPointer<Float>, sender: MediaID, gain: Float) {
         for tap in taps where tap.sender == sender {
             for sample in 0..<frameSamples { tap.frame[sample] += frame[sample] * gain }
         }

@@ -1,12 +1,13 @@
 import VoiceCodec
 import VoiceCore
+import VoiceWire
 
 /// Everything a `VoiceSendPipeline` is created with.
 public struct SendConfiguration: Sendable, Hashable {
     /// Who sends: written into every packet.
-    public var sender: UInt32
+    public var sender: MediaID
     /// Which voice channel the packets belong to.
-    public var channel: UInt16
+    public var channel: ChannelNumber
     public var frameDuration: FrameDuration
     /// Opus bitrate of the primary frames, bit/s. 32 kbit/s and more let in-band FEC start from
     /// a 5 % loss hint; at 24 kbit/s it needs 10 %.
@@ -41,8 +42,8 @@ public struct SendConfiguration: Sendable, Hashable {
     public var initialTimestamp: UInt32
 
     public init(
-        sender: UInt32,
-        channel: UInt16,
+        sender: MediaID,
+        channel: ChannelNumber,
         frameDuration: FrameDuration = VoiceDefaults.frameDuration,
         bitrate: Int = VoiceDefaults.bitrate,
         complexity: Int = VoiceDefaults.complexity,

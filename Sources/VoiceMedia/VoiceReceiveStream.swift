@@ -44,37 +44,23 @@ import VoiceWire
 /// through `OpusDecoder`. `insert`, `pullFrame` and `skipFrame` never allocate: every buffer is
 /// taken at creation.
 public final class VoiceReceiveStream {
-    public let sender: UInt32
-    public let channel: UInt16
+    public let sender: MediaID
+    public let channel: ChannelNumber
     public let configuration: JitterBufferConfiguration
 
     private let frameSamples: Int
     private let frameMilliseconds: Double
-    private var decoder: OpusDecoder
-    /// Only with `.separateDecoder`: most streams never need a second decoder's state.
-    private var redundancyDecoder: OpusDecoder?
+    private let decoding: StreamDecoder
     private var primaries: JitterBufferSlots
     private var redundants: JitterBufferSlots
-    /// Set while the sender is out of this listener's range: see `senderWentOutOfRange()`.
-    private var isOutOfRange = false
-    /// One decoded frame (sized for the longest Opus packet, so decode never fails for room).
-    private let scratch: UnsafeMutableBufferPointer<Float>
-    /// The frame concealed last, with the playout moved past it, while the decoder has done
-    /// nothing since: its packet, if it comes late, is decoded (not played) so that the next
-    /// frame decodes from the state the sender's encoder had, not from the concealment's.
-    private var concealedFrameTimestamp: Int64?
 
     private var sequences = SerialNumberUnwrapper<UInt16>()
     private var timestamps = SerialNumberUnwrapper<UInt32>()
     private var synchronized = false
     private var playing = false
     private var playoutTimestamp: Int64 = 0
-    private var lastAccountedSequence: Int64 = -1
     private var newestFlags: VoicePacketFlags = []
-    private static let sequenceRingSize = 512
-    /// The last sequence numbers received, each in its slot of a ring: what tells a duplicate, and
-    /// a late packet from a lost one.
-    private var receivedSequences: [Int64]
+    private var ledger = ReceptionLedger()
     private var estimator: ArrivalDelayEstimator
     private var jitter = InterarrivalJitter()
     /// The target delay and the band around it (see `PlayoutTarget`).
@@ -100,9 +86,7 @@ public final class VoiceReceiveStream {
     /// Set when waiting for a late packet gave up; cleared when a packet plays.
     private var underflowExhausted = false
     private var pendingUnderflowSamples = 0
-    private var recoveredSinceAccounted = 0
     private var lastOutputWasQuiet = true
-    private var decoderIsStale = false
     private var absurdInARow = 0
     private var lateInARow = 0
     /// Packets since the stream last synchronized: how much the arrival-delay percentile has seen.
@@ -119,11 +103,10 @@ public final class VoiceReceiveStream {
     /// Whether the position has been a frame later than the packets need (see `SurplusFrameWatch`).
     private var surplus: SurplusFrameWatch
 
-    private var loss = ReceiveLossAccounting()
     /// Whether a loss burst longer than the sender's protection reaches (any burst while its
     /// packets carry no copies and no FEC) was booked since the last report: the sender should
     /// hear of it before the next regular report (see `ReportSchedule`).
-    public var hasUnrepairableLoss: Bool { loss.hasUnrepairableLoss }
+    public var hasUnrepairableLoss: Bool { ledger.loss.hasUnrepairableLoss }
 
     /// The level of what this stream played.
     public private(set) var meter = LevelMeter()
@@ -135,32 +118,22 @@ public final class VoiceReceiveStream {
     /// Whether the speaker is heard talking, with hysteresis (see `SpeakingDetector`).
     public var isSpeaking: Bool { speakingDetector.isSpeaking }
 
-    public init(sender: UInt32, channel: UInt16, configuration: JitterBufferConfiguration) throws(CodecError) {
+    public init(sender: MediaID, channel: ChannelNumber, configuration: JitterBufferConfiguration) throws(CodecError) {
         try configuration.validate(operation: "VoiceReceiveStream.init")
         self.sender = sender
         self.channel = channel
         self.configuration = configuration
         frameSamples = configuration.frameDuration.engineFrames
         frameMilliseconds = configuration.frameDuration.milliseconds
-        decoder = try OpusDecoder(sampleRate: engineSampleRate, channels: 1)
-        redundancyDecoder =
-            configuration.redundancyDecoding == .separateDecoder
-            ? try OpusDecoder(sampleRate: engineSampleRate, channels: 1) : nil
+        decoding = try StreamDecoder(configuration: configuration)
         let slotBytes = VoicePacketWriter.maximumPacketBytes
         primaries = JitterBufferSlots(capacity: configuration.slotCount, slotBytes: slotBytes)
         // Redundant copies are kept only for frames whose own packet has not come (yet).
         redundants = JitterBufferSlots(capacity: max(configuration.slotCount / 4, 8), slotBytes: slotBytes)
-        scratch = .allocate(capacity: decoder.maximumFrameSamples)
-        scratch.initialize(repeating: 0)
-        receivedSequences = [Int64](repeating: Int64.min, count: Self.sequenceRingSize)
         estimator = ArrivalDelayEstimator(
             bucketMilliseconds: 1, bucketCount: 1_000, forgettingFactor: configuration.histogramForgettingFactor)
         target = PlayoutTarget(configuration: configuration)
         surplus = SurplusFrameWatch(frameMilliseconds: frameMilliseconds)
-    }
-
-    deinit {
-        scratch.deallocate()
     }
 
     // MARK: Statistics and reports
@@ -184,8 +157,8 @@ public final class VoiceReceiveStream {
     /// A report for the interval since the previous call. The loss it reports is *before*
     /// repair (frames whose own packet was not there at playout, whether or not redundancy or
     /// FEC then rebuilt them): that is what the sender's protection has to cover.
-    public func makeReport(reporter: UInt32) -> ReceiverReport {
-        let interval = loss.closeInterval()
+    public func makeReport(reporter: MediaID) -> ReceiverReport {
+        let interval = ledger.closeInterval()
         return ReceiverReport(
             reporter: reporter, source: sender, channel: channel, highestSequence: sequences.newestValue,
             fractionLost: interval.fractionLost, meanBurstLength: interval.meanBurstLength,
@@ -202,7 +175,7 @@ public final class VoiceReceiveStream {
             counters.foreignPackets += 1
             return
         }
-        guard isWellFormed(packet, bytes: bytes) else {
+        guard packet.isWellFormed(in: bytes, maximumPayloadBytes: primaries.slotBytes) else {
             counters.malformedPackets += 1
             return
         }
@@ -223,11 +196,11 @@ public final class VoiceReceiveStream {
         let newestBefore = sequences.hasValue ? sequences.newest : Int64.min
         let sequence = sequences.unwrap(packet.sequence)
         let timestamp = timestamps.unwrap(packet.timestamp)
-        if hasReceived(sequence) {
+        if ledger.hasReceived(sequence) {
             counters.packetsDuplicated += 1
             return
         }
-        receivedSequences[Self.ringSlot(of: sequence)] = sequence
+        ledger.noteReceived(sequence)
         counters.packetsReceived += 1
         packetsSinceSynchronization += 1
         target.isEstimateYoung = packetsSinceSynchronization < PlayoutTarget.matureEstimatePackets
@@ -235,22 +208,25 @@ public final class VoiceReceiveStream {
 
         jitter.record(arrival: arrival, timestamp: timestamp)
         estimator.record(transitOffset: arrival - MediaTime.duration(ofSamples: timestamp), arrival: arrival)
-        noteProtection(of: packet, bytes: bytes, arrival: arrival)
+        // The target holds as many frames more as the sender's protection reaches (see `PlayoutTarget`).
+        target.noteProtection(frames: packet.protectionFrames(in: bytes, frameSamples: frameSamples), at: arrival)
         target.update(quantile: estimator.quantile(configuration.targetPercentile))
 
         if timestamp < playoutTimestamp {
             guard !playing else {
                 counters.packetsLate += 1
                 surplus.restart()
-                decodeLateConcealedFrame(packet, bytes: bytes, timestamp: timestamp)
-                if sequence <= lastAccountedSequence { loss.noteLateArrival() }
+                let payload = UnsafeRawBufferPointer(rebasing: bytes[packet.primary]).assumingMemoryBound(
+                    to: UInt8.self)
+                if decoding.decodeLate(payload, timestamp: timestamp) { counters.lateFramesDecoded += 1 }
+                ledger.noteLate(sequence)
                 lateInARow += 1
                 if lateInARow >= Self.lateRunForRestart { restartPlayout() }
                 return
             }
             // Reordered ahead of the stream's start: start from the earlier frame.
             playoutTimestamp = timestamp
-            lastAccountedSequence = min(lastAccountedSequence, sequence - 1)
+            ledger.startBefore(sequence)
         }
 
         lateInARow = 0
@@ -278,32 +254,6 @@ public final class VoiceReceiveStream {
         }
     }
 
-    /// A packet that comes just after its frame was concealed, before anything else was decoded,
-    /// is decoded where nobody hears it: the frames after it then continue from the sender's
-    /// state, and the concealment's error ends with its frame instead of fading out over the
-    /// next ones.
-    private func decodeLateConcealedFrame(_ packet: VoicePacketView, bytes: UnsafeRawBufferPointer, timestamp: Int64) {
-        guard timestamp == concealedFrameTimestamp, !decoderIsStale else { return }
-        concealedFrameTimestamp = nil
-        let payload = UnsafeRawBufferPointer(rebasing: bytes[packet.primary]).assumingMemoryBound(to: UInt8.self)
-        // Into `scratch`: the frame played last was taken from it, and the next tick writes it anew.
-        if (try? decoder.decode(payload, into: scratch)) != nil { counters.lateFramesDecoded += 1 }
-    }
-
-    private func isWellFormed(_ packet: VoicePacketView, bytes: UnsafeRawBufferPointer) -> Bool {
-        func fits(_ range: Range<Int>) -> Bool {
-            !range.isEmpty && range.lowerBound >= 0 && range.upperBound <= bytes.count
-                && range.count <= primaries.slotBytes
-        }
-        guard fits(packet.primary), (0...VoicePacketWriter.maximumRedundantFrames).contains(packet.redundantCount)
-        else { return false }
-        for index in 0..<packet.redundantCount {
-            let frame = packet.redundant(index)
-            guard fits(frame.payload), frame.timestampOffset > 0 else { return false }
-        }
-        return true
-    }
-
     /// True when the packet's timestamp is more than a minute away from where the arrival time
     /// puts it, or its sequence number is thousands away from the newest: a foreign or broken
     /// sender, or one that restarted.
@@ -323,16 +273,14 @@ public final class VoiceReceiveStream {
         jitter.reset()
         primaries.removeAll()
         redundants.removeAll()
-        for index in receivedSequences.indices { receivedSequences[index] = Int64.min }
+        ledger.reset()
         synchronized = true
         playing = false
         playoutTimestamp = 0
-        lastAccountedSequence = -1
         clearUnderflow()
         holdingForTarget = false
         pendingUnderflowSamples = 0
-        recoveredSinceAccounted = 0
-        decoderIsStale = true
+        decoding.isStale = true
         surplus.restart()
         packetsSinceSynchronization = 0
         target.isEstimateYoung = true
@@ -351,25 +299,6 @@ public final class VoiceReceiveStream {
         surplus.restart()
     }
 
-    /// How many frames later a lost frame can still be rebuilt, from what the sender is putting
-    /// in its packets: a frame lost in packet n comes back in packet n + 1 (a redundant copy, or
-    /// Opus's in-band FEC) or n + k (a copy k frames back, which a sender facing bursty loss reaches
-    /// as far as the bursts need); the target holds that many frames more (see `PlayoutTarget`).
-    private func noteProtection(of packet: VoicePacketView, bytes: UnsafeRawBufferPointer, arrival: MediaTime) {
-        func hasFEC(_ range: Range<Int>) -> Bool {
-            (try? OpusDecoder.hasInbandFEC(UnsafeBufferPointer(rebasing: bytes.bindMemory(to: UInt8.self)[range])))
-                == true
-        }
-        // A copy k frames back repairs that frame, and the frame before it when the copy carries FEC.
-        var frames = hasFEC(packet.primary) ? 1 : 0
-        for index in 0..<packet.redundantCount {
-            let frame = packet.redundant(index)
-            let back = Int(frame.timestampOffset) / frameSamples
-            frames = max(frames, back + (hasFEC(frame.payload) ? 1 : 0))
-        }
-        target.noteProtection(frames: frames, at: arrival)
-    }
-
     // MARK: Frames out
 
     /// Produces exactly one frame of PCM for playout time `now` into `output` (its first
@@ -377,9 +306,9 @@ public final class VoiceReceiveStream {
     public func pullFrame(into output: UnsafeMutableBufferPointer<Float>, at now: MediaTime) {
         advance(at: now, render: true)
         let count = min(output.count, frameSamples)
-        output.baseAddress?.update(from: scratch.baseAddress!, count: count)
+        output.baseAddress?.update(from: decoding.frame.baseAddress!, count: count)
         UnsafeMutableBufferPointer(rebasing: output[count...]).update(repeating: 0)
-        let frame = UnsafeBufferPointer(rebasing: scratch[0..<frameSamples])
+        let frame = UnsafeBufferPointer(rebasing: decoding.frame[0..<frameSamples])
         meter.process(frame)
         // The frame's own level, not the meter's: the meter's slow release would keep a
         // speaker "speaking" for seconds into a pause; the detector's hold does the smoothing.
@@ -391,7 +320,7 @@ public final class VoiceReceiveStream {
     /// (neither it nor a relay sends what cannot be heard), so the gap before the next packet is no
     /// loss. One gap is forgiven, the first that shows.
     public func senderWentOutOfRange() {
-        isOutOfRange = true
+        ledger.senderWentOutOfRange()
     }
 
     /// Advances playout by one frame period without decoding, for a player nobody listens to:
@@ -414,7 +343,7 @@ public final class VoiceReceiveStream {
     private func advance(at now: MediaTime, render: Bool) {
         let silent = produce(at: now, render: render) == .silence
         if silent || !render {
-            UnsafeMutableBufferPointer(rebasing: scratch[0..<frameSamples]).update(repeating: 0)
+            decoding.silence()
         }
         if playing { counters.totalSamplesPlayed += frameSamples }
     }
@@ -449,7 +378,7 @@ public final class VoiceReceiveStream {
             surplus.hasSurplusFrame(at: now) && error - frameMilliseconds >= lowerBand + Self.surplusStepRoom
 
         if holdingForTarget {
-            if error < lowerBand && newestFlags.contains(.speaking) && !decoderIsStale {
+            if error < lowerBand && newestFlags.contains(.speaking) && !decoding.isStale {
                 return holdForTarget(render: render)
             }
             holdingForTarget = false
@@ -481,7 +410,7 @@ public final class VoiceReceiveStream {
 
         if let next = primaries.earliestSlot(atOrAfter: timestamp + 1) {
             let nextTimestamp = primaries.timestamp(at: next)
-            let missing = primaries.sequence(at: next) - lastAccountedSequence - 1
+            let missing = primaries.sequence(at: next) - ledger.lastAccounted - 1
             if missing > 0 && nextTimestamp - timestamp <= missing * Int64(frameSamples) {
                 return repairMissingFrame(nextSlot: next, at: now, render: render)
             }
@@ -508,7 +437,7 @@ public final class VoiceReceiveStream {
                 // not late. Waiting would shift the rest of the talk spurt; keep the timeline
                 // and let a later packet's copies repair the frames after this one.
                 underflowAdvancedFrames += 1
-                if render && outcome == .audio { concealedFrameTimestamp = playoutTimestamp }
+                if render && outcome == .audio { decoding.concealedFrameTimestamp = playoutTimestamp }
                 playoutTimestamp += Int64(frameSamples)
                 releasePassedFrames()
             }
@@ -599,7 +528,7 @@ public final class VoiceReceiveStream {
         if pendingUnderflowSamples > 0 {
             // Frames concealed while waiting were real concealment unless this packet opens a
             // new talk spurt right after the last one: then the speaker had simply paused.
-            if !(flags.contains(.talkSpurtStart) && sequence == lastAccountedSequence + 1) {
+            if !(flags.contains(.talkSpurtStart) && sequence == ledger.lastAccounted + 1) {
                 counters.concealedSamples += pendingUnderflowSamples
             }
             pendingUnderflowSamples = 0
@@ -613,21 +542,21 @@ public final class VoiceReceiveStream {
             at: now)
         var quiet = !flags.contains(.speaking)
         if render {
-            if decode(primaries.payload(at: slot), with: .mainDecoder) {
+            if decoding.decode(primaries.payload(at: slot), with: .mainDecoder) {
                 // A low-energy frame inside a spurt may take a step too, but rarely: often enough
                 // for clock drift (one step per 100 s at 200 ppm), not for every wobble of the
                 // target. Far over the target, every one may (see `farAboveBand`).
                 quiet =
                     quiet
                     || ((farAboveTarget || now - lastStepInsideSpurt >= Self.stepInsideSpurtInterval)
-                        && Self.isQuiet(scratch, frameSamples, below: configuration.lowEnergyDBFS))
+                        && decoding.isQuiet(below: configuration.lowEnergyDBFS))
             } else {
                 counters.malformedPackets += 1
                 _ = conceal(render: true)
                 counters.concealedSamples += frameSamples
             }
         } else {
-            decoderIsStale = true
+            decoding.isStale = true
         }
         lastOutputWasQuiet = quiet
         account(sequence: sequence)
@@ -648,7 +577,7 @@ public final class VoiceReceiveStream {
         underflowExhausted = false
         var repaired = false
         if let copy = redundants.slot(forTimestamp: timestamp) {
-            if !render || decode(redundants.payload(at: copy), with: configuration.redundancyDecoding) {
+            if !render || decoding.decode(redundants.payload(at: copy), with: configuration.redundancyDecoding) {
                 repaired = true
                 counters.recoveredByRedundancy += 1
                 recordBufferingDelay(now - redundants.arrival(at: copy))
@@ -659,28 +588,28 @@ public final class VoiceReceiveStream {
         {
             // The next frame's own packet, or a copy of it, carries Opus's low-bitrate re-encoding
             // of this one.
-            if !render || decodeFEC(from: next) {
+            if !render || decoding.decodeFEC(from: next) {
                 repaired = true
                 counters.recoveredByFEC += 1
                 recordBufferingDelay(now - arrival)
             }
         }
-        if !repaired && playoutDelay - targetDelay < lowerBand && !decoderIsStale {
+        if !repaired && playoutDelay - targetDelay < lowerBand && !decoding.isStale {
             // Too little buffered for the sender's repair depth: a later packet may still bring
             // this frame. Conceal without moving on, and keep doing so up to the target, so the
             // delay grows once, inside this concealment, instead of at several places.
             return holdForTarget(render: render)
         }
         if repaired {
-            recoveredSinceAccounted += 1
+            ledger.noteRecovered()
             lastOutputWasQuiet =
-                render ? Self.isQuiet(scratch, frameSamples, below: configuration.lowEnergyDBFS) : false
+                render ? decoding.isQuiet(below: configuration.lowEnergyDBFS) : false
         } else {
-            if conceal(render: render) == .audio && render { concealedFrameTimestamp = timestamp }
+            if conceal(render: render) == .audio && render { decoding.concealedFrameTimestamp = timestamp }
             counters.concealedSamples += frameSamples
             lastOutputWasQuiet = false
         }
-        if !render { decoderIsStale = true }
+        if !render { decoding.isStale = true }
         playoutTimestamp = timestamp + Int64(frameSamples)
         releasePassedFrames()
         return .audio
@@ -705,63 +634,7 @@ public final class VoiceReceiveStream {
 
     @discardableResult
     private func conceal(render: Bool) -> Outcome {
-        concealedFrameTimestamp = nil
-        guard render else {
-            decoderIsStale = true
-            return .audio
-        }
-        if decoderIsStale {
-            // A decoder that has not heard this stream for a while has nothing sensible to continue.
-            return .silence
-        }
-        do {
-            _ = try decoder.conceal(frames: frameSamples, into: scratch)
-            return .audio
-        } catch {
-            return .silence
-        }
-    }
-
-    /// Decodes one frame into `scratch`, padding a short one with silence; false if it did not decode.
-    private func decode(
-        _ payload: UnsafeBufferPointer<UInt8>, with choice: JitterBufferConfiguration.RedundancyDecoding
-    ) -> Bool {
-        if choice == .mainDecoder { concealedFrameTimestamp = nil }
-        if decoderIsStale {
-            decoder.reset()
-            decoderIsStale = false
-        }
-        do {
-            let decoded =
-                switch choice {
-                case .mainDecoder: try decoder.decode(payload, into: scratch)
-                case .separateDecoder: try redundancyDecoder?.decode(payload, into: scratch) ?? 0
-                }
-            for index in min(decoded, frameSamples)..<frameSamples { scratch[index] = 0 }
-            return true
-        } catch {
-            return false
-        }
-    }
-
-    private func decodeFEC(from next: UnsafeBufferPointer<UInt8>) -> Bool {
-        concealedFrameTimestamp = nil
-        if decoderIsStale {
-            decoder.reset()
-            decoderIsStale = false
-        }
-        do {
-            _ = try decoder.decodeFEC(from: next, frames: frameSamples, into: scratch)
-            return true
-        } catch {
-            return false
-        }
-    }
-
-    private static func isQuiet(_ samples: UnsafeMutableBufferPointer<Float>, _ count: Int, below threshold: Float)
-        -> Bool
-    {
-        LevelMeter.rmsDBFS(of: UnsafeBufferPointer(rebasing: samples[0..<count])) < threshold
+        decoding.conceal(render: render) ? .audio : .silence
     }
 
     /// Frees every slot the playout position has passed; frames that arrived but were never
@@ -771,38 +644,9 @@ public final class VoiceReceiveStream {
         redundants.releaseAll(before: playoutTimestamp) { _ in }
     }
 
-    /// The slot of `sequence` in the ring of received sequence numbers.
-    private static func ringSlot(of sequence: Int64) -> Int {
-        Int(sequence & Int64(sequenceRingSize - 1))
-    }
-
-    /// Whether `sequence` came, as far back as the ring of received sequence numbers reaches.
-    private func hasReceived(_ sequence: Int64) -> Bool {
-        receivedSequences[Self.ringSlot(of: sequence)] == sequence
-    }
-
-    /// Books the frames between the last accounted sequence number and `sequence`: any number
-    /// skipped whose packet never came was a frame missing at playout (a loss burst), repaired
-    /// or not.
+    /// Books the frames up to `sequence` (see `ReceptionLedger.account`).
     private func account(sequence: Int64) {
-        guard sequence > lastAccountedSequence else { return }
-        if isOutOfRange, sequence > lastAccountedSequence + 1 {
-            // The sender's frames stopped because the listener was out of its range, not in the network.
-            isOutOfRange = false
-            lastAccountedSequence = sequence - 1
-        }
-        let gap = Int(sequence - lastAccountedSequence - 1)
-        // Packets of the gap that did come, after their frames were played, were received late,
-        // not lost (see `ReceiveLossAccounting`). A sender that stalled sends them all at once, so they come
-        // before any later packet shows the gap; those coming after are counted as they arrive.
-        var arrivedLate = 0
-        for skipped in (sequence - Int64(min(gap, Self.sequenceRingSize - 1)))..<sequence where hasReceived(skipped) {
-            arrivedLate += 1
-        }
-        let missing = loss.book(gap: gap, arrivedLate: arrivedLate, protectionFrames: protectionFrames)
-        if missing > 0 { counters.packetsLost += max(0, missing - recoveredSinceAccounted) }
-        recoveredSinceAccounted = 0
-        lastAccountedSequence = sequence
+        counters.packetsLost += ledger.account(sequence: sequence, protectionFrames: protectionFrames)
     }
 
     private func recordBufferingDelay(_ nanoseconds: MediaTime) {

@@ -1,6 +1,7 @@
 import NIOCore
 import VoiceCore
 import VoiceRelayShared
+import VoiceWire
 
 /// One participant of one match, as the relay sees it.
 ///
@@ -10,7 +11,7 @@ import VoiceRelayShared
 final class RelayMember {
     let match: RelayMatch
     let participant: String
-    let mediaID: UInt32
+    let mediaID: MediaID
     /// Where the member's UDP datagrams come from and go to, if it joined over UDP.
     var udpAddress: SocketAddress? {
         didSet { udpDestination = udpAddress.flatMap(RelayDatagramDestination.init) }
@@ -23,9 +24,9 @@ final class RelayMember {
     var lastHeardTCP: UInt64 = 0
     var lastVoice: UInt64 = 0
     /// Started voice channels; channel 0 (the match itself) is implicit.
-    var channels: [UInt16]
+    var channels: [ChannelNumber]
     /// Media IDs whose voice this member does not want.
-    var muted: [UInt32]
+    var muted: [MediaID]
     var serverMuted = false
     var packetBucket: TokenBucket
     var byteBucket: TokenBucket
@@ -44,7 +45,7 @@ final class RelayMember {
     /// does not, so that proximity costs the relay nothing where it is not used.
     private(set) var hearsPositionally = false
 
-    init(match: RelayMatch, participant: String, mediaID: UInt32, limits: RelayLimits, now: UInt64) {
+    init(match: RelayMatch, participant: String, mediaID: MediaID, limits: RelayLimits, now: UInt64) {
         self.match = match
         self.participant = participant
         self.mediaID = mediaID
@@ -57,7 +58,7 @@ final class RelayMember {
     }
 
     @inline(__always)
-    func listens(to channel: UInt16) -> Bool {
+    func listens(to channel: ChannelNumber) -> Bool {
         channel == 0 || channels.contains(channel)
     }
 
@@ -66,7 +67,7 @@ final class RelayMember {
     /// Whether this member hears `speaker`'s voice on `channel`: always, unless it hears the
     /// channel positionally and the speaker is out of its range. No allocation: the forwarding path asks.
     @inline(__always)
-    func hears(_ speaker: UInt32, on channel: UInt16) -> Bool {
+    func hears(_ speaker: MediaID, on channel: ChannelNumber) -> Bool {
         for hearing in hearings where hearing.channel == channel {
             return hearing.audible.contains(speaker)
         }
@@ -81,13 +82,13 @@ final class RelayMember {
     }
 
     /// Whether this member hears `speaker` on any positional channel.
-    func hears(_ speaker: UInt32) -> Bool {
+    func hears(_ speaker: MediaID) -> Bool {
         hearings.contains { $0.audible.contains(speaker) }
     }
 
     /// Brings whether this member hears `speaker` up to date, at `distanceSquared` from it (nil:
     /// one of the two has no position).
-    func updateHearing(of speaker: UInt32, distanceSquared: Float?) {
+    func updateHearing(of speaker: MediaID, distanceSquared: Float?) {
         for index in hearings.indices {
             let was = hearings[index].audible.contains(speaker)
             let now =
@@ -103,10 +104,10 @@ final class RelayMember {
 
 /// One channel a member hears positionally: its range, and the players within it now.
 struct RelayHearing {
-    let channel: UInt16
+    let channel: ChannelNumber
     let range: HearingRange
     /// Media IDs of the players within range (with the margin for those already in it).
-    var audible: Set<UInt32>
+    var audible: Set<MediaID>
 }
 
 /// The members of one match. Same thread contract as `RelayMember`.
@@ -115,14 +116,14 @@ final class RelayMatch {
     var members: [RelayMember] = []
     /// The names its members gave their channels, for logs and the admin; the first name for a
     /// number stands, and at most `maximumChannelNames` are kept.
-    var channelNames: [UInt16: String] = [:]
+    var channelNames: [ChannelNumber: String] = [:]
     static let maximumChannelNames = 64
 
     /// `channel` as a person knows it: its name, or its number when nobody named it.
-    func name(of channel: UInt16) -> String { channelNames[channel] ?? "#\(channel)" }
+    func name(of channel: ChannelNumber) -> String { channelNames[channel] ?? "#\(channel)" }
 
     init(id: String) { self.id = id }
 
     func member(participant: String) -> RelayMember? { members.first { $0.participant == participant } }
-    func member(mediaID: UInt32) -> RelayMember? { members.first { $0.mediaID == mediaID } }
+    func member(mediaID: MediaID) -> RelayMember? { members.first { $0.mediaID == mediaID } }
 }

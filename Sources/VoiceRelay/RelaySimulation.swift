@@ -29,7 +29,9 @@ public final class RelaySimulation {
     /// Joins `participant` to `match` over UDP with a token signed by the relay's secret, and
     /// returns the relay's answer (`.joined` or `.refused`).
     @discardableResult
-    public func join(_ participant: String, match: String, channels: [UInt16], now: UInt64) throws -> RelayMessage? {
+    public func join(_ participant: String, match: String, channels: [ChannelNumber], now: UInt64) throws
+        -> RelayMessage?
+    {
         let port = Self.firstPort + addresses.count
         precondition(port <= Int(UInt16.max), "a simulation has room for 55 535 members")
         // An address of its own each, as players have: the relay limits joins per address.
@@ -61,13 +63,13 @@ public final class RelaySimulation {
     /// join); returns how many copies it forwards.
     @discardableResult
     public func sendVoice(
-        from participant: String, channel: UInt16, now: UInt64, recipient: ((Int) -> Void)? = nil
+        from participant: String, channel: ChannelNumber, now: UInt64, recipient: ((Int) -> Void)? = nil
     ) -> Int {
         guard let address = addresses[participant] else { return 0 }
         counter &+= 1
         var bytes = [UInt8](repeating: 0xAB, count: SealedEnvelopeHeader.envelopeBytes(plaintextBytes: 80))
         let header = SealedEnvelopeHeader(
-            content: .voice, channel: channel, sender: MediaID(participant: participant).rawValue,
+            content: .voice, channel: channel, sender: ParticipantID(participant).mediaID,
             destination: SealedEnvelopeHeader.everyone, epoch: 0, counter: counter)
         bytes.withUnsafeMutableBytes { try? header.write(into: $0) }
         state.received(ByteBuffer(bytes: bytes), from: .udp(address), now: now)

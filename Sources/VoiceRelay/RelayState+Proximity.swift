@@ -6,7 +6,7 @@ import VoiceWire
 extension RelayState {
     /// A position a member reported. It may place only itself, no more often than its limit,
     /// and not once the game server has placed it.
-    func reportedPosition(_ position: VoicePosition, of mediaID: UInt32, by member: RelayMember, now: UInt64) {
+    func reportedPosition(_ position: VoicePosition, of mediaID: MediaID, by member: RelayMember, now: UInt64) {
         guard mediaID == member.mediaID else {
             logger.debug(
                 "refused a position for another player",
@@ -66,7 +66,7 @@ extension RelayState {
     }
 
     /// The member hears `channel` within `range` from now on (0: the whole channel again).
-    func setHearingRange(_ range: Float, on channel: UInt16, of member: RelayMember, source: RelaySource) {
+    func setHearingRange(_ range: Float, on channel: ChannelNumber, of member: RelayMember, source: RelaySource) {
         let previous = member.hearings.firstIndex { $0.channel == channel }
         guard range > 0 else {
             if let previous { member.hearings.remove(at: previous) }

@@ -158,7 +158,7 @@ final class RelayState {
     /// Whether `recipient` wants `sender`'s voice on `channel`: it has not muted the sender, and
     /// on a channel it hears positionally, the sender is in its range.
     @inline(__always)
-    private func wants(_ recipient: RelayMember, voiceFrom sender: RelayMember, on channel: UInt16) -> Bool {
+    private func wants(_ recipient: RelayMember, voiceFrom sender: RelayMember, on channel: ChannelNumber) -> Bool {
         if recipient.muted.contains(sender.mediaID) { return false }
         guard !recipient.hearsPositionally || recipient.hears(sender.mediaID, on: channel) else {
             counters.packetsOutOfRange &+= 1
@@ -332,7 +332,7 @@ final class RelayState {
         case .admitted(let admitted): token = admitted
         case .refused(let reason): return refuse(reason, to: source, participant: join.participant)
         }
-        let mediaID = MediaID(participant: join.participant).rawValue
+        let mediaID = ParticipantID(join.participant).mediaID
         // A source that joined as someone else gives that membership up first.
         if let previous = self.member(for: source),
             previous.participant != join.participant || previous.match.id != token.match
@@ -626,7 +626,7 @@ final class RelayState {
     }
 
     /// Makes `channel` the member's only started voice channel (0: none), and tells its client.
-    func move(_ member: RelayMember, toChannel channel: UInt16) {
+    func move(_ member: RelayMember, toChannel channel: ChannelNumber) {
         logger.info(
             "moved by the game server",
             metadata: [

@@ -86,15 +86,15 @@ public final class RelayClient: Sendable {
         return true
     }
 
-    public func startChannel(_ channel: UInt16) { control { $0.startChannel(channel) } }
-    public func stopChannel(_ channel: UInt16) { control { $0.stopChannel(channel) } }
-    public func mute(_ mediaID: UInt32) { control { $0.mute(mediaID) } }
-    public func unmute(_ mediaID: UInt32) { control { $0.unmute(mediaID) } }
+    public func startChannel(_ channel: ChannelNumber) { control { $0.startChannel(channel) } }
+    public func stopChannel(_ channel: ChannelNumber) { control { $0.stopChannel(channel) } }
+    public func mute(_ mediaID: MediaID) { control { $0.mute(mediaID) } }
+    public func unmute(_ mediaID: MediaID) { control { $0.unmute(mediaID) } }
     /// Hears `channel` positionally within `range` (0: the whole channel again), now and after every join.
     /// Gives the relay `channel`'s name, for its logs and admin.
-    public func nameChannel(_ channel: UInt16, _ name: String) { control { $0.nameChannel(channel, name) } }
+    public func nameChannel(_ channel: ChannelNumber, _ name: String) { control { $0.nameChannel(channel, name) } }
 
-    public func setHearingRange(_ range: Float, on channel: UInt16) {
+    public func setHearingRange(_ range: Float, on channel: ChannelNumber) {
         control { $0.setHearingRange(range, on: channel) }
     }
     /// Tells the relay where the player stands (finite coordinates), now and again every

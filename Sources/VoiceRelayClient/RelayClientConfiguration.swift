@@ -20,13 +20,13 @@ public struct RelayClientConfiguration: Sendable {
     public var token: String
     public var participant: String
     /// Voice channels started at join (channel 0 is implicit).
-    public var channels: [UInt16]
+    public var channels: [ChannelNumber]
     /// Media IDs muted at join.
-    public var muted: [UInt32]
+    public var muted: [MediaID]
     /// Channels heard positionally, and the range on each, told to the relay after every join.
-    public var hearingRanges: [UInt16: Float] = [:]
+    public var hearingRanges: [ChannelNumber: Float] = [:]
     /// The names of the channels (they travel as numbers), for the relay's logs and admin.
-    public var channelNames: [UInt16: String] = [:]
+    public var channelNames: [ChannelNumber: String] = [:]
     /// How often the player's position is told again while it stands still: a datagram with it
     /// may have been lost, and a relay that restarted knows no position.
     public var positionRepeatInterval: Duration = .seconds(1)
@@ -39,7 +39,7 @@ public struct RelayClientConfiguration: Sendable {
 
     public init(
         host: String, port: Int, transport: RelayTransport, token: String, participant: String,
-        channels: [UInt16] = [], muted: [UInt32] = []
+        channels: [ChannelNumber] = [], muted: [MediaID] = []
     ) {
         self.host = host
         self.port = port
@@ -56,7 +56,7 @@ public enum RelayClientState: Sendable, Hashable, CustomStringConvertible {
     /// Trying to reach the relay and join (first time).
     case joining
     /// A member; envelopes must name `mediaID` as sender.
-    case joined(mediaID: UInt32)
+    case joined(mediaID: MediaID)
     /// The relay went silent or away; the client keeps trying to join again.
     case lost
     /// The relay refused the token; the client stops until `updateToken` gives it a new one.
@@ -73,7 +73,7 @@ public enum RelayClientState: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .joining: "joining"
-        case .joined(let id): "joined as \(String(id, radix: 16))"
+        case .joined(let id): "joined as \(id)"
         case .lost: "relay lost, rejoining"
         case .refused(let reason): "refused: \(reason)"
         case .kicked(let reason): "kicked: \(reason)"

@@ -22,7 +22,7 @@ final class RelayClientCore {
     private var lastSent: UInt64 = 0
     private var lastJoinAttempt: UInt64 = 0
     /// The channel names the last join carried.
-    private var namesInJoin: [UInt16: String] = [:]
+    private var namesInJoin: [ChannelNumber: String] = [:]
     private var nonce: UInt64 = 0
     private var isClosed = false
     /// What the relay last said of the game server's mute; it says it again at every join.
@@ -228,28 +228,28 @@ final class RelayClientCore {
         }
     }
 
-    func startChannel(_ channel: UInt16) {
+    func startChannel(_ channel: ChannelNumber) {
         if !configuration.channels.contains(channel) { configuration.channels.append(channel) }
         send(.startChannel(channel), now: NIODeadline.now().uptimeNanoseconds)
     }
 
-    func stopChannel(_ channel: UInt16) {
+    func stopChannel(_ channel: ChannelNumber) {
         configuration.channels.removeAll { $0 == channel }
         send(.stopChannel(channel), now: NIODeadline.now().uptimeNanoseconds)
     }
 
-    func mute(_ id: UInt32) {
+    func mute(_ id: MediaID) {
         if !configuration.muted.contains(id) { configuration.muted.append(id) }
         send(.mute(id), now: NIODeadline.now().uptimeNanoseconds)
     }
 
-    func unmute(_ id: UInt32) {
+    func unmute(_ id: MediaID) {
         configuration.muted.removeAll { $0 == id }
         send(.unmute(id), now: NIODeadline.now().uptimeNanoseconds)
     }
 
     /// Names `channel` for the relay: sent now if joined, and with every join after.
-    func nameChannel(_ channel: UInt16, _ name: String) {
+    func nameChannel(_ channel: ChannelNumber, _ name: String) {
         guard configuration.channelNames[channel] != name,
             RelayMessage.isValidText(name, maximum: RelayMessage.maximumChannelNameBytes)
         else { return }
@@ -258,7 +258,7 @@ final class RelayClientCore {
         send(.channelName(channel, name), now: NIODeadline.now().uptimeNanoseconds)
     }
 
-    func setHearingRange(_ range: Float, on channel: UInt16) {
+    func setHearingRange(_ range: Float, on channel: ChannelNumber) {
         configuration.hearingRanges[channel] = range > 0 ? range : nil
         guard state.isJoined else { return }
         send(.hearingRange(channel: channel, range: range), now: NIODeadline.now().uptimeNanoseconds)

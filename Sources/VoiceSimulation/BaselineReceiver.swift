@@ -8,8 +8,8 @@ import VoiceWire
 /// No in-band FEC, no redundancy, no adaptation of its own: what a straightforward VoIP client
 /// built from the same two libraries does.
 public final class BaselineReceiver: SimulatedListener {
-    public let sender: UInt32
-    public let channel: UInt16
+    public let sender: MediaID
+    public let channel: ChannelNumber
     private let frameSamples: Int
     private var buffer: SpeexJitterBuffer
     private var decoder: OpusDecoder
@@ -30,7 +30,7 @@ public final class BaselineReceiver: SimulatedListener {
     private var delaySamples = 0
     private var delaySum = 0.0
 
-    public init(sender: UInt32, channel: UInt16, frameDuration: FrameDuration) throws(CodecError) {
+    public init(sender: MediaID, channel: ChannelNumber, frameDuration: FrameDuration) throws(CodecError) {
         self.sender = sender
         self.channel = channel
         frameSamples = frameDuration.engineFrames
@@ -98,7 +98,7 @@ public final class BaselineReceiver: SimulatedListener {
     /// The plain reference reports on its interval only.
     public var hasUnrepairableLoss: Bool { false }
 
-    public func makeReport(reporter: UInt32) -> ReceiverReport {
+    public func makeReport(reporter: MediaID) -> ReceiverReport {
         let fraction = playedSinceReport > 0 ? Float(lostSinceReport) / Float(playedSinceReport) : 0
         lostSinceReport = 0
         playedSinceReport = 0

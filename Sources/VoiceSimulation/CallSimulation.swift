@@ -93,9 +93,9 @@ public enum CallSimulation {
         }
     }
 
-    static let senderID: UInt32 = 1
-    static let listenerID: UInt32 = 2
-    static let channel: UInt16 = 0
+    static let senderID: MediaID = 1
+    static let listenerID: MediaID = 2
+    static let channel: ChannelNumber = 0
 
     /// Runs the call over `input` (48 kHz mono samples).
     public static func run(input: [Float], configuration: Configuration) throws -> Result {

@@ -7,7 +7,7 @@ import VoiceWire
 public protocol SimulatedListener: AnyObject {
     func insert(_ packet: VoicePacketView, bytes: UnsafeRawBufferPointer, arrival: MediaTime)
     func pullFrame(into output: UnsafeMutableBufferPointer<Float>, at now: MediaTime)
-    func makeReport(reporter: UInt32) -> ReceiverReport
+    func makeReport(reporter: MediaID) -> ReceiverReport
     /// Whether loss the sender's protection cannot repair asks for an early report.
     var hasUnrepairableLoss: Bool { get }
     var statistics: ReceiveStatistics { get }

@@ -16,6 +16,12 @@ extension UnsafeRawBufferPointer {
     }
 
     @inline(__always)
+    func mediaID(at offset: Int) -> MediaID { MediaID(rawValue: bigEndianUInt32(at: offset)) }
+
+    @inline(__always)
+    func channelNumber(at offset: Int) -> ChannelNumber { ChannelNumber(rawValue: bigEndianUInt16(at: offset)) }
+
+    @inline(__always)
     func bigEndianUInt64(at offset: Int) -> UInt64 {
         UInt64(bigEndianUInt32(at: offset)) << 32 | UInt64(bigEndianUInt32(at: offset + 4))
     }
@@ -37,6 +43,12 @@ extension UnsafeMutableRawBufferPointer {
         self[offset + 2] = UInt8(truncatingIfNeeded: value >> 8)
         self[offset + 3] = UInt8(truncatingIfNeeded: value)
     }
+
+    @inline(__always)
+    func storeBigEndian(_ value: MediaID, at offset: Int) { storeBigEndian(value.rawValue, at: offset) }
+
+    @inline(__always)
+    func storeBigEndian(_ value: ChannelNumber, at offset: Int) { storeBigEndian(value.rawValue, at: offset) }
 
     @inline(__always)
     func storeBigEndian(_ value: UInt64, at offset: Int) {

@@ -23,10 +23,10 @@
 /// values write as 0.
 public struct ReceiverReport: Sendable, Hashable {
     /// Who listened.
-    public var reporter: UInt32
+    public var reporter: MediaID
     /// Whose stream this is about.
-    public var source: UInt32
-    public var channel: UInt16
+    public var source: MediaID
+    public var channel: ChannelNumber
     public var highestSequence: UInt16
     /// 0…1 over the last report interval.
     public var fractionLost: Float
@@ -40,7 +40,7 @@ public struct ReceiverReport: Sendable, Hashable {
     public static let encodedBytes = 26
 
     public init(
-        reporter: UInt32, source: UInt32, channel: UInt16, highestSequence: UInt16, fractionLost: Float,
+        reporter: MediaID, source: MediaID, channel: ChannelNumber, highestSequence: UInt16, fractionLost: Float,
         meanBurstLength: Float, cumulativeLost: UInt32, jitterSamples: UInt32, bufferDelayMilliseconds: UInt16
     ) {
         self.reporter = reporter
@@ -61,8 +61,8 @@ public struct ReceiverReport: Sendable, Hashable {
             throw .reportWrongSize(bytes: bytes.count, expected: Self.encodedBytes)
         }
         self.init(
-            reporter: bytes.bigEndianUInt32(at: 4), source: bytes.bigEndianUInt32(at: 8),
-            channel: bytes.bigEndianUInt16(at: 2), highestSequence: bytes.bigEndianUInt16(at: 12),
+            reporter: bytes.mediaID(at: 4), source: bytes.mediaID(at: 8),
+            channel: bytes.channelNumber(at: 2), highestSequence: bytes.bigEndianUInt16(at: 12),
             fractionLost: Float(bytes[1]) / 256, meanBurstLength: Float(bytes.bigEndianUInt16(at: 14)) / 256,
             cumulativeLost: bytes.bigEndianUInt32(at: 16), jitterSamples: bytes.bigEndianUInt32(at: 20),
             bufferDelayMilliseconds: bytes.bigEndianUInt16(at: 24))

@@ -47,22 +47,22 @@ public struct SealedEnvelopeHeader: Sendable, Hashable {
     /// Bytes of the authentication tag after the ciphertext.
     public static let tagBytes = 16
     /// The destination that means "every listening member of the channel".
-    public static let everyone: UInt32 = 0
+    public static let everyone = MediaID.everyone
 
     public var content: SealedContent
     /// The voice channel this belongs to; 0 for what belongs to the call or match as a whole.
-    public var channel: UInt16
-    /// The sender's media ID (`MediaID.rawValue`).
-    public var sender: UInt32
+    public var channel: ChannelNumber
+    /// The sender's media ID.
+    public var sender: MediaID
     /// One participant's media ID, or `everyone`.
-    public var destination: UInt32
+    public var destination: MediaID
     /// Which of the sender's keys sealed it.
     public var epoch: UInt8
     /// The sender's message counter under that key: the explicit part of the nonce.
     public var counter: UInt64
 
     public init(
-        content: SealedContent, channel: UInt16, sender: UInt32, destination: UInt32, epoch: UInt8,
+        content: SealedContent, channel: ChannelNumber, sender: MediaID, destination: MediaID, epoch: UInt8,
         counter: UInt64
     ) {
         self.content = content
@@ -80,8 +80,8 @@ public struct SealedEnvelopeHeader: Sendable, Hashable {
         guard bytes.count >= needed else { throw .envelopeTooShort(bytes: bytes.count, needed: needed) }
         guard let content = SealedContent(rawValue: bytes[1]) else { throw .unknownSealedContent(bytes[1]) }
         self.init(
-            content: content, channel: bytes.bigEndianUInt16(at: 2), sender: bytes.bigEndianUInt32(at: 4),
-            destination: bytes.bigEndianUInt32(at: 8), epoch: bytes[12],
+            content: content, channel: bytes.channelNumber(at: 2), sender: bytes.mediaID(at: 4),
+            destination: bytes.mediaID(at: 8), epoch: bytes[12],
             counter: UInt64(bytes.bigEndianUInt32(at: 13)) << 32 | UInt64(bytes.bigEndianUInt32(at: 17)))
     }
 

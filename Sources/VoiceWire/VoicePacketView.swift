@@ -33,8 +33,8 @@
 /// sealed envelope (`SealedEnvelopeHeader`, `EnvelopeSealer`).
 public struct VoicePacketView: Sendable, Hashable {
     public var flags: VoicePacketFlags
-    public var channel: UInt16
-    public var sender: UInt32
+    public var channel: ChannelNumber
+    public var sender: MediaID
     public var sequence: UInt16
     public var timestamp: UInt32
     /// The primary Opus frame's byte range.
@@ -47,7 +47,7 @@ public struct VoicePacketView: Sendable, Hashable {
     public var redundant1: RedundantFrame
 
     public init(
-        flags: VoicePacketFlags, channel: UInt16, sender: UInt32, sequence: UInt16, timestamp: UInt32,
+        flags: VoicePacketFlags, channel: ChannelNumber, sender: MediaID, sequence: UInt16, timestamp: UInt32,
         primary: Range<Int>, redundantCount: Int = 0, redundant0: RedundantFrame = .none,
         redundant1: RedundantFrame = .none
     ) {
@@ -120,7 +120,7 @@ public struct VoicePacketView: Sendable, Hashable {
         guard cursor < size else { throw .emptyPrimary }
 
         self.init(
-            flags: flags, channel: bytes.bigEndianUInt16(at: 2), sender: bytes.bigEndianUInt32(at: 4),
+            flags: flags, channel: bytes.channelNumber(at: 2), sender: bytes.mediaID(at: 4),
             sequence: bytes.bigEndianUInt16(at: 8), timestamp: bytes.bigEndianUInt32(at: 10),
             primary: cursor..<size, redundantCount: count, redundant0: frames.0, redundant1: frames.1)
     }

@@ -22,7 +22,7 @@ public enum VoicePacketWriter {
     /// 48 kHz samples before `timestamp`. The `.redundancy` flag is set from them, whatever `flags`
     /// says. Other flag bits are written as given.
     public static func write(
-        flags: VoicePacketFlags, channel: UInt16, sender: UInt32, sequence: UInt16, timestamp: UInt32,
+        flags: VoicePacketFlags, channel: ChannelNumber, sender: MediaID, sequence: UInt16, timestamp: UInt32,
         primary: UnsafeRawBufferPointer,
         redundant0: (offset: UInt16, payload: UnsafeRawBufferPointer)? = nil,
         redundant1: (offset: UInt16, payload: UnsafeRawBufferPointer)? = nil,

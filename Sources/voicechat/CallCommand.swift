@@ -59,7 +59,7 @@ struct CallCommand: AsyncParsableCommand {
         InterruptSignal.install()
         let deadline = call.deadline(from: MediaTime.monotonicNow())
         let target = try CallAddress(parsing: address)
-        let local = try await CallEngine.open(options: call, participant: name, udpPort: 0)
+        let local = try await CallEngine.open(options: call, participant: ParticipantID(name), udpPort: 0)
         try await Self.place(
             from: local, to: target, name: name, connectTimeout: connectTimeout, call: call, observation: observation,
             until: deadline)
@@ -74,7 +74,7 @@ struct CallCommand: AsyncParsableCommand {
         let link: TCPSignallingLink
         do {
             link = try await TCPSignallingLink.connect(
-                host: target.host, port: target.port, participant: name,
+                host: target.host, port: target.port, participant: ParticipantID(name),
                 timeout: .milliseconds(Int(connectTimeout * 1000)))
         } catch {
             await local.shutDown()
@@ -117,7 +117,8 @@ enum CallSession {
             printStatus(summary.report, level: .notice)
             if let path = observation.summaryJSON {
                 SessionSummaryFile(
-                    kind: "call", participant: runner.service.engine.participant, calling: summary.remote,
+                    kind: "call", participant: runner.service.engine.participant.rawValue,
+                    calling: summary.remote.rawValue,
                     seconds: summary.callSeconds,
                     ending: summary.ending.description, participants: summary.statistics.map { [$0] } ?? []
                 ).write(to: path)

@@ -1,4 +1,5 @@
 import Foundation
+import VoiceCore
 import VoiceEngine
 import VoiceTransport
 

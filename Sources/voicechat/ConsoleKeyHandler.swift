@@ -1,5 +1,6 @@
 import Synchronization
 import VoiceControl
+import VoiceCore
 import VoiceMedia
 
 /// What a key pressed on the interactive console does to the session. Keys act on the session's
@@ -89,13 +90,13 @@ final class ConsoleKeyHandler: Sendable {
     private func changeVolume(by step: Float) throws(ControlError) -> Outcome {
         let snapshot = control.snapshot()
         if let name = volumePlayer.withLock({ $0 }) {
-            guard let player = snapshot.participants.first(where: { $0.participant == name }) else {
+            guard let player = snapshot.participants.first(where: { $0.participant.rawValue == name }) else {
                 volumePlayer.withLock { $0 = nil }
                 return .status("\(name) has gone; +/- change the volume of the call or channel again")
             }
             let allowed = VoiceMixer.playerVolumes
             let volume = min(max(((player.volume + step) * 10).rounded() / 10, allowed.lowerBound), allowed.upperBound)
-            try control.setPlayerVolume(volume, player: name)
+            try control.setPlayerVolume(volume, player: ParticipantID(name))
             return .status("\(name) volume \(ConsoleRenderer.percent(volume))")
         }
         let target = snapshot.channels.first(where: \.active) ?? snapshot.channels.first
@@ -109,7 +110,7 @@ final class ConsoleKeyHandler: Sendable {
     /// Moves what +/- change on: the call or channel, then each player in the order listed, then
     /// back.
     private func nextVolumeTarget() -> Outcome {
-        let players = control.snapshot().participants.map(\.participant)
+        let players = control.snapshot().participants.map(\.participant.rawValue)
         let next = volumePlayer.withLock { selected in
             let position = selected.flatMap { players.firstIndex(of: $0) }
             let index = position.map { $0 + 1 } ?? 0

@@ -49,7 +49,7 @@ enum ConsoleRenderer {
             lines.append("  channels:" + channels.map { " [\($0)]" }.joined())
         }
         if snapshot.participants.isEmpty { lines.append("  (nobody else yet)") }
-        let nameWidth = min(16, snapshot.participants.map(\.participant.count).max() ?? 0)
+        let nameWidth = min(16, snapshot.participants.map(\.participant.rawValue.count).max() ?? 0)
         for (index, participant) in snapshot.participants.enumerated() {
             let whole = line(for: participant, number: index + 1, nameWidth: nameWidth)
             if whole.count <= width {
@@ -72,7 +72,7 @@ enum ConsoleRenderer {
     /// Who the participant is and how it sounds: number, name, meter, speaking, path, volume.
     static func head(of participant: ParticipantSnapshot, number: Int, nameWidth: Int) -> String {
         let numberLabel = number <= 9 ? "\(number)" : " "
-        let name = pad(String(participant.participant.prefix(nameWidth)), to: nameWidth)
+        let name = pad(String(participant.participant.rawValue.prefix(nameWidth)), to: nameWidth)
         let speaking = participant.muted ? "MUTED   " : participant.speaking ? "speaking" : "        "
         var line = "\(numberLabel) \(name) \(meter(participant.levelDB, width: 12)) \(decibels(participant.levelDB))"
         line += " \(speaking) \(participant.path ?? "no path")"

@@ -161,7 +161,7 @@ struct DemoCommand: AsyncParsableCommand {
             let heard = listener.heardFile
             printStatus(
                 "\(listener.name) heard \(speaker.name): "
-                    + (statistics[index].first { $0.participant == speaker.name }.map(MatchSummary.describe)
+                    + (statistics[index].first { $0.participant.rawValue == speaker.name }.map(MatchSummary.describe)
                         ?? "no statistics")
                     + "; " + DemoScore.describe(said: speaker.says, heard: heard), level: .notice)
         }

@@ -60,7 +60,7 @@ final class DemoPlayer {
         }
         let options = path.choice.relayOptions(host: "127.0.0.1", port: port, token: token, primary: false)
         let local = try await CallEngine.open(
-            participant: name,
+            participant: ParticipantID(name),
             configuration: EngineConfiguration(
                 complexity: tuning.complexity,
                 maximumDelayMilliseconds: tuning.maximumDelayMilliseconds,
@@ -70,7 +70,8 @@ final class DemoPlayer {
             udpPort: 0)
         let client: RelayMatchClient
         do {
-            client = try await RelayMatchClient.connect(host: "127.0.0.1", port: port, token: token, participant: name)
+            client = try await RelayMatchClient.connect(
+                host: "127.0.0.1", port: port, token: token, participant: ParticipantID(name))
         } catch {
             await local.shutDown()
             throw CommandFailure("\(name) cannot join the demo match: \(error)")

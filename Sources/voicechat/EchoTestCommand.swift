@@ -67,7 +67,8 @@ struct EchoTestCommand: AsyncParsableCommand {
         let (device, speaker) = try call.openAudio()
         let input = EnvelopeInput(device, envelope: LevelEnvelope(seconds: Self.measuredSeconds))
         let output = EnvelopeOutput(speaker, envelope: LevelEnvelope(seconds: Self.measuredSeconds))
-        let local = try await CallEngine.open(options: call, participant: name, udpPort: 0, audio: (input, output))
+        let local = try await CallEngine.open(
+            options: call, participant: ParticipantID(name), udpPort: 0, audio: (input, output))
         try await CallCommand.place(
             from: local, to: target, name: name, connectTimeout: connectTimeout, call: call, observation: observation,
             until: deadline)

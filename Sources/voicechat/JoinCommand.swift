@@ -96,7 +96,7 @@ struct JoinCommand: AsyncParsableCommand {
         try checkToken()
         let options = call.path.relayOptions(
             host: address.host, port: address.port, token: token, primary: relayPrimary)
-        let local = try await CallEngine.open(options: call, participant: name, udpPort: 0)
+        let local = try await CallEngine.open(options: call, participant: ParticipantID(name), udpPort: 0)
         let result = await MatchSession.run(
             local: local, relay: address, options: options, match: match, channels: channels,
             active: active ?? channels[0], call: call, observation: observation, until: deadline)

@@ -87,10 +87,12 @@ struct ListenCommand: AsyncParsableCommand {
         InterruptSignal.install()
         let deadline = call.deadline(from: MediaTime.monotonicNow())
         let local = try await CallEngine.open(
-            options: options(forCall: 1), participant: name, host: host, udpPort: port, audio: echoLoop())
+            options: options(forCall: 1), participant: ParticipantID(name), host: host, udpPort: port, audio: echoLoop()
+        )
         let listener: TCPSignallingListener
         do {
-            listener = try await TCPSignallingListener.bind(host: host, port: port, participant: name) { line in
+            listener = try await TCPSignallingListener.bind(host: host, port: port, participant: ParticipantID(name)) {
+                line in
                 printStatus(line, level: .warning)
             }
         } catch {
@@ -131,7 +133,8 @@ struct ListenCommand: AsyncParsableCommand {
             } else {
                 do {
                     callEngine = try await CallEngine.open(
-                        options: options(forCall: answered), participant: name, host: host, udpPort: port,
+                        options: options(forCall: answered), participant: ParticipantID(name), host: host,
+                        udpPort: port,
                         audio: echoLoop())
                 } catch {
                     await link.close()

@@ -61,7 +61,7 @@ enum MatchSession {
                 level: .notice)
             if let path = observation.summaryJSON {
                 SessionSummaryFile(
-                    kind: "match", participant: local.engine.participant, match: matchID, seconds: seconds,
+                    kind: "match", participant: local.engine.participant.rawValue, match: matchID, seconds: seconds,
                     ending: "\(ending)",
                     participants: statistics.sorted { $0.participant < $1.participant }
                 ).write(to: path)

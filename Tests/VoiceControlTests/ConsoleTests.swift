@@ -129,8 +129,8 @@ import VoiceCore
             func setPushToTalk(_ enabled: Bool) throws(ControlError) {}
             func setTalking(_ down: Bool) throws(ControlError) {}
             func setVolume(_ volume: Float, channel: String?) throws(ControlError) {}
-            func setPlayer(_ player: String, muted: Bool, channel: String?) throws(ControlError) {}
-            func setPlayerVolume(_ volume: Float, player: String) throws(ControlError) {}
+            func setPlayer(_ player: ParticipantID, muted: Bool, channel: String?) throws(ControlError) {}
+            func setPlayerVolume(_ volume: Float, player: ParticipantID) throws(ControlError) {}
             func startChannel(_ name: String) throws(ControlError) {}
             func stopChannel(_ name: String) throws(ControlError) {}
             func activateChannel(_ name: String) throws(ControlError) {}
@@ -138,7 +138,9 @@ import VoiceCore
             func setSpeechProcessing(denoise: Bool?, automaticGainControl: Bool?, voiceActivityThresholdDBFS: Float?)
                 throws(ControlError)
             {}
-            func setPosition(_ position: VoicePosition, right: VoicePosition?, player: String?) throws(ControlError) {}
+            func setPosition(_ position: VoicePosition, right: VoicePosition?, player: ParticipantID?)
+                throws(ControlError)
+            {}
             func setProximity(_ settings: ProximitySettings?, channel: String) throws(ControlError) {}
         }
         #expect(

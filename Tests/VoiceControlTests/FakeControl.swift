@@ -7,11 +7,11 @@ import VoiceCore
 final class FakeControl: VoiceSessionControl {
     enum Call: Hashable {
         case microphoneMuted(Bool), pushToTalk(Bool), talking(Bool), volume(Float, String?)
-        case player(String, muted: Bool, channel: String?), start(String), stop(String), activate(String)
+        case player(ParticipantID, muted: Bool, channel: String?), start(String), stop(String), activate(String)
         case maximumDelay(Double)
-        case playerVolume(String, Float)
+        case playerVolume(ParticipantID, Float)
         case speechProcessing(denoise: Bool?, agc: Bool?, threshold: Float?)
-        case position(VoicePosition, right: VoicePosition?, player: String?)
+        case position(VoicePosition, right: VoicePosition?, player: ParticipantID?)
         case proximity(ProximitySettings?, channel: String)
     }
 
@@ -53,7 +53,7 @@ final class FakeControl: VoiceSessionControl {
         }
     }
 
-    func setPlayer(_ player: String, muted: Bool, channel: String?) throws(ControlError) {
+    func setPlayer(_ player: ParticipantID, muted: Bool, channel: String?) throws(ControlError) {
         try record(.player(player, muted: muted, channel: channel)) { snapshot throws(ControlError) in
             guard let index = snapshot.participants.firstIndex(where: { $0.participant == player }) else {
                 throw .unknownPlayer(player, available: snapshot.participants.map(\.participant))
@@ -62,7 +62,7 @@ final class FakeControl: VoiceSessionControl {
         }
     }
 
-    func setPlayerVolume(_ volume: Float, player: String) throws(ControlError) {
+    func setPlayerVolume(_ volume: Float, player: ParticipantID) throws(ControlError) {
         try record(.playerVolume(player, volume)) { snapshot throws(ControlError) in
             guard let index = snapshot.participants.firstIndex(where: { $0.participant == player }) else {
                 throw .unknownPlayer(player, available: snapshot.participants.map(\.participant))
@@ -71,7 +71,7 @@ final class FakeControl: VoiceSessionControl {
         }
     }
 
-    func setPosition(_ position: VoicePosition, right: VoicePosition?, player: String?) throws(ControlError) {
+    func setPosition(_ position: VoicePosition, right: VoicePosition?, player: ParticipantID?) throws(ControlError) {
         try record(.position(position, right: right, player: player)) { _ in }
     }
 

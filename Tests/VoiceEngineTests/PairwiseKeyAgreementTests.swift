@@ -1,4 +1,5 @@
 import Testing
+import VoiceCore
 import VoiceSimulation
 import VoiceTestSupport
 import VoiceWire

@@ -31,7 +31,7 @@ import VoiceWire
             let engine = try VoiceEngine(participant: name, network: network, clock: clock)
             network.deliver(to: engine)
             let token: RelayToken = try RelayToken.sign(
-                match: "arena", participant: name, expiry: expiry, secret: secret)
+                match: "arena", participant: name.rawValue, expiry: expiry, secret: secret)
             let client = try await RelayMatchClient.connect(
                 host: "127.0.0.1", port: port, token: token.text, participant: name)
             let events = EventLog<MatchEvent>()

@@ -26,8 +26,8 @@ import VoiceWire
             blue[player.name] = try match.voiceChat(named: "blue")
         }
         // Red: everyone; blue: bob and carol. Alice talks in red, carol in blue, bob listens.
-        for name in ["alice", "bob", "carol"] { try red[name]?.start() }
-        for name in ["bob", "carol"] { try blue[name]?.start() }
+        for name: ParticipantID in ["alice", "bob", "carol"] { try red[name]?.start() }
+        for name: ParticipantID in ["bob", "carol"] { try blue[name]?.start() }
         try red["alice"]?.setActive(true)
         try blue["carol"]?.setActive(true)
         bob.isTalking = false
@@ -62,7 +62,7 @@ import VoiceWire
         #expect(try await relayWorld.member("bob").muted.isEmpty, "muted in one of two channels only")
         try blue["bob"]?.setPlayer("alice", muted: true)
         try await relayWorld.run(until: "the relay knows bob muted alice", players) {
-            try await relayWorld.member("bob").muted == [MediaID(participant: "alice").rawValue]
+            try await relayWorld.member("bob").muted == [ParticipantID("alice").mediaID]
         }
         let afterMute = try await forwardedPerReceived("alice", relayWorld, players)
         #expect(afterMute < 1.3)

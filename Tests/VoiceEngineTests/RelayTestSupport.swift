@@ -40,7 +40,7 @@ final class RelayWorld: Sendable {
     /// A token for `participant` in match "arena", signed with the relay's secret or `secret`.
     func token(_ participant: ParticipantID, secret: RelaySecret? = nil) throws -> String {
         try RelayToken.sign(
-            match: "arena", participant: participant, expiry: UInt64(Date().timeIntervalSince1970) + 3600,
+            match: "arena", participant: participant.rawValue, expiry: UInt64(Date().timeIntervalSince1970) + 3600,
             secret: secret ?? self.secret
         ).text
     }
@@ -91,7 +91,7 @@ final class RelayWorld: Sendable {
     /// One member of match "arena" as the relay sees it.
     func member(_ participant: ParticipantID) async throws -> RelayParticipantInfo {
         let members = try await relay.admin.participants(match: "arena")
-        return try #require(members.first { $0.participant == participant })
+        return try #require(members.first { $0.participant == participant.rawValue })
     }
 
     func shutdown(_ participants: [SimulatedParticipant]) async {

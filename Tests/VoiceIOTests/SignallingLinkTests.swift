@@ -21,11 +21,11 @@ private final class FrameCollector: Sendable {
 }
 
 @Suite struct SignallingLinkTests {
-    private func listener(_ name: String = "alice") async throws -> TCPSignallingListener {
+    private func listener(_ name: ParticipantID = "alice") async throws -> TCPSignallingListener {
         try await TCPSignallingListener.bind(host: "127.0.0.1", port: 0, participant: name)
     }
 
-    private func connect(_ port: Int, as name: String = "bob") async throws -> TCPSignallingLink {
+    private func connect(_ port: Int, as name: ParticipantID = "bob") async throws -> TCPSignallingLink {
         try await TCPSignallingLink.connect(host: "127.0.0.1", port: port, participant: name, timeout: .seconds(5))
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import Synchronization
 import Testing
+import VoiceCore
 import VoiceIO
 import VoiceTestSupport
 import VoiceWire
@@ -34,7 +35,7 @@ import VoiceWire
 
     /// A caller named `participant` is answered by `listener`; the call is then closed.
     private func expectAnswered(
-        by listener: TCPSignallingListener, participant: String, timeout: Duration
+        by listener: TCPSignallingListener, participant: ParticipantID, timeout: Duration
     ) async throws {
         async let accepted = listener.accept()
         let caller = try await TCPSignallingLink.connect(
@@ -73,7 +74,7 @@ import VoiceWire
 
         // A caller with the longest name still gets through.
         let name = String(repeating: "b", count: SignallingFrame.maximumParticipantBytes)
-        try await expectAnswered(by: listener, participant: name, timeout: .seconds(5))
+        try await expectAnswered(by: listener, participant: ParticipantID(name), timeout: .seconds(5))
         await listener.close()
     }
 

@@ -1,21 +1,24 @@
 import Testing
 import VoiceCore
 import VoiceMedia
+import VoiceWire
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
 @Suite struct MixerTests {
-    private static let playerA: UInt32 = 10
-    private static let playerB: UInt32 = 20
-    private static let playerC: UInt32 = 30
-    private static let lobby: UInt16 = 1
-    private static let squad: UInt16 = 2
+    private static let playerA: MediaID = 10
+    private static let playerB: MediaID = 20
+    private static let playerC: MediaID = 30
+    private static let lobby: MixerChannelID = 1
+    private static let squad: MixerChannelID = 2
 
     /// Submits a constant frame for a stream and reports whether the mixer took it.
     @discardableResult
-    private static func submit(_ mixer: VoiceMixer, _ value: Float, sender: UInt32, channel: UInt16) throws -> Bool {
+    private static func submit(_ mixer: VoiceMixer, _ value: Float, sender: MediaID, channel: MixerChannelID) throws
+        -> Bool
+    {
         let frame = [Float](repeating: value, count: mixer.frameSamples)
         return try frame.withUnsafeBufferPointer { try mixer.submit($0, sender: sender, channel: channel) }
     }
@@ -237,7 +240,7 @@ import VoiceMedia
         let mixer = try VoiceMixer()
         try mixer.addChannel(Self.lobby)
         try mixer.start(channel: Self.lobby)
-        let speakers = (1...8).map { UInt32($0) }
+        let speakers = (1...8).map { MediaID(rawValue: UInt32($0)) }
         for speaker in speakers { try mixer.addStream(sender: speaker, channel: Self.lobby) }
 
         // Eight speakers at 0.1 each sum to 0.8 (-1.9 dBFS): below the threshold, untouched.

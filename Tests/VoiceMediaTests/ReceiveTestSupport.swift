@@ -57,7 +57,7 @@ struct TimedPacket {
 /// Writes one voice packet with `VoicePacketWriter`; `redundant` lists earlier frames' copies,
 /// most recent first, with their offsets in samples.
 func writePacket(
-    sender: UInt32 = 7, channel: UInt16 = 3, sequence: UInt16, timestamp: UInt32,
+    sender: MediaID = 7, channel: ChannelNumber = 3, sequence: UInt16, timestamp: UInt32,
     flags: VoicePacketFlags = [.speaking], primary: [UInt8], redundant: [(offset: UInt16, payload: [UInt8])] = []
 ) throws -> [UInt8] {
     var buffer = [UInt8](repeating: 0, count: VoicePacketWriter.maximumPacketBytes)
@@ -93,7 +93,8 @@ struct ReceiveHarness {
     var missedTicks: Range<Int> = 0..<0
 
     init(
-        configuration: JitterBufferConfiguration = JitterBufferConfiguration(), sender: UInt32 = 7, channel: UInt16 = 3
+        configuration: JitterBufferConfiguration = JitterBufferConfiguration(), sender: MediaID = 7,
+        channel: ChannelNumber = 3
     )
         throws
     {
@@ -181,7 +182,7 @@ func signalToErrorDB(_ reference: [Float], _ signal: [Float], range: Range<Int>)
 func makePackets(
     _ frames: [EncodedFrame], frameSamples: Int = 960, firstSequence: UInt16 = 100, firstTimestamp: UInt32 = 5_000,
     redundancyDepth: Int = 0, copyOffsets: [Int]? = nil, unsent: Set<Int> = [], quiet: Set<Int> = [],
-    sender: UInt32 = 7, channel: UInt16 = 3, arrival: (Int) -> MediaTime
+    sender: MediaID = 7, channel: ChannelNumber = 3, arrival: (Int) -> MediaTime
 ) throws -> [(frame: Int, packet: TimedPacket)] {
     let offsets = copyOffsets ?? (redundancyDepth > 0 ? Array(1...redundancyDepth) : [])
     var packets: [(frame: Int, packet: TimedPacket)] = []

@@ -1,4 +1,5 @@
 import Testing
+import VoiceCore
 import VoiceRelay
 import VoiceRelayClient
 import VoiceWire
@@ -145,7 +146,7 @@ import VoiceWire
         let alice = try await harness.join("alice", relay: relay)
         let bob = try await harness.join("bob", relay: relay)
         for peer in [alice, bob] { try await peer.waitUntilJoined() }
-        alice.say(sender: MediaID(participant: "carol").rawValue)
+        alice.say(sender: ParticipantID("carol").mediaID)
         alice.say()
         try await eventually("bob hears alice's genuine envelope") { bob.heardEnvelopes.count == 1 }
         try await alice.barrier(to: bob)

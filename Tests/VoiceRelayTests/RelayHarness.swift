@@ -2,6 +2,7 @@ import Logging
 import NIOConcurrencyHelpers
 import NIOPosix
 import Testing
+import VoiceCore
 import VoiceRelay
 import VoiceRelayClient
 import VoiceTransport
@@ -36,13 +37,13 @@ struct RelayHarness {
     }
 
     func join(
-        _ participant: String, relay: RelayServer, transport: RelayTransport = .udp, channels: [UInt16] = [1],
+        _ participant: String, relay: RelayServer, transport: RelayTransport = .udp, channels: [ChannelNumber] = [1],
         muted: [String] = [], token: String? = nil
     ) async throws -> TestPeer {
         let configuration = RelayClientConfiguration(
             host: "127.0.0.1", port: relay.localPort ?? 0, transport: transport,
             token: try token ?? self.token(participant), participant: participant, channels: channels,
-            muted: muted.map { MediaID(participant: $0).rawValue })
+            muted: muted.map { ParticipantID($0).mediaID })
         return try await TestPeer(participant: participant, configuration: configuration)
     }
 
@@ -55,7 +56,7 @@ struct RelayHarness {
 /// One client and everything it heard.
 final class TestPeer: Sendable {
     let participant: String
-    let mediaID: UInt32
+    let mediaID: MediaID
     let client: RelayClient
     private let heard: NIOLockedValueBox<[[UInt8]]>
     private let events: NIOLockedValueBox<[RelayClientEvent]>
@@ -63,7 +64,7 @@ final class TestPeer: Sendable {
 
     init(participant: String, configuration: RelayClientConfiguration) async throws {
         self.participant = participant
-        mediaID = MediaID(participant: participant).rawValue
+        mediaID = ParticipantID(participant).mediaID
         let heard = NIOLockedValueBox<[[UInt8]]>([])
         let events = NIOLockedValueBox<[RelayClientEvent]>([])
         self.heard = heard
@@ -102,13 +103,13 @@ final class TestPeer: Sendable {
 
     /// Sends a marker to `destination` and returns its counter.
     @discardableResult
-    func sayMarker(to destination: UInt32) -> UInt64 {
+    func sayMarker(to destination: MediaID) -> UInt64 {
         say(channel: 0, destination: destination, content: .probeReply)
         return counter.withLockedValue { $0 }
     }
 
     /// Senders of the envelopes heard so far.
-    var heardFrom: Set<UInt32> { Set(heardEnvelopes.map(\.sender)) }
+    var heardFrom: Set<MediaID> { Set(heardEnvelopes.map(\.sender)) }
     var receivedEvents: [RelayClientEvent] { events.withLockedValue { $0 } }
 
     func forget() { heard.withLockedValue { $0 = [] } }
@@ -116,7 +117,7 @@ final class TestPeer: Sendable {
     /// Sends a fake sealed envelope (the relay never opens it).
     @discardableResult
     func say(
-        channel: UInt16 = 1, destination: UInt32 = 0, content: SealedContent = .voice, sender: UInt32? = nil
+        channel: ChannelNumber = 1, destination: MediaID = 0, content: SealedContent = .voice, sender: MediaID? = nil
     ) -> Bool {
         let count = counter.withLockedValue { value -> UInt64 in
             value += 1

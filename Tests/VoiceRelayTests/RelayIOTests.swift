@@ -2,6 +2,7 @@ import Logging
 import NIOCore
 import NIOEmbedded
 import Testing
+import VoiceCore
 import VoiceRelayClient
 import VoiceWire
 
@@ -35,14 +36,14 @@ import VoiceWire
         try new.connect(to: SocketAddress(ipAddress: "10.0.0.1", port: 2)).wait()
 
         try old.writeInbound(try joinFrame("bob"))
-        #expect(try sent(on: old) == [.joined(mediaID: MediaID(participant: "bob").rawValue), .serverMute(false)])
+        #expect(try sent(on: old) == [.joined(mediaID: ParticipantID("bob").mediaID), .serverMute(false)])
 
         // The join from the newer connection closes the old one, whose handler then reports it
         // closed to the relay while the join's actions are still being carried out.
         try new.writeInbound(try joinFrame("bob"))
         #expect(try sent(on: old) == [.kicked(.replaced)])
         #expect(!old.isActive)
-        #expect(try sent(on: new) == [.joined(mediaID: MediaID(participant: "bob").rawValue), .serverMute(false)])
+        #expect(try sent(on: new) == [.joined(mediaID: ParticipantID("bob").mediaID), .serverMute(false)])
         #expect(io.state.participantCount == 1)
         _ = try new.finish()
     }

@@ -27,12 +27,12 @@ import VoiceWire
     }
 
     /// The ports alice's voice on `channel` reached.
-    func hearersOfAlice(on channel: UInt16 = 1, in state: RelayState, now: UInt64 = 0) -> [Int] {
+    func hearersOfAlice(on channel: ChannelNumber = 1, in state: RelayState, now: UInt64 = 0) -> [Int] {
         state.received(RelayStateTests.envelope(from: "alice", channel: channel), from: source("alice"), now: now)
         return RelayStateTests.forwarded(RelayStateTests.take(state)).udp
     }
 
-    func match(_ participants: [String], channels: [UInt16] = [1]) throws -> RelayState {
+    func match(_ participants: [String], channels: [ChannelNumber] = [1]) throws -> RelayState {
         let state = base.makeState()
         for participant in participants {
             try base.join(participant, from: source(participant), channels: channels, into: state)

@@ -29,12 +29,12 @@ import VoiceWire
         try! SocketAddress(ipAddress: "10.0.0.1", port: port)
     }
 
-    static func mediaID(_ participant: String) -> UInt32 { MediaID(participant: participant).rawValue }
+    static func mediaID(_ participant: String) -> MediaID { ParticipantID(participant).mediaID }
 
     /// Joins `participant` from `source` and returns the actions the join caused.
     @discardableResult
     func join(
-        _ participant: String, from source: RelaySource, channels: [UInt16] = [1], muted: [String] = [],
+        _ participant: String, from source: RelaySource, channels: [ChannelNumber] = [1], muted: [String] = [],
         into state: RelayState, now: UInt64 = 0
     ) throws -> Decisions {
         let token = try RelayToken.sign(
@@ -48,7 +48,8 @@ import VoiceWire
 
     /// An envelope the relay forwards by its clear header (the relay never opens it).
     static func envelope(
-        from participant: String, channel: UInt16 = 1, to destination: String? = nil, content: SealedContent = .voice
+        from participant: String, channel: ChannelNumber = 1, to destination: String? = nil,
+        content: SealedContent = .voice
     ) -> ByteBuffer {
         var bytes = [UInt8](repeating: 0xAB, count: SealedEnvelopeHeader.envelopeBytes(plaintextBytes: 40))
         let header = SealedEnvelopeHeader(

@@ -4,7 +4,7 @@ import VoiceWire
 
 @Suite struct EnvelopeSealingTests {
     let key = SenderKey.random(epoch: 5)
-    let channel: UInt16 = 2
+    let channel: ChannelNumber = 2
 
     func pair() -> (EnvelopeSealer, EnvelopeOpener) {
         var opener = EnvelopeOpener()
@@ -16,7 +16,7 @@ import VoiceWire
     func roundTripsEveryContentType(content: SealedContent) throws {
         var (sealer, opener) = pair()
         let plaintext: [UInt8] = (0..<120).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) }
-        let envelope = try sealEnvelope(&sealer, plaintext, content: content, destination: bob.rawValue)
+        let envelope = try sealEnvelope(&sealer, plaintext, content: content, destination: bob)
         #expect(envelope.count == SealedEnvelopeHeader.encodedBytes + plaintext.count + SealedEnvelopeHeader.tagBytes)
         #expect(Array(envelope[21..<141]) != plaintext, "the body must be encrypted")
         let (header, opened) = try openEnvelope(&opener, envelope)
@@ -24,7 +24,7 @@ import VoiceWire
         #expect(
             header
                 == SealedEnvelopeHeader(
-                    content: content, channel: channel, sender: alice.rawValue, destination: bob.rawValue, epoch: 5,
+                    content: content, channel: channel, sender: alice, destination: bob, epoch: 5,
                     counter: 0))
         #expect(opener.statistics.opened == 1 && opener.statistics.refused == 0)
     }
@@ -69,10 +69,12 @@ import VoiceWire
                         expectedStatistics.authenticationFailures += 1
                     }
                 case 2...3:
-                    expected = .unknownChannel(sender: alice.rawValue, channel: channel ^ (index == 2 ? 256 : 1) << bit)
+                    expected = .unknownChannel(
+                        sender: alice,
+                        channel: ChannelNumber(rawValue: channel.rawValue ^ (index == 2 ? 256 : 1) << bit))
                     expectedStatistics.unknownKey += 1
                 case 4...7:
-                    expected = .unknownSender(alice.rawValue ^ 1 << (8 * (7 - index) + bit))
+                    expected = .unknownSender(MediaID(rawValue: alice.rawValue ^ 1 << (8 * (7 - index) + bit)))
                     expectedStatistics.unknownKey += 1
                 case 12:
                     expected = .unknownEpoch(5 ^ 1 << bit)
@@ -145,12 +147,12 @@ import VoiceWire
     @Test func unknownSenderChannelAndEpochAreRefused() throws {
         var (sealer, opener) = pair()
         var stranger = EnvelopeSealer(sender: carol, channel: channel, key: .random(epoch: 5))
-        #expect(openError(&opener, try sealEnvelope(&stranger, [1])) == .unknownSender(carol.rawValue))
+        #expect(openError(&opener, try sealEnvelope(&stranger, [1])) == .unknownSender(carol))
 
         var otherChannel = EnvelopeSealer(sender: alice, channel: 3, key: key)
         #expect(
             openError(&opener, try sealEnvelope(&otherChannel, [1]))
-                == .unknownChannel(sender: alice.rawValue, channel: 3))
+                == .unknownChannel(sender: alice, channel: 3))
 
         sealer.install(.random(epoch: 6))
         #expect(openError(&opener, try sealEnvelope(&sealer, [1])) == .unknownEpoch(6))
@@ -158,7 +160,7 @@ import VoiceWire
 
         opener.remove(sender: alice)
         var original = EnvelopeSealer(sender: alice, channel: channel, key: key)
-        #expect(openError(&opener, try sealEnvelope(&original, [1])) == .unknownSender(alice.rawValue))
+        #expect(openError(&opener, try sealEnvelope(&original, [1])) == .unknownSender(alice))
     }
 
     @Test func removingOneChannelKeepsTheOthers() throws {
@@ -167,7 +169,7 @@ import VoiceWire
         opener.remove(sender: alice, channel: 9)
         _ = try openEnvelope(&opener, try sealEnvelope(&sealer, [1]))
         opener.remove(sender: alice, channel: channel)
-        #expect(openError(&opener, try sealEnvelope(&sealer, [1])) == .unknownSender(alice.rawValue))
+        #expect(openError(&opener, try sealEnvelope(&sealer, [1])) == .unknownSender(alice))
     }
 
     @Test func aDifferentKeyWithTheSameEpochFailsAuthentication() throws {
@@ -206,7 +208,7 @@ import VoiceWire
             let packetArea = UnsafeMutableRawBufferPointer(rebasing: output[21...])
             let packetBytes = try primary.withUnsafeBytes { bytes in
                 try VoicePacketWriter.write(
-                    flags: [.speaking], channel: channel, sender: alice.rawValue, sequence: 11, timestamp: 960,
+                    flags: [.speaking], channel: channel, sender: alice, sequence: 11, timestamp: 960,
                     primary: bytes, into: packetArea)
             }
             return try sealer.seal(

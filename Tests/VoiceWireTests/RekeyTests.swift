@@ -3,7 +3,7 @@ import Testing
 @testable import VoiceWire
 
 @Suite struct RekeyTests {
-    let channel: UInt16 = 1
+    let channel: ChannelNumber = 1
 
     /// The switch as the contract describes it: members get epoch 1 while the sender still seals
     /// under 0, then the sender switches; envelopes of both epochs open, in any order, so no

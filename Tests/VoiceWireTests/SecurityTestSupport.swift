@@ -4,7 +4,7 @@ import VoiceWire
 /// Seals `plaintext` into a fresh buffer and returns exactly the envelope's bytes.
 func sealEnvelope(
     _ sealer: inout EnvelopeSealer, _ plaintext: [UInt8], content: SealedContent = .voice,
-    destination: UInt32 = SealedEnvelopeHeader.everyone
+    destination: MediaID = SealedEnvelopeHeader.everyone
 ) throws -> [UInt8] {
     var output = [UInt8](repeating: 0xAA, count: SealedEnvelopeHeader.envelopeBytes(plaintextBytes: plaintext.count))
     let written = try output.withUnsafeMutableBytes { buffer in

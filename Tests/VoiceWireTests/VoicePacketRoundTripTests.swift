@@ -74,12 +74,14 @@ import VoiceWire
         #expect(try parsePacket(bytes).flags.rawValue == 0x81)
     }
 
-    @Test(arguments: [
-        (UInt16.max, UInt32.max, UInt16.max, UInt32.max),
-        (0, 0, 0, 0),
-        (UInt16.max, 1919, 1, 1),
-    ])
-    func extremeFieldValuesSurvive(sequence: UInt16, timestamp: UInt32, channel: UInt16, sender: UInt32) throws {
+    @Test(
+        arguments: [
+            (UInt16.max, UInt32.max, ChannelNumber(rawValue: .max), MediaID(rawValue: .max)),
+            (0, 0, 0, 0),
+            (UInt16.max, 1919, 1, 1),
+        ] as [(UInt16, UInt32, ChannelNumber, MediaID)])
+    func extremeFieldValuesSurvive(sequence: UInt16, timestamp: UInt32, channel: ChannelNumber, sender: MediaID) throws
+    {
         let bytes = try writePacket(
             channel: channel, sender: sender, sequence: sequence, timestamp: timestamp, primary: [0xFF],
             redundant0: (960, [1]), redundant1: (UInt16.max, [2]))

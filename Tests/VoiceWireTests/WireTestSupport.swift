@@ -3,7 +3,7 @@ import VoiceWire
 
 /// Writes a packet into a fresh maximum-size buffer and returns exactly the written bytes.
 func writePacket(
-    flags: VoicePacketFlags = [], channel: UInt16 = 3, sender: UInt32 = 0xDEAD_BEEF, sequence: UInt16 = 7,
+    flags: VoicePacketFlags = [], channel: ChannelNumber = 3, sender: MediaID = 0xDEAD_BEEF, sequence: UInt16 = 7,
     timestamp: UInt32 = 48_000, primary: [UInt8], redundant0: (UInt16, [UInt8])? = nil,
     redundant1: (UInt16, [UInt8])? = nil
 ) throws -> [UInt8] {

@@ -1,4 +1,5 @@
 import VoiceCore
+import VoiceWire
 
 /// A change a game makes every frame (where players stand, how loud they are, who is muted, the
 /// talk key), handed to the engine without waiting for its thread: the caller checks the
@@ -10,9 +11,9 @@ public enum EngineOrder: Sendable {
     /// Where the game has another player stand in `match`.
     case playerPosition(VoicePosition, player: ParticipantID, match: String)
     /// A channel's volume, 0…1.
-    case channelVolume(Float, channel: UInt16, match: String)
+    case channelVolume(Float, channel: ChannelNumber, match: String)
     /// A player muted or heard in one channel.
-    case playerMuted(Bool, player: ParticipantID, channel: UInt16, match: String)
+    case playerMuted(Bool, player: ParticipantID, channel: ChannelNumber, match: String)
     /// A player's own volume everywhere, 0…2.
     case playerVolume(Float, player: ParticipantID)
     case microphoneMuted(Bool)

@@ -170,10 +170,10 @@ public final class Match: Sendable {
 public final class VoiceChannel: Sendable {
     public let name: String
     /// The number its voice packets carry.
-    public let number: UInt16
+    public let number: ChannelNumber
     public let match: Match
 
-    init(name: String, number: UInt16, match: Match) {
+    init(name: String, number: ChannelNumber, match: Match) {
         self.name = name
         self.number = number
         self.match = match

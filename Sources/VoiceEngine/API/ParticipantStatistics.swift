@@ -1,6 +1,7 @@
 import VoiceCore
 import VoiceMedia
 import VoiceTransport
+import VoiceWire
 
 /// What this engine knows about one remote participant in one call or match: the path to them,
 /// and what arrives from them in each channel.
@@ -95,7 +96,7 @@ extension ParticipantStatistics {
 }
 
 extension Session {
-    fileprivate func channelName(_ number: UInt16) -> String { channels[number]?.name ?? String(number) }
+    fileprivate func channelName(_ number: ChannelNumber) -> String { channels[number]?.name ?? number.description }
 }
 
 extension VoiceEngine {

@@ -1,5 +1,4 @@
-/// The embedding app's name for a participant (GameKit's participant ID / player ID).
-public typealias ParticipantID = String
+import VoiceCore
 
 /// What the embedding app provides so the engine can reach other participants.
 ///

@@ -1,3 +1,5 @@
+import VoiceCore
+
 /// Why a control request was refused. The engine's state is unchanged.
 public enum VoiceChatError: Error, Hashable, Sendable, CustomStringConvertible {
     /// There is already a call with this participant.

@@ -11,14 +11,14 @@ extension VoiceEngine {
     /// the same player replaces the ring.
     public func tapPlayerAudio(_ player: ParticipantID) -> AudioRing {
         let ring = AudioRing(channels: 1, minimumFrames: Self.playerAudioRingFrames)
-        let sender = MediaID(participant: player).rawValue
+        let sender = player.mediaID
         withCore { core in core.mixer.tap(player: sender, into: ring) }
         return ring
     }
 
     /// Stops putting `player`'s voice in a ring.
     public func untapPlayerAudio(_ player: ParticipantID) {
-        let sender = MediaID(participant: player).rawValue
+        let sender = player.mediaID
         withCore { core in core.mixer.tap(player: sender, into: nil) }
     }
 }

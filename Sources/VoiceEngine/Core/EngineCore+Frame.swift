@@ -12,7 +12,7 @@ extension EngineCore {
             return
         }
         var sendConfiguration = SendConfiguration(
-            sender: mediaID.rawValue, channel: channel, frameDuration: configuration.frameDuration,
+            sender: mediaID, channel: channel, frameDuration: configuration.frameDuration,
             bitrate: configuration.bitrate, complexity: configuration.complexity, delayBudget: delayBudget)
         sendConfiguration.speechProcessing = speechProcessing
         do {
@@ -63,7 +63,7 @@ extension EngineCore {
             counters.malformedDatagrams += 1
             return
         }
-        guard report.source == mediaID.rawValue else { return }
+        guard report.source == mediaID else { return }
         session.outgoing.apply(report, in: session)
     }
 

@@ -92,7 +92,7 @@ final class EngineCore {
 
     var sessions: [SessionReference: Session] = [:]
     let mixer: VoiceMixer
-    private var nextMixerChannel: UInt16 = 1
+    private var nextMixerChannel: MixerChannelID = 1
     var outbox: EngineOutbox
     /// All but `datagramsSent`, which is kept apart.
     var counters = EngineCounters()
@@ -137,7 +137,7 @@ final class EngineCore {
         outbox: EngineOutbox, cancelsEcho: Bool = false, outputChannels: Int = 1
     ) throws(VoiceChatError) {
         self.participant = participant
-        self.mediaID = MediaID(participant: participant)
+        self.mediaID = participant.mediaID
         self.configuration = configuration
         self.network = network
         self.outbox = outbox
@@ -194,9 +194,9 @@ final class EngineCore {
         }
     }
 
-    func allocateMixerChannel(name: String) throws(VoiceChatError) -> UInt16 {
+    func allocateMixerChannel(name: String) throws(VoiceChatError) -> MixerChannelID {
         let id = nextMixerChannel
-        nextMixerChannel &+= 1
+        nextMixerChannel = nextMixerChannel.next
         do {
             try mixer.addChannel(id, name: name)
         } catch {

@@ -13,12 +13,12 @@ extension EngineCore {
             counters.malformedDatagrams += 1
             return
         }
-        guard header.destination == SealedEnvelopeHeader.everyone || header.destination == mediaID.rawValue
+        guard header.destination == SealedEnvelopeHeader.everyone || header.destination == mediaID
         else {
             counters.malformedDatagrams += 1
             return
         }
-        let sender = MediaID(rawValue: header.sender)
+        let sender = header.sender
         var replayed = false
         for session in sessions.values {
             guard let name = session.peer(for: sender) else { continue }

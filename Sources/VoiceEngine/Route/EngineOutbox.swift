@@ -20,7 +20,8 @@ enum OutgoingItem {
     /// What the relay should forward to this participant: its started channels, muted players,
     /// and the range it hears each positional channel within.
     case relayInterest(
-        channels: Set<UInt16>, muted: Set<UInt32>, hearingRanges: [UInt16: Float], channelNames: [UInt16: String],
+        channels: Set<ChannelNumber>, muted: Set<MediaID>, hearingRanges: [ChannelNumber: Float],
+        channelNames: [ChannelNumber: String],
         link: any RelayConnection)
     /// Where this participant stands, for the relay's positional channels.
     case relayPosition(VoicePosition, link: any RelayConnection)

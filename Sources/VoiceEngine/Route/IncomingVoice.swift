@@ -32,7 +32,7 @@ final class IncomingVoice {
             core.counters.malformedDatagrams += 1
             return
         }
-        let key = StreamKey(sender: MediaID(rawValue: header.sender), channel: header.channel)
+        let key = StreamKey(sender: header.sender, channel: header.channel)
         let stream: VoiceReceiveStream
         if let receiving = streams[key] {
             stream = receiving.stream
@@ -58,7 +58,7 @@ final class IncomingVoice {
     func removeStreams(in session: Session, mixer: VoiceMixer, where matching: (StreamKey) -> Bool) {
         for key in streams.keys where matching(key) {
             if let channel = session.channels[key.channel] {
-                mixer.removeStream(sender: key.sender.rawValue, channel: channel.mixerChannel)
+                mixer.removeStream(sender: key.sender, channel: channel.mixerChannel)
             }
             endedStreams[key] = streams[key]?.stream.statistics
             streams[key] = nil
@@ -72,7 +72,7 @@ final class IncomingVoice {
         var speakingChanged = false
         for (key, receiving) in streams {
             let stream = receiving.stream
-            let heard = mixer.fill(sender: key.sender.rawValue, channel: receiving.mixerChannel) { frame in
+            let heard = mixer.fill(sender: key.sender, channel: receiving.mixerChannel) { frame in
                 stream.pullFrame(into: frame, at: now)
             }
             if !heard { stream.skipFrame(at: now) }
@@ -93,17 +93,17 @@ final class IncomingVoice {
             else { continue }
             receiving.reports.reported(at: now)
             guard let peer = session.peers[receiving.participant], let route = peer.activeRoute else { continue }
-            let report = receiving.stream.makeReport(reporter: core.mediaID.rawValue)
+            let report = receiving.stream.makeReport(reporter: core.mediaID)
             guard let count = try? report.write(into: core.plaintext) else { continue }
             let envelope = session.seal(
-                .receiverReport, channel: 0, destination: key.sender.rawValue,
+                .receiverReport, channel: 0, destination: key.sender,
                 plaintext: UnsafeRawBufferPointer(rebasing: core.plaintext[0..<count]), into: core.envelope)
             if let envelope { core.send(envelope, to: peer, route: route, session: session) }
         }
     }
 
     /// Whether `sender`'s stream in `channel` is speaking now.
-    func isSpeaking(_ sender: MediaID, channel: UInt16) -> Bool {
+    func isSpeaking(_ sender: MediaID, channel: ChannelNumber) -> Bool {
         streams[StreamKey(sender: sender, channel: channel)]?.stream.isSpeaking == true
     }
 }
@@ -111,7 +111,7 @@ final class IncomingVoice {
 /// A stream's identity inside a session: whose voice, in which channel.
 struct StreamKey: Hashable {
     var sender: MediaID
-    var channel: UInt16
+    var channel: ChannelNumber
 }
 
 /// What a listener keeps per remote stream besides the stream itself. A class: every frame reads
@@ -120,11 +120,12 @@ final class ReceivingStream {
     let stream: VoiceReceiveStream
     let participant: ParticipantID
     /// The mixer's ID of the stream's channel.
-    let mixerChannel: UInt16
+    let mixerChannel: MixerChannelID
     var wasSpeaking = false
     var reports: ReportSchedule
 
-    init(stream: VoiceReceiveStream, participant: ParticipantID, mixerChannel: UInt16, reports: ReportSchedule) {
+    init(stream: VoiceReceiveStream, participant: ParticipantID, mixerChannel: MixerChannelID, reports: ReportSchedule)
+    {
         self.stream = stream
         self.participant = participant
         self.mixerChannel = mixerChannel

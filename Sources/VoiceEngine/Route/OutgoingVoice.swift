@@ -11,7 +11,7 @@ final class OutgoingVoice {
     private var listeners: [RemotePeer] = []
 
     /// The channel whose voice goes out, with its pipeline, when one does now.
-    private func capturing(in session: Session) -> (channel: UInt16, pipeline: VoiceSendPipeline)? {
+    private func capturing(in session: Session) -> (channel: ChannelNumber, pipeline: VoiceSendPipeline)? {
         guard let channel = session.activeChannel, let pipeline,
             let local = session.channels[channel], session.accepts(local)
         else { return nil }
@@ -62,7 +62,7 @@ final class OutgoingVoice {
             switch route.kind {
             case .relayUDP, .relayTCP:
                 envelope = session.seal(
-                    .voice, channel: channel, destination: peer.mediaID.rawValue, plaintext: voice,
+                    .voice, channel: channel, destination: peer.mediaID, plaintext: voice,
                     into: core.addressedEnvelope)
             case .direct, .appCarried:
                 // The relay culls by range; on a path without one, the sender does.

@@ -1,5 +1,6 @@
 import VoiceCore
 import VoiceTransport
+import VoiceWire
 
 /// A match's connections to its relay, as the engine drives them. The engine holds no socket:
 /// VoiceIO's `RelayLink` joins over UDP and TCP with NIO; a test may stand in for it.
@@ -19,7 +20,8 @@ public protocol RelayConnection: AnyObject, Sendable {
     /// and on the channels of `hearingRanges` only from players within range; `channelNames`
     /// names them for the relay's logs and admin.
     func update(
-        channels: Set<UInt16>, muted: Set<UInt32>, hearingRanges: [UInt16: Float], channelNames: [UInt16: String])
+        channels: Set<ChannelNumber>, muted: Set<MediaID>, hearingRanges: [ChannelNumber: Float],
+        channelNames: [ChannelNumber: String])
     /// Where this player stands, for every transport now and for those that connect later.
     func setPosition(_ position: VoicePosition)
     /// A fresh token, for the joins that follow.

@@ -4,7 +4,7 @@ import VoiceTransport
 import VoiceWire
 
 /// The channel number of a 1:1 call's voice.
-let callChannel: UInt16 = 1
+let callChannel: ChannelNumber = 1
 
 /// A 1:1 call: one peer, one channel that carries voice once the call is up, and a life cycle
 /// (invited, inviting, connecting, active) whose events go to the service.
@@ -30,7 +30,7 @@ final class CallSession: Session {
     var other: ParticipantID? { peers.keys.first }
 
     /// The peer hears the call's one channel.
-    override func hears(_ peer: RemotePeer, channel: UInt16) -> Bool { true }
+    override func hears(_ peer: RemotePeer, channel: ChannelNumber) -> Bool { true }
 
     /// A call's channel is started from the moment it exists; voice flows once the call is up.
     override func accepts(_ channel: LocalChannel) -> Bool { phase == .active }

@@ -3,7 +3,7 @@ import VoiceWire
 
 extension EngineCore {
     /// Creates this participant's first key for `channel` in `session`.
-    func createOwnKey(channel: UInt16, in session: Session) {
+    func createOwnKey(channel: ChannelNumber, in session: Session) {
         guard session.ownKeys[channel] == nil else { return }
         let key = SenderKey.random(epoch: 0)
         session.ownKeys[channel] = OwnSenderKey(current: key)
@@ -12,7 +12,8 @@ extension EngineCore {
 
     /// Every key a peer needs to open what this participant sends, wrapped for that peer: the
     /// current epochs, and the pending ones of a rekey in progress.
-    func wrappedKeys(for peer: RemotePeer, channels: [UInt16]? = nil, in session: Session) -> [WrappedSenderKey] {
+    func wrappedKeys(for peer: RemotePeer, channels: [ChannelNumber]? = nil, in session: Session) -> [WrappedSenderKey]
+    {
         guard let pairwise = peer.pairwiseKey else { return [] }
         var wrapped: [WrappedSenderKey] = []
         for channel in (channels ?? session.ownKeys.keys.sorted()) {

@@ -13,7 +13,7 @@ extension EngineCore {
         let others = Set(players).subtracting([participant])
         var seen: [MediaID: ParticipantID] = [mediaID: participant]
         for player in others {
-            let id = MediaID(participant: player)
+            let id = player.mediaID
             if let clash = seen[id] {
                 throw .invalidPlayers("players \"\(clash)\" and \"\(player)\" have the same media ID; rename one")
             }
@@ -33,10 +33,10 @@ extension EngineCore {
         var newcomers: [ParticipantID] = []
         for player in Set(players).subtracting([participant]).sorted() {
             if let known = session.peers[player], !known.isGone { continue }
-            guard !player.isEmpty, player.utf8.count <= SignallingMessage.maximumIdentifierBytes else {
+            guard !player.isEmpty, player.rawValue.utf8.count <= SignallingMessage.maximumIdentifierBytes else {
                 throw .invalidPlayers("a player ID must be 1…256 bytes")
             }
-            let id = MediaID(participant: player)
+            let id = player.mediaID
             if let clash = seen[id], clash != player {
                 throw .invalidPlayers("players \"\(clash)\" and \"\(player)\" have the same media ID; rename one")
             }
@@ -78,12 +78,12 @@ extension EngineCore {
     }
 
     /// Creates the channel of that name (stopped, at full volume) if it does not exist yet.
-    func openChannel(_ name: String, match: String) throws(VoiceChatError) -> UInt16 {
+    func openChannel(_ name: String, match: String) throws(VoiceChatError) -> ChannelNumber {
         let session = try joinedMatch(match)
         guard !name.isEmpty, name.utf8.count <= SignallingMessage.maximumIdentifierBytes else {
             throw .outOfRange("a channel name must be 1…256 bytes")
         }
-        let number = channelNumber(named: name)
+        let number = ChannelNumber(named: name)
         if let existing = session.channels[number] {
             guard existing.name == name else { throw .channelNumberInUse(name: name, by: existing.name) }
             return number
@@ -99,7 +99,7 @@ extension EngineCore {
         return number
     }
 
-    func setChannel(_ number: UInt16, started: Bool, match: String) throws(VoiceChatError) {
+    func setChannel(_ number: ChannelNumber, started: Bool, match: String) throws(VoiceChatError) {
         let session = try joinedMatch(match)
         guard let channel = session.channels[number] else { throw .outOfRange("unknown channel") }
         guard channel.isStarted != started else { return }
@@ -123,7 +123,7 @@ extension EngineCore {
     }
 
     /// Gives the microphone to `number` (taking it from the channel that had it), or takes it away.
-    func setChannel(_ number: UInt16, active: Bool, match: String) throws(VoiceChatError) {
+    func setChannel(_ number: ChannelNumber, active: Bool, match: String) throws(VoiceChatError) {
         let session = try joinedMatch(match)
         guard session.channels[number] != nil else { throw .outOfRange("unknown channel") }
         if active {
@@ -136,7 +136,7 @@ extension EngineCore {
         try rebuildSendPipeline(session)
     }
 
-    func setChannel(_ number: UInt16, volume: Float, match: String) throws(VoiceChatError) {
+    func setChannel(_ number: ChannelNumber, volume: Float, match: String) throws(VoiceChatError) {
         let session = try joinedMatch(match)
         guard let channel = session.channels[number] else { throw .outOfRange("unknown channel") }
         try Self.checkChannelVolume(volume)
@@ -150,12 +150,14 @@ extension EngineCore {
         }
     }
 
-    func setPlayer(_ player: ParticipantID, muted: Bool, channel number: UInt16, match: String) throws(VoiceChatError) {
+    func setPlayer(_ player: ParticipantID, muted: Bool, channel number: ChannelNumber, match: String)
+        throws(VoiceChatError)
+    {
         let session = try joinedMatch(match)
         guard let channel = session.channels[number] else { throw .outOfRange("unknown channel") }
         guard session.peers[player] != nil else { throw .invalidPlayers("\"\(player)\" is not a player of the match") }
-        let id = MediaID(participant: player)
-        try? mixer.setPlayer(id.rawValue, muted: muted, channel: channel.mixerChannel)
+        let id = player.mediaID
+        try? mixer.setPlayer(id, muted: muted, channel: channel.mixerChannel)
         if muted {
             session.channels[number]?.mutedPlayers.insert(id)
         } else {
@@ -184,7 +186,7 @@ extension EngineCore {
                 guard let peer = session.peers[player], let route = peer.activeRoute else { continue }
                 let sealed = data.withUnsafeBytes { bytes in
                     session.seal(
-                        .gameData, channel: 0, destination: peer.mediaID.rawValue, plaintext: bytes, into: envelope)
+                        .gameData, channel: 0, destination: peer.mediaID, plaintext: bytes, into: envelope)
                 }
                 if let sealed { send(sealed, to: peer, route: route, session: session) }
             }

@@ -6,7 +6,7 @@ extension EngineCore {
     /// A player's own volume in every session's mixing, by the media ID their voice carries.
     func setVolume(_ volume: Float, of player: ParticipantID) throws(VoiceChatError) {
         try Self.checkVolume(volume, of: player)
-        try? mixer.setVolume(volume, player: MediaID(participant: player).rawValue)
+        try? mixer.setVolume(volume, player: player.mediaID)
     }
 
     /// Refuses a player's volume the mixer would (`VoiceMixer.playerVolumes`).
@@ -17,6 +17,6 @@ extension EngineCore {
     }
 
     func volume(of player: ParticipantID) -> Float {
-        mixer.volume(ofPlayer: MediaID(participant: player).rawValue)
+        mixer.volume(ofPlayer: player.mediaID)
     }
 }

@@ -1,5 +1,6 @@
 import VoiceCore
 import VoiceMedia
+import VoiceWire
 
 /// Positional channels: where the players stand, how loud each is heard for its distance, and
 /// whom a direct path sends voice to. Positions change on the game's calls, not per frame, so
@@ -8,7 +9,9 @@ extension EngineCore {
     /// The relay hears this participant's position at most this often; the latest one wins.
     static let relayPositionInterval = MediaTime.milliseconds(33)
 
-    func setProximity(_ settings: ProximitySettings?, channel number: UInt16, match: String) throws(VoiceChatError) {
+    func setProximity(_ settings: ProximitySettings?, channel number: ChannelNumber, match: String)
+        throws(VoiceChatError)
+    {
         let session = try joinedMatch(match)
         guard let channel = session.channels[number] else { throw .outOfRange("unknown channel") }
         channel.proximity = settings
@@ -55,9 +58,9 @@ extension EngineCore {
 
     /// Where the relay says another player stands: taken unless the game placed that player itself
     /// (the game is the authority on its own world).
-    func placeFromRelay(mediaID: UInt32, at position: VoicePosition, in session: MatchSession) {
+    func placeFromRelay(mediaID: MediaID, at position: VoicePosition, in session: MatchSession) {
         guard position.isFinite,
-            let peer = session.peers.values.first(where: { $0.mediaID.rawValue == mediaID }), !peer.isPlacedByGame
+            let peer = session.peers.values.first(where: { $0.mediaID == mediaID }), !peer.isPlacedByGame
         else { return }
         peer.position = position
         for channel in session.channels.values { updateProximity(of: peer, on: channel, in: session) }
@@ -92,7 +95,7 @@ extension EngineCore {
     func updateProximity(of peer: RemotePeer, on channel: LocalChannel, in session: MatchSession) {
         guard let proximity = channel.proximity else {
             peer.inRangeChannels.remove(channel.number)
-            mixer.setPlacement(nil, sender: peer.mediaID.rawValue, channel: channel.mixerChannel)
+            mixer.setPlacement(nil, sender: peer.mediaID, channel: channel.mixerChannel)
             return
         }
         var distanceSquared: Float?
@@ -112,7 +115,7 @@ extension EngineCore {
         }
         let gain = distanceSquared.map { proximity.gain(atDistance: $0.squareRoot()) } ?? 0
         mixer.setPlacement(
-            MixerPlacement(level: gain, pan: pan(of: peer, in: session)), sender: peer.mediaID.rawValue,
+            MixerPlacement(level: gain, pan: pan(of: peer, in: session)), sender: peer.mediaID,
             channel: channel.mixerChannel)
     }
 

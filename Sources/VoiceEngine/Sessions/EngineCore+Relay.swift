@@ -1,5 +1,6 @@
 import VoiceCore
 import VoiceTransport
+import VoiceWire
 
 extension EngineCore {
     /// A relay client of `match` joined, lost the relay, or was refused or removed.
@@ -35,7 +36,7 @@ extension EngineCore {
     /// that peers on direct paths hear the same as through the relay, and the interest mirrored to
     /// the relay later does not undo the move. A channel this participant never opened cannot be
     /// started (its name is unknown here): every channel stops and the event names none.
-    private func followMove(to number: UInt16, in session: MatchSession, match: String) {
+    private func followMove(to number: ChannelNumber, in session: MatchSession, match: String) {
         let known = session.channels[number] != nil
         for (other, channel) in session.channels where other != number && channel.isStarted {
             try? setChannel(other, started: false, match: match)
@@ -92,13 +93,13 @@ extension EngineCore {
         guard let relay = session.relay else { return }
         let started = session.channels.values.filter(\.isStarted)
         let channels = Set(started.map(\.number))
-        var muted: Set<UInt32> = []
+        var muted: Set<MediaID> = []
         if let first = started.first {
             let mutedEverywhere = started.dropFirst().reduce(first.mutedPlayers) { $0.intersection($1.mutedPlayers) }
-            muted = Set(mutedEverywhere.map(\.rawValue))
+            muted = mutedEverywhere
         }
-        var ranges: [UInt16: Float] = [:]
-        var names: [UInt16: String] = [:]
+        var ranges: [ChannelNumber: Float] = [:]
+        var names: [ChannelNumber: String] = [:]
         for channel in started {
             ranges[channel.number] = channel.proximity?.range
             names[channel.number] = channel.name

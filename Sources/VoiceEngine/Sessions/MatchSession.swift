@@ -28,7 +28,7 @@ final class MatchSession: Session {
     }
 
     /// A player hears the channels it started.
-    override func hears(_ peer: RemotePeer, channel: UInt16) -> Bool { peer.startedChannels.contains(channel) }
+    override func hears(_ peer: RemotePeer, channel: ChannelNumber) -> Bool { peer.startedChannels.contains(channel) }
 
     override func accepts(_ channel: LocalChannel) -> Bool { channel.isStarted }
 
@@ -63,6 +63,6 @@ final class MatchSession: Session {
 
 /// Whose state in which channel a reported player state is.
 struct PlayerStateKey: Hashable {
-    var channel: UInt16
+    var channel: ChannelNumber
     var player: ParticipantID
 }

@@ -1,4 +1,5 @@
 import VoiceCore
+import VoiceMedia
 import VoiceTransport
 import VoiceWire
 
@@ -15,7 +16,7 @@ final class RemotePeer {
     /// Paths to this peer; nil until its candidates arrive.
     var paths: PathSelector?
     /// Channels the peer has started (matches); a call's peer hears `callChannel` implicitly.
-    var startedChannels: Set<UInt16> = []
+    var startedChannels: Set<ChannelNumber> = []
     /// Whether the peer ever had a working path (to tell "connecting" from "disconnected").
     var wasConnected = false
     /// Whether the peer left or was unreachable past the timeout.
@@ -27,11 +28,11 @@ final class RemotePeer {
     var isPlacedByGame = false
     /// The positional channels on which the peer is within range of this participant, by the
     /// channel's hearing range and its margin; a direct path sends voice there only to these.
-    var inRangeChannels: Set<UInt16> = []
+    var inRangeChannels: Set<ChannelNumber> = []
 
     init(participant: ParticipantID) {
         self.participant = participant
-        self.mediaID = MediaID(participant: participant)
+        self.mediaID = participant.mediaID
     }
 
     var activeRoute: PathRoute? { isGone ? nil : paths?.activeRoute }
@@ -40,17 +41,17 @@ final class RemotePeer {
 /// One of this participant's voice channels in a session. A class for the reason `RemotePeer` is:
 /// every packet received looks its channel up.
 final class LocalChannel {
-    let number: UInt16
+    let number: ChannelNumber
     let name: String
     /// The mixer's ID for it (unique across sessions).
-    let mixerChannel: UInt16
+    let mixerChannel: MixerChannelID
     var isStarted: Bool
     /// Players this participant muted in this channel.
     var mutedPlayers: Set<MediaID> = []
     /// Set when the channel is positional.
     var proximity: ProximitySettings?
 
-    init(number: UInt16, name: String, mixerChannel: UInt16, isStarted: Bool = false) {
+    init(number: ChannelNumber, name: String, mixerChannel: MixerChannelID, isStarted: Bool = false) {
         self.number = number
         self.name = name
         self.mixerChannel = mixerChannel

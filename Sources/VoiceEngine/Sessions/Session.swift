@@ -25,8 +25,8 @@ class Session {
     private(set) var mediaIndex: [MediaID: ParticipantID] = [:]
     /// This participant's sender keys and sealers, by channel (`0 = the
     /// session's own traffic).
-    var ownKeys: [UInt16: OwnSenderKey] = [:]
-    var sealers: [UInt16: EnvelopeSealer] = [:]
+    var ownKeys: [ChannelNumber: OwnSenderKey] = [:]
+    var sealers: [ChannelNumber: EnvelopeSealer] = [:]
     /// Set when players left: a tick moves every channel to a new key once, however many left
     /// since the last rekey, as soon as no earlier rekey is still waiting to switch.
     var needsRekey = false
@@ -34,9 +34,9 @@ class Session {
     var hasPendingKey: Bool { ownKeys.values.contains { $0.pending != nil } }
     /// True from a departure until every channel seals under the key it brought.
     var isChangingKeys: Bool { needsRekey || hasPendingKey }
-    var channels: [UInt16: LocalChannel] = [:]
+    var channels: [ChannelNumber: LocalChannel] = [:]
     /// The channel that owns the microphone, if any.
-    var activeChannel: UInt16?
+    var activeChannel: ChannelNumber?
     /// A captured frame's way out: encoded once for `activeChannel`, sealed, sent to each listener.
     let outgoing = OutgoingVoice()
     /// A datagram's way in: opened, dispatched, put in its stream.
@@ -75,7 +75,7 @@ class Session {
     /// Seals `plaintext` for `destination` (or everyone in the channel) under this participant's
     /// key for `channel` into `buffer`, and returns the envelope, or nil when there is no key.
     func seal(
-        _ content: SealedContent, channel: UInt16, destination: UInt32, plaintext: UnsafeRawBufferPointer,
+        _ content: SealedContent, channel: ChannelNumber, destination: MediaID, plaintext: UnsafeRawBufferPointer,
         into buffer: UnsafeMutableRawBufferPointer
     ) -> UnsafeRawBufferPointer? {
         // Only counter exhaustion can fail here; a rekey gives a fresh counter.
@@ -88,7 +88,7 @@ class Session {
 
     /// The peers who hear `channel` now, into a list kept from frame to frame, since it is asked
     /// for every captured frame.
-    func listeners(of channel: UInt16, into listeners: inout [RemotePeer]) {
+    func listeners(of channel: ChannelNumber, into listeners: inout [RemotePeer]) {
         listeners.removeAll(keepingCapacity: true)
         for peer in peers.values where peer.activeRoute != nil && hears(peer, channel: channel) {
             listeners.append(peer)
@@ -98,7 +98,7 @@ class Session {
     // MARK: What a call and a match do differently
 
     /// Whether `peer`, reachable, hears this participant's `channel`.
-    func hears(_ peer: RemotePeer, channel: UInt16) -> Bool {
+    func hears(_ peer: RemotePeer, channel: ChannelNumber) -> Bool {
         preconditionFailure("\(Self.self) must say who hears a channel")
     }
 

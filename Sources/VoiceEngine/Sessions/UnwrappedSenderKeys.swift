@@ -13,7 +13,7 @@ struct UnwrappedSenderKeys {
 
     init(_ wrapped: [WrappedSenderKey], pairwise: PairwiseKey, sender: ParticipantID) {
         self.pairwise = pairwise
-        let mediaID = MediaID(participant: sender)
+        let mediaID = sender.mediaID
         keys = wrapped.map { wrapped in
             Result { () throws(SecurityError) in
                 try pairwise.unwrap(wrapped.bytes, sender: mediaID, channel: wrapped.channel)

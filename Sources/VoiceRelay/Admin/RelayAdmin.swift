@@ -25,11 +25,11 @@ public enum RelayAdminError: Error, Hashable, Sendable, CustomStringConvertible 
 /// One member as the admin API shows it.
 public struct RelayParticipantInfo: Sendable, Hashable {
     public var participant: String
-    public var mediaID: UInt32
-    public var channels: [UInt16]
+    public var mediaID: MediaID
+    public var channels: [ChannelNumber]
     /// `channels` by the names the players gave them (`#number` where nobody did).
     public var channelNames: [String]
-    public var muted: [UInt32]
+    public var muted: [MediaID]
     public var serverMuted: Bool
     public var overUDP: Bool
     public var overTCP: Bool
@@ -41,7 +41,7 @@ public struct RelayParticipantInfo: Sendable, Hashable {
     /// Whether the game server placed it (its own reports are then ignored).
     public var isPlacedByServer: Bool
     /// The channels it hears positionally, and the range on each.
-    public var hearingRanges: [UInt16: Float]
+    public var hearingRanges: [ChannelNumber: Float]
 }
 
 public struct RelayMatchInfo: Sendable, Hashable {
@@ -87,7 +87,8 @@ public struct RelayAdmin: Sendable {
 
     /// Makes `channel` the participant's only started voice channel (0: none), and tells its client.
     /// A channel nobody has started yet is allowed (the first of a new team); see `members(in:match:)`.
-    public func move(participant: String, match: String, toChannel channel: UInt16) async throws(RelayAdminError) {
+    public func move(participant: String, match: String, toChannel channel: ChannelNumber) async throws(RelayAdminError)
+    {
         try await withMember(match: match, participant: participant) { state, member in
             state.move(member, toChannel: channel)
         }
@@ -95,7 +96,7 @@ public struct RelayAdmin: Sendable {
 
     /// The members of `match` that have `channel` started, sorted: none for a channel nobody is in
     /// (or a name mistyped).
-    public func members(in channel: UInt16, match: String) async throws(RelayAdminError) -> [String] {
+    public func members(in channel: ChannelNumber, match: String) async throws(RelayAdminError) -> [String] {
         try await onLoop { state -> Result<[String], RelayAdminError> in
             guard let members = state.matches[match]?.members else { return .failure(.unknownMatch(match)) }
             return .success(members.filter { $0.channels.contains(channel) }.map(\.participant).sorted())

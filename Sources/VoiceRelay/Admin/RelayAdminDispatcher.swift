@@ -57,7 +57,7 @@ package struct RelayAdminDispatcher: Sendable {
         case .move:
             let (match, player) = try member(request)
             let channel = try required(request.channel, "channel", request)
-            let number = channel.isEmpty ? 0 : channelNumber(named: channel)
+            let number = channel.isEmpty ? ChannelNumber.session : ChannelNumber(named: channel)
             // An operator typing a name: one nobody has started is taken for a typo.
             if number != 0, try await admin.members(in: number, match: match).isEmpty {
                 throw RelayAdminFailure(
@@ -107,7 +107,7 @@ package struct RelayAdminDispatcher: Sendable {
     }
 
     /// `ranges` keyed by channel name where a player gave one, else by number.
-    private static func byName(_ ranges: [UInt16: Float], names: [UInt16: String]) -> [String: Float] {
+    private static func byName(_ ranges: [ChannelNumber: Float], names: [ChannelNumber: String]) -> [String: Float] {
         Dictionary(ranges.map { (names[$0.key] ?? "\($0.key)", $0.value) }) { first, _ in first }
     }
 

@@ -16,9 +16,9 @@ package struct RelayAdminReply: Codable, Sendable, Hashable {
 
     package struct Player: Codable, Sendable, Hashable {
         package var player: String
-        package var mediaID: UInt32
+        package var mediaID: MediaID
         /// Channel numbers, as the wire carries them.
-        package var channels: [UInt16]
+        package var channels: [ChannelNumber]
         /// The same channels by the names the players gave them (`#number` where none did).
         package var channelNames: [String]
         package var serverMuted: Bool

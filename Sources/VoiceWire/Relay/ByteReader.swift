@@ -24,6 +24,10 @@ struct ByteReader {
         take(4).map { $0.reduce(UInt32(0)) { $0 << 8 | UInt32($1) } }
     }
 
+    mutating func mediaID() -> MediaID? { uint32().map(MediaID.init(rawValue:)) }
+
+    mutating func channel() -> ChannelNumber? { uint16().map(ChannelNumber.init(rawValue:)) }
+
     /// A big-endian IEEE 754 single.
     mutating func float() -> Float? { uint32().map(Float.init(bitPattern:)) }
 
@@ -47,6 +51,8 @@ struct ByteWriter {
     mutating func uint32(_ value: UInt32) {
         for shift in stride(from: 24, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: value >> shift)) }
     }
+    mutating func mediaID(_ value: MediaID) { uint32(value.rawValue) }
+    mutating func channel(_ value: ChannelNumber) { uint16(value.rawValue) }
     mutating func uint64(_ value: UInt64) {
         for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: value >> shift)) }
     }

@@ -134,15 +134,16 @@ public struct RelayJoin: Sendable, Hashable {
     public var token: String
     public var participant: String
     /// Voice channels the member has started (channel 0 is implicit: everyone is in it).
-    public var channels: [UInt16]
+    public var channels: [ChannelNumber]
     /// Media IDs of the players this member muted.
-    public var muted: [UInt32]
+    public var muted: [MediaID]
     /// The names of `channels` the member gives, for the relay's logs and admin (at most one per
     /// channel it lists, each at most `RelayMessage.maximumChannelNameBytes`); may be empty.
-    public var channelNames: [UInt16: String]
+    public var channelNames: [ChannelNumber: String]
 
     public init(
-        token: String, participant: String, channels: [UInt16], muted: [UInt32], channelNames: [UInt16: String] = [:]
+        token: String, participant: String, channels: [ChannelNumber], muted: [MediaID],
+        channelNames: [ChannelNumber: String] = [:]
     ) {
         self.token = token
         self.participant = participant
@@ -158,19 +159,19 @@ public struct RelayJoin: Sendable, Hashable {
 public enum RelayMessage: Sendable, Hashable {
     case join(RelayJoin)
     /// The join succeeded; `mediaID` is what the member's envelopes must name as sender.
-    case joined(mediaID: UInt32)
+    case joined(mediaID: MediaID)
     case refused(RelayRefusal)
-    case startChannel(UInt16)
-    case stopChannel(UInt16)
-    case mute(UInt32)
-    case unmute(UInt32)
+    case startChannel(ChannelNumber)
+    case stopChannel(ChannelNumber)
+    case mute(MediaID)
+    case unmute(MediaID)
     /// Keeps the membership (and NAT bindings) alive; the relay answers with `pong(nonce)`.
     case keepalive(nonce: UInt64)
     case pong(nonce: UInt64)
     case leave
     case kicked(RelayKickReason)
     /// The game server moved the member: its started channels are now exactly `channel`.
-    case moved(channel: UInt16)
+    case moved(channel: ChannelNumber)
     /// The game server muted (true) or unmuted the member at the relay.
     case serverMute(Bool)
     /// Attaches this TCP connection to the match's signalling as `participant` (the token's checks
@@ -188,13 +189,13 @@ public enum RelayMessage: Sendable, Hashable {
     case signal(from: String, payload: [UInt8])
     /// From a member: where the player of `mediaID` stands (its own, or the relay refuses it), for
     /// the positional channels' ranges. Three big-endian IEEE 754 floats, finite.
-    case position(mediaID: UInt32, VoicePosition)
+    case position(mediaID: MediaID, VoicePosition)
     /// From a member: it hears `channel` positionally, only players within `range` (plus the
     /// relay's margin); a range of 0 hears the channel whole again.
-    case hearingRange(channel: UInt16, range: Float)
+    case hearingRange(channel: ChannelNumber, range: Float)
     /// From a member: the name of a channel it started (channels travel as numbers, a hash of the
     /// name), for the relay's logs and admin to show names. At most `maximumChannelNameBytes`.
-    case channelName(UInt16, String)
+    case channelName(ChannelNumber, String)
 
     /// Longest channel name a relay is told, in UTF-8 bytes.
     public static let maximumChannelNameBytes = 64
@@ -258,23 +259,23 @@ public enum RelayMessage: Sendable, Hashable {
             writer.string(join.token)
             writer.string(join.participant)
             writer.uint8(UInt8(join.channels.count))
-            for channel in join.channels { writer.uint16(channel) }
+            for channel in join.channels { writer.channel(channel) }
             writer.uint8(UInt8(join.muted.count))
-            for id in join.muted { writer.uint32(id) }
+            for id in join.muted { writer.mediaID(id) }
             // Names come last, and only when there are any: a join without them ends at its mutes.
             let names = join.channelNames.filter { join.channels.contains($0.key) }.sorted { $0.key < $1.key }
             if !names.isEmpty {
                 writer.uint8(UInt8(names.count))
                 for (channel, name) in names {
                     try Self.check(name, field: "channel name", maximum: Self.maximumChannelNameBytes)
-                    writer.uint16(channel)
+                    writer.channel(channel)
                     writer.string(name)
                 }
             }
-        case .joined(let mediaID): writer.uint32(mediaID)
+        case .joined(let mediaID): writer.mediaID(mediaID)
         case .refused(let reason): writer.uint8(reason.rawValue)
-        case .startChannel(let channel), .stopChannel(let channel), .moved(let channel): writer.uint16(channel)
-        case .mute(let id), .unmute(let id): writer.uint32(id)
+        case .startChannel(let channel), .stopChannel(let channel), .moved(let channel): writer.channel(channel)
+        case .mute(let id), .unmute(let id): writer.mediaID(id)
         case .keepalive(let nonce), .pong(let nonce): writer.uint64(nonce)
         case .leave: break
         case .kicked(let reason): writer.uint8(reason.rawValue)
@@ -306,17 +307,17 @@ public enum RelayMessage: Sendable, Hashable {
             writer.append(payload)
         case .position(let mediaID, let position):
             guard position.isFinite else { throw .invalidNumber(field: "position") }
-            writer.uint32(mediaID)
+            writer.mediaID(mediaID)
             writer.uint32(position.x.bitPattern)
             writer.uint32(position.y.bitPattern)
             writer.uint32(position.z.bitPattern)
         case .hearingRange(let channel, let range):
             guard range.isFinite, range >= 0 else { throw .invalidNumber(field: "range") }
-            writer.uint16(channel)
+            writer.channel(channel)
             writer.uint32(range.bitPattern)
         case .channelName(let channel, let name):
             try Self.check(name, field: "channel name", maximum: Self.maximumChannelNameBytes)
-            writer.uint16(channel)
+            writer.channel(channel)
             writer.string(name)
         }
         return writer.bytes
@@ -340,28 +341,28 @@ public enum RelayMessage: Sendable, Hashable {
             guard channelCount <= RelayJoin.maximumChannels else {
                 throw .tooManyEntries(field: "channels", count: Int(channelCount), maximum: RelayJoin.maximumChannels)
             }
-            var channels: [UInt16] = []
+            var channels: [ChannelNumber] = []
             for _ in 0..<channelCount {
-                guard let channel = reader.uint16() else { throw wrongLength }
+                guard let channel = reader.channel() else { throw wrongLength }
                 channels.append(channel)
             }
             guard let muteCount = reader.uint8() else { throw wrongLength }
             guard muteCount <= RelayJoin.maximumMutes else {
                 throw .tooManyEntries(field: "muted players", count: Int(muteCount), maximum: RelayJoin.maximumMutes)
             }
-            var muted: [UInt32] = []
+            var muted: [MediaID] = []
             for _ in 0..<muteCount {
-                guard let id = reader.uint32() else { throw wrongLength }
+                guard let id = reader.mediaID() else { throw wrongLength }
                 muted.append(id)
             }
-            var names: [UInt16: String] = [:]
+            var names: [ChannelNumber: String] = [:]
             if !reader.isAtEnd {
                 guard let nameCount = reader.uint8() else { throw wrongLength }
                 guard nameCount <= channelCount else {
                     throw .tooManyEntries(field: "channel names", count: Int(nameCount), maximum: Int(channelCount))
                 }
                 for _ in 0..<nameCount {
-                    guard let channel = reader.uint16() else { throw wrongLength }
+                    guard let channel = reader.channel() else { throw wrongLength }
                     names[channel] = try Self.readText(
                         &reader, field: "channel name", maximum: Self.maximumChannelNameBytes, wrongLength)
                 }
@@ -370,14 +371,14 @@ public enum RelayMessage: Sendable, Hashable {
                 RelayJoin(token: token, participant: participant, channels: channels, muted: muted, channelNames: names)
             )
         case .joined:
-            guard let id = reader.uint32() else { throw wrongLength }
+            guard let id = reader.mediaID() else { throw wrongLength }
             self = .joined(mediaID: id)
         case .refused:
             guard let code = reader.uint8() else { throw wrongLength }
             guard let reason = RelayRefusal(rawValue: code) else { throw .unknownReason(code) }
             self = .refused(reason)
         case .startChannel, .stopChannel, .moved:
-            guard let channel = reader.uint16() else { throw wrongLength }
+            guard let channel = reader.channel() else { throw wrongLength }
             self =
                 kind == .startChannel
                 ? .startChannel(channel)
@@ -385,7 +386,7 @@ public enum RelayMessage: Sendable, Hashable {
                     ? .stopChannel(channel)
                     : .moved(channel: channel)
         case .mute, .unmute:
-            guard let id = reader.uint32() else { throw wrongLength }
+            guard let id = reader.mediaID() else { throw wrongLength }
             self = kind == .mute ? .mute(id) : .unmute(id)
         case .keepalive, .pong:
             guard let nonce = reader.uint64() else { throw wrongLength }
@@ -431,17 +432,17 @@ public enum RelayMessage: Sendable, Hashable {
                 ? .sendSignal(to: participant, payload: Array(payload))
                 : .signal(from: participant, payload: Array(payload))
         case .position:
-            guard let mediaID = reader.uint32(), let x = reader.float(), let y = reader.float(), let z = reader.float()
+            guard let mediaID = reader.mediaID(), let x = reader.float(), let y = reader.float(), let z = reader.float()
             else { throw wrongLength }
             let position = VoicePosition(x: x, y: y, z: z)
             guard position.isFinite else { throw .invalidNumber(field: "position") }
             self = .position(mediaID: mediaID, position)
         case .hearingRange:
-            guard let channel = reader.uint16(), let range = reader.float() else { throw wrongLength }
+            guard let channel = reader.channel(), let range = reader.float() else { throw wrongLength }
             guard range.isFinite, range >= 0 else { throw .invalidNumber(field: "range") }
             self = .hearingRange(channel: channel, range: range)
         case .channelName:
-            guard let channel = reader.uint16() else { throw wrongLength }
+            guard let channel = reader.channel() else { throw wrongLength }
             let name = try Self.readText(
                 &reader, field: "channel name", maximum: Self.maximumChannelNameBytes, wrongLength)
             self = .channelName(channel, name)

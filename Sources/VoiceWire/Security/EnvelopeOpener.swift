@@ -57,13 +57,13 @@ public struct EnvelopeOpener: Sendable {
     }
 
     private struct Stream: Hashable, Sendable {
-        var sender: UInt32
-        var channel: UInt16
+        var sender: MediaID
+        var channel: ChannelNumber
     }
 
     private var streams: [Stream: Keys] = [:]
     /// How many channels each sender has keys on, to tell an unknown sender from an unknown channel.
-    private var senders: [UInt32: Int] = [:]
+    private var senders: [MediaID: Int] = [:]
     public private(set) var statistics = OpenStatistics()
 
     public init() {}
@@ -73,11 +73,11 @@ public struct EnvelopeOpener: Sendable {
     /// A key with the epoch of one already held replaces that one in place (a repeated delivery of
     /// the same key changes nothing, and keeps its replay window). Any other epoch becomes current
     /// and the current one becomes previous; the one before is forgotten.
-    public mutating func install(_ key: SenderKey, sender: MediaID, channel: UInt16) {
-        let stream = Stream(sender: sender.rawValue, channel: channel)
+    public mutating func install(_ key: SenderKey, sender: MediaID, channel: ChannelNumber) {
+        let stream = Stream(sender: sender, channel: channel)
         guard var keys = streams[stream] else {
             streams[stream] = Keys(current: Slot(key: key))
-            senders[sender.rawValue, default: 0] += 1
+            senders[sender, default: 0] += 1
             return
         }
         if keys.current.key.epoch == key.epoch {
@@ -93,20 +93,20 @@ public struct EnvelopeOpener: Sendable {
 
     /// Forgets every key of `sender` (a member left).
     public mutating func remove(sender: MediaID) {
-        guard senders.removeValue(forKey: sender.rawValue) != nil else { return }
-        streams = streams.filter { $0.key.sender != sender.rawValue }
+        guard senders.removeValue(forKey: sender) != nil else { return }
+        streams = streams.filter { $0.key.sender != sender }
     }
 
     /// Forgets `sender`'s keys on one channel (it stopped talking there, or this participant left it).
-    public mutating func remove(sender: MediaID, channel: UInt16) {
-        guard streams.removeValue(forKey: Stream(sender: sender.rawValue, channel: channel)) != nil else { return }
-        let remaining = (senders[sender.rawValue] ?? 1) - 1
-        senders[sender.rawValue] = remaining > 0 ? remaining : nil
+    public mutating func remove(sender: MediaID, channel: ChannelNumber) {
+        guard streams.removeValue(forKey: Stream(sender: sender, channel: channel)) != nil else { return }
+        let remaining = (senders[sender] ?? 1) - 1
+        senders[sender] = remaining > 0 ? remaining : nil
     }
 
     /// The epochs held for `sender` on `channel`: current first, then previous.
-    public func epochs(sender: MediaID, channel: UInt16) -> [UInt8] {
-        guard let keys = streams[Stream(sender: sender.rawValue, channel: channel)] else { return [] }
+    public func epochs(sender: MediaID, channel: ChannelNumber) -> [UInt8] {
+        guard let keys = streams[Stream(sender: sender, channel: channel)] else { return [] }
         return [keys.current.key.epoch] + (keys.previous.map { [$0.key.epoch] } ?? [])
     }
 

@@ -5,17 +5,17 @@
 /// restarts at 0 only with a new key, and sealing stops with `counterExhausted` rather than wrap.
 public struct EnvelopeSealer: Sendable {
     public let sender: MediaID
-    public let channel: UInt16
+    public let channel: ChannelNumber
     private var key: SenderKey
     /// The counter the next envelope will carry.
     public private(set) var nextCounter: UInt64
 
-    public init(sender: MediaID, channel: UInt16, key: SenderKey) {
+    public init(sender: MediaID, channel: ChannelNumber, key: SenderKey) {
         self.init(sender: sender, channel: channel, key: key, nextCounter: 0)
     }
 
     /// Starts at a given counter: only for tests of exhaustion, which cannot seal 2^64 envelopes.
-    init(sender: MediaID, channel: UInt16, key: SenderKey, nextCounter: UInt64) {
+    init(sender: MediaID, channel: ChannelNumber, key: SenderKey, nextCounter: UInt64) {
         self.sender = sender
         self.channel = channel
         self.key = key
@@ -41,7 +41,7 @@ public struct EnvelopeSealer: Sendable {
     /// `SealedEnvelopeHeader.encodedBytes` to be sealed in place): it is read before `output` is
     /// written.
     public mutating func seal(
-        _ content: SealedContent, destination: UInt32, plaintext: UnsafeRawBufferPointer,
+        _ content: SealedContent, destination: MediaID, plaintext: UnsafeRawBufferPointer,
         into output: UnsafeMutableRawBufferPointer
     ) throws(SecurityError) -> Int {
         guard nextCounter != .max else { throw .counterExhausted }
@@ -50,7 +50,7 @@ public struct EnvelopeSealer: Sendable {
         guard output.count >= total else { throw .bufferTooSmall(needed: total, available: output.count) }
 
         let header = SealedEnvelopeHeader(
-            content: content, channel: channel, sender: sender.rawValue, destination: destination, epoch: key.epoch,
+            content: content, channel: channel, sender: sender, destination: destination, epoch: key.epoch,
             counter: nextCounter)
         let body = output.baseAddress! + headerBytes
         // Moved (not copied) into place first, so that a plaintext anywhere in `output` survives.

@@ -14,7 +14,7 @@ public struct PairwiseKey: Sendable {
     init(material: SealingKey) { self.material = material }
 
     /// `key` encrypted for the peer, to send in signalling.
-    public func wrap(_ key: SenderKey, sender: MediaID, channel: UInt16) -> [UInt8] {
+    public func wrap(_ key: SenderKey, sender: MediaID, channel: ChannelNumber) -> [UInt8] {
         let context = Self.associatedData(epoch: key.epoch, sender: sender, channel: channel)
         // A random nonce is safe here: a session wraps a few keys per pair, far from the 2^48 or so
         // where random 96-bit nonces risk colliding.
@@ -31,7 +31,7 @@ public struct PairwiseKey: Sendable {
     }
 
     /// The sender key in `wrapped`, if it was wrapped with this key for this sender and channel.
-    public func unwrap(_ wrapped: [UInt8], sender: MediaID, channel: UInt16) throws(SecurityError) -> SenderKey {
+    public func unwrap(_ wrapped: [UInt8], sender: MediaID, channel: ChannelNumber) throws(SecurityError) -> SenderKey {
         guard wrapped.count == Self.wrappedBytes else { throw .invalidWrappedKey }
         let epoch = wrapped[0]
         let context = Self.associatedData(epoch: epoch, sender: sender, channel: channel)
@@ -44,12 +44,12 @@ public struct PairwiseKey: Sendable {
         }
     }
 
-    static func associatedData(epoch: UInt8, sender: MediaID, channel: UInt16) -> [UInt8] {
+    static func associatedData(epoch: UInt8, sender: MediaID, channel: ChannelNumber) -> [UInt8] {
         let id = sender.rawValue
         return Array("voicechat sender key v1\u{0}".utf8) + [
             UInt8(truncatingIfNeeded: id >> 24), UInt8(truncatingIfNeeded: id >> 16),
             UInt8(truncatingIfNeeded: id >> 8), UInt8(truncatingIfNeeded: id),
-            UInt8(truncatingIfNeeded: channel >> 8), UInt8(truncatingIfNeeded: channel), epoch,
+            UInt8(truncatingIfNeeded: channel.rawValue >> 8), UInt8(truncatingIfNeeded: channel.rawValue), epoch,
         ]
     }
 }

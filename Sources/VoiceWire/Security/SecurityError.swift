@@ -12,9 +12,9 @@ public enum SecurityError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The sender is known on this channel, but neither of its held keys has this epoch.
     case unknownEpoch(UInt8)
     /// No key of this sender is installed at all.
-    case unknownSender(UInt32)
+    case unknownSender(MediaID)
     /// The sender has keys, but none for this channel.
-    case unknownChannel(sender: UInt32, channel: UInt16)
+    case unknownChannel(sender: MediaID, channel: ChannelNumber)
     /// A peer's X25519 public key has the wrong length or yields no usable shared secret.
     case invalidPublicKey
     /// The session ID that salts the pairwise keys is empty.
@@ -43,9 +43,9 @@ public enum SecurityError: Error, Hashable, Sendable, CustomStringConvertible {
             "sealed envelope uses key epoch \(epoch), which is neither the sender's current nor previous key; "
                 + "the key was not delivered yet, or is retired"
         case .unknownSender(let sender):
-            "no key is installed for sender \(String(sender, radix: 16)); it has not joined, or has left"
+            "no key is installed for sender \(sender); it has not joined, or has left"
         case .unknownChannel(let sender, let channel):
-            "sender \(String(sender, radix: 16)) has no key installed for channel \(channel)"
+            "sender \(sender) has no key installed for channel \(channel)"
         case .invalidPublicKey:
             "the peer's X25519 public key is not \(KeyAgreement.publicKeyBytes) bytes or is a low-order point; "
                 + "the signalling message carrying it is corrupt or hostile"

@@ -1,3 +1,5 @@
+import VoiceCore
+
 /// Why a signalling message was refused. The message is dropped and counted; nothing it said is
 /// trusted, and the call or match it named goes on as before.
 public enum SignallingError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -16,7 +18,7 @@ public enum SignallingError: Error, Hashable, Sendable, CustomStringConvertible 
     /// The message names a match this participant is not in.
     case unknownMatch(String)
     /// The message came from someone who is not the call's peer or a player of the match.
-    case notAParticipant(String)
+    case notAParticipant(ParticipantID)
     /// The message is valid but makes no sense in the call's current state (e.g. an accept for a
     /// call that was already accepted).
     case wrongState(call: String, state: String, message: String)

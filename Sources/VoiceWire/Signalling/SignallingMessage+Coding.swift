@@ -206,20 +206,21 @@ extension WireForm {
             guard let bytes = Data(base64Encoded: key.key), allowEmptyKey || (1...128).contains(bytes.count) else {
                 throw .invalidField("keys.key", reason: "expected a wrapped key in base64")
             }
-            return WrappedSenderKey(channel: UInt16(key.channel), epoch: UInt8(key.epoch), bytes: Array(bytes))
+            return WrappedSenderKey(
+                channel: ChannelNumber(rawValue: UInt16(key.channel)), epoch: UInt8(key.epoch), bytes: Array(bytes))
         }
     }
 }
 
 extension WireKey {
     init(_ key: WrappedSenderKey) {
-        self.init(channel: Int(key.channel), epoch: Int(key.epoch), key: Data(key.bytes).base64EncodedString())
+        self.init(channel: Int(key.channel.rawValue), epoch: Int(key.epoch), key: Data(key.bytes).base64EncodedString())
     }
 }
 
 extension WireChannel {
     init(_ announcement: ChannelAnnouncement) {
-        self.init(number: Int(announcement.number), name: announcement.name, started: announcement.isStarted)
+        self.init(number: Int(announcement.number.rawValue), name: announcement.name, started: announcement.isStarted)
     }
 
     func announcement() throws(SignallingError) -> ChannelAnnouncement {
@@ -229,9 +230,9 @@ extension WireChannel {
         guard !name.isEmpty, name.utf8.count <= SignallingMessage.maximumIdentifierBytes else {
             throw .invalidField("channel.name", reason: "empty or longer than 256 bytes")
         }
-        guard channelNumber(named: name) == UInt16(number) else {
+        guard ChannelNumber(named: name).rawValue == UInt16(number) else {
             throw .invalidField("channel.number", reason: "\(number) is not the number of channel \"\(name)\"")
         }
-        return ChannelAnnouncement(number: UInt16(number), name: name, isStarted: started)
+        return ChannelAnnouncement(number: ChannelNumber(rawValue: UInt16(number)), name: name, isStarted: started)
     }
 }

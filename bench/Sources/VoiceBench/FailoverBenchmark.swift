@@ -228,7 +228,7 @@ final class FailoverPeer: Sendable {
     /// `fallback.relayRoutes`, built once: every send looks a route up in it.
     private let relayRoutes: [Int: PathRoute]
     private let name: String
-    private let mediaID: UInt32
+    private let mediaID: MediaID
     private let peerMediaID: UInt32
     private let relayClients = Mutex<[PathRoute: RelayClient]>([:])
     private let relayCounter = Atomic<UInt64>(0)
@@ -242,8 +242,8 @@ final class FailoverPeer: Sendable {
         self.fallback = fallback
         relayRoutes = fallback.relayRoutes
         self.name = name
-        mediaID = MediaID(participant: name).rawValue
-        peerMediaID = MediaID(participant: peerName).rawValue
+        mediaID = name.mediaID
+        peerMediaID = peerName.mediaID
     }
 
     var allSockets: [UDPEndpoint] { sockets.withLock { $0 } }

@@ -50,7 +50,7 @@ struct ProximityBenchmark: ParsableCommand {
     }
 
     func run() throws {
-        let channel: UInt16 = 1
+        let channel: ChannelNumber = 1
         var limits = RelayLimits()
         limits.maximumMembersPerMatch = max(limits.maximumMembersPerMatch, players)
         print(
@@ -93,7 +93,7 @@ struct ProximityBenchmark: ParsableCommand {
                 reported = walk.positions
                 let started = DispatchTime.now().uptimeNanoseconds
                 for (player, name) in names.enumerated() {
-                    let message = RelayMessage.position(mediaID: MediaID(participant: name).rawValue, reported[player])
+                    let message = RelayMessage.position(mediaID: name.mediaID, reported[player])
                     try culling.send(message, from: name, now: now)
                     try whole.send(message, from: name, now: now)
                 }

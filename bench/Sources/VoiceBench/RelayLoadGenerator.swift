@@ -112,7 +112,7 @@ struct RelayLoadGenerator {
                 var header = [UInt8](repeating: 0, count: SealedEnvelopeHeader.encodedBytes)
                 header.withUnsafeMutableBytes {
                     try? SealedEnvelopeHeader(
-                        content: .voice, channel: 1, sender: MediaID(participant: participant).rawValue,
+                        content: .voice, channel: 1, sender: participant.mediaID,
                         destination: 0, epoch: 0, counter: 0
                     ).write(into: $0)
                 }

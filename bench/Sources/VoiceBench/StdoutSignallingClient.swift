@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import VoiceCore
 import VoiceEngine
 
 /// Writes whole lines to standard output, one writer at a time, unbuffered: the latency
