@@ -64,6 +64,22 @@ final class RelayMember {
 
     var hasTransport: Bool { udpAddress != nil || tcpConnection != nil }
 
+    /// Starts `channel` (0 is always heard); false when the member has as many as a join may list.
+    func startChannel(_ channel: ChannelNumber) -> Bool {
+        guard channel != 0, !channels.contains(channel) else { return true }
+        guard channels.count < RelayJoin.maximumChannels else { return false }
+        channels.append(channel)
+        return true
+    }
+
+    /// Mutes `speaker` for this member; false when it has muted as many as a join may list.
+    func mute(_ speaker: MediaID) -> Bool {
+        guard !muted.contains(speaker) else { return true }
+        guard muted.count < RelayJoin.maximumMutes else { return false }
+        muted.append(speaker)
+        return true
+    }
+
     /// Whether this member hears `speaker`'s voice on `channel`: always, unless it hears the
     /// channel positionally and the speaker is out of its range. No allocation: the forwarding path asks.
     @inline(__always)
@@ -100,30 +116,4 @@ final class RelayMember {
             }
         }
     }
-}
-
-/// One channel a member hears positionally: its range, and the players within it now.
-struct RelayHearing {
-    let channel: ChannelNumber
-    let range: HearingRange
-    /// Media IDs of the players within range (with the margin for those already in it).
-    var audible: Set<MediaID>
-}
-
-/// The members of one match. Same thread contract as `RelayMember`.
-final class RelayMatch {
-    let id: String
-    var members: [RelayMember] = []
-    /// The names its members gave their channels, for logs and the admin; the first name for a
-    /// number stands, and at most `maximumChannelNames` are kept.
-    var channelNames: [ChannelNumber: String] = [:]
-    static let maximumChannelNames = 64
-
-    /// `channel` as a person knows it: its name, or its number when nobody named it.
-    func name(of channel: ChannelNumber) -> String { channelNames[channel] ?? "#\(channel)" }
-
-    init(id: String) { self.id = id }
-
-    func member(participant: String) -> RelayMember? { members.first { $0.participant == participant } }
-    func member(mediaID: MediaID) -> RelayMember? { members.first { $0.mediaID == mediaID } }
 }

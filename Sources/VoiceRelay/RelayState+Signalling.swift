@@ -28,7 +28,7 @@ extension RelayState {
             return refuse(.wrongConnection, to: source, participant: participant)
         }
         let token: RelayToken
-        switch admittedToken(text, participant: participant) {
+        switch gate.admittedToken(text, participant: participant) {
         case .admitted(let admitted): token = admitted
         case .refused(let reason): return refuse(reason, to: source, participant: participant)
         }
@@ -67,7 +67,7 @@ extension RelayState {
             signallingMatches[token.match] = roster
         }
         signallingConnections[connection] = joining
-        forgetUnjoined(connection)
+        gate.forgetUnjoined(connection)
         signallingJoins &+= 1
         logger.info(
             "joined signalling",

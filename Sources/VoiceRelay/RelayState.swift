@@ -4,12 +4,6 @@ import VoiceCore
 import VoiceRelayShared
 import VoiceWire
 
-/// Whether a join's token admits its participant.
-enum Admission {
-    case admitted(RelayToken)
-    case refused(RelayRefusal)
-}
-
 /// Membership and forwarding: the whole mutable state of a relay, as a state machine.
 ///
 /// It does no I/O. Each call takes what arrived (a datagram, a frame, a closed or congested
@@ -27,32 +21,20 @@ final class RelayState {
     var actions: [RelayAction] = []
     /// Where the copies of `RelayAction.forward` go.
     var forwardDestinations: [RelayDatagramDestination] = []
-    private(set) var matches: [String: RelayMatch] = [:]
-    private var udpMembers: [SocketAddress: RelayMember] = [:]
-    private var tcpMembers: [RelayConnectionID: RelayMember] = [:]
+    /// Who is in which match, by which transport.
+    let roster = RelayRoster()
+    var matches: [String: RelayMatch] { roster.matches }
+    var participantCount: Int { roster.participantCount }
     /// TCP connections whose outbound queue is past its high water mark.
     private var congestedConnections: Set<RelayConnectionID> = []
-    /// Where each TCP connection comes from, as its log lines name it.
-    private var connectionPeers: [RelayConnectionID: String] = [:]
-    /// TCP connections that have not joined yet, and when each opened.
-    private var unjoinedConnections: [RelayConnectionID: UInt64] = [:]
-    /// Where each TCP connection comes from: its IP address, for the per-address limits.
-    private var connectionHosts: [RelayConnectionID: String] = [:]
-    private var addressLimits: AddressLimits
-    private(set) var participantCount = 0
+    /// Who may join, how often, and what each connection is until it does.
+    var gate: RelayGate
     /// Set by `shutDown`: from then on nothing is taken, so that a client's rejoin arriving while
     /// the sockets close cannot find an empty match and report its other players gone.
     private(set) var isShutDown = false
     var counters = RelayCounters()
     var joins = 0
     var refusals = [Int](repeating: 0, count: RelayRefusal.allCases.count + 1)
-    /// When each player (by participant ID and reason) was last refused: a client joins over
-    /// signalling, UDP and TCP at once, and retries, so one refused player is one refusal, logged
-    /// and counted once within `refusalWindow`.
-    private var lastRefusals: [String: UInt64] = [:]
-    static let refusalWindow: UInt64 = 10_000_000_000
-    /// The time of the latest call that brought one.
-    private var latestNow: UInt64 = 0
     /// Who is told of a move, kept between moves so that telling them allocates no list.
     var positionRecipients: [RelaySource] = []
     /// Signalling attachments (see `RelayState+Signalling`): by match, then participant.
@@ -64,10 +46,7 @@ final class RelayState {
     init(configuration: RelayConfiguration, logger: Logger) {
         self.configuration = configuration
         self.logger = logger
-        addressLimits = AddressLimits(
-            maximumUnjoinedConnections: configuration.limits.maximumUnjoinedConnectionsPerAddress,
-            attemptsPerSecond: configuration.limits.joinAttemptsPerSecondPerAddress,
-            attemptBurst: configuration.limits.joinAttemptBurst)
+        gate = RelayGate(configuration: configuration, logger: logger)
         actions.reserveCapacity(64)
         forwardDestinations.reserveCapacity(256)
     }
@@ -76,7 +55,7 @@ final class RelayState {
 
     /// Handles one datagram or TCP frame.
     func received(_ buffer: ByteBuffer, from source: RelaySource, now: UInt64) {
-        latestNow = now
+        gate.latestNow = now
         guard !isShutDown else {
             if case .tcp(let connection) = source { actions.append(.close(connection)) }
             return
@@ -95,12 +74,7 @@ final class RelayState {
     }
 
     @inline(__always)
-    func member(for source: RelaySource) -> RelayMember? {
-        switch source {
-        case .udp(let address): udpMembers[address]
-        case .tcp(let connection): tcpMembers[connection]
-        }
-    }
+    func member(for source: RelaySource) -> RelayMember? { roster.member(for: source) }
 
     @inline(__always)
     func drop(_ reason: RelayDropReason, member: RelayMember?) {
@@ -172,7 +146,7 @@ final class RelayState {
     /// Late voice is useless, and an unbounded queue would turn overload into seconds of delay for
     /// every listener, so the relay drops instead of queueing.
     func datagramCongested(to address: SocketAddress) {
-        drop(.recipientCongested, member: udpMembers[address])
+        drop(.recipientCongested, member: roster.member(for: .udp(address)))
     }
 
     /// Notes whether a TCP connection's outbound queue is past its high water mark.
@@ -254,25 +228,11 @@ final class RelayState {
         switch message {
         case .keepalive(let nonce): send(.pong(nonce: nonce), to: source)
         case .startChannel(let channel):
-            if channel != 0, !member.channels.contains(channel) {
-                guard member.channels.count < RelayJoin.maximumChannels else {
-                    return send(.refused(.tooManyChannels), to: source)
-                }
-                member.channels.append(channel)
-            }
+            if !member.startChannel(channel) { send(.refused(.tooManyChannels), to: source) }
         case .stopChannel(let channel): member.channels.removeAll { $0 == channel }
-        case .channelName(let channel, let name):
-            let match = member.match
-            if match.channelNames[channel] == nil, match.channelNames.count < RelayMatch.maximumChannelNames {
-                match.channelNames[channel] = name
-            }
+        case .channelName(let channel, let name): member.match.nameChannel(channel, name)
         case .mute(let id):
-            if !member.muted.contains(id) {
-                guard member.muted.count < RelayJoin.maximumMutes else {
-                    return send(.refused(.tooManyMutes), to: source)
-                }
-                member.muted.append(id)
-            }
+            if !member.mute(id) { send(.refused(.tooManyMutes), to: source) }
         case .unmute(let id): member.muted.removeAll { $0 == id }
         case .position(let mediaID, let position): reportedPosition(position, of: mediaID, by: member, now: now)
         case .hearingRange(let channel, let range): setHearingRange(range, on: channel, of: member, source: source)
@@ -284,7 +244,7 @@ final class RelayState {
     }
 
     func refuse(_ reason: RelayRefusal, to source: RelaySource, participant: String? = nil) {
-        if isNewRefusal(of: participant, reason: reason) {
+        if gate.isNewRefusal(of: participant, reason: reason) {
             logger.notice(
                 "refused join",
                 metadata: [
@@ -296,39 +256,9 @@ final class RelayState {
         send(.refused(reason), to: source)
     }
 
-    /// Whether refusing `participant` for `reason` now is news: not the same refusal of its other
-    /// transports or its retries within the window. Refusals without a name are each news.
-    private func isNewRefusal(of participant: String?, reason: RelayRefusal) -> Bool {
-        guard let participant else { return true }
-        let key = "\(reason.rawValue) \(participant)"
-        if let last = lastRefusals[key], latestNow &- last < Self.refusalWindow { return false }
-        // Bounded: a flood of names is forgotten wholesale rather than kept.
-        if lastRefusals.count >= 4_096 { lastRefusals.removeAll(keepingCapacity: true) }
-        lastRefusals[key] = latestNow
-        return true
-    }
-
-    /// The token of a join (media or signalling) if it admits `participant`, or why not.
-    func admittedToken(_ text: String, participant: String) -> Admission {
-        let token: RelayToken
-        do {
-            token = try RelayToken(parsing: text)
-            try token.verify(
-                secret: configuration.secret, now: configuration.unixTime(), audience: configuration.audience)
-        } catch {
-            logger.debug("refused join", metadata: ["reason": "\(error)"])
-            return .refused(RelayRefusal(error))
-        }
-        if let allowed = configuration.allowedMatches, !allowed.contains(token.match) {
-            return .refused(.wrongMatch)
-        }
-        guard token.participant == participant else { return .refused(.participantMismatch) }
-        return .admitted(token)
-    }
-
     private func join(_ join: RelayJoin, from source: RelaySource, now: UInt64) {
         let token: RelayToken
-        switch admittedToken(join.token, participant: join.participant) {
+        switch gate.admittedToken(join.token, participant: join.participant) {
         case .admitted(let admitted): token = admitted
         case .refused(let reason): return refuse(reason, to: source, participant: join.participant)
         }
@@ -339,35 +269,17 @@ final class RelayState {
         {
             detach(source, from: previous, because: "joined again as \(join.participant) in \(token.match)")
         }
-        let match = matches[token.match] ?? RelayMatch(id: token.match)
         let joining: RelayMember
         let isNew: Bool
-        if let existing = match.member(participant: join.participant) {
-            joining = existing
-            isNew = false
-        } else {
-            isNew = true
-            guard match.member(mediaID: mediaID) == nil else {
-                return refuse(.mediaIDCollision, to: source, participant: join.participant)
-            }
-            guard match.members.count < configuration.limits.maximumMembersPerMatch else {
-                return refuse(.matchFull, to: source, participant: join.participant)
-            }
-            guard participantCount < configuration.limits.maximumParticipants else {
-                return refuse(.relayFull, to: source, participant: join.participant)
-            }
-            let created = RelayMember(
-                match: match, participant: join.participant, mediaID: mediaID, limits: configuration.limits, now: now)
-            match.members.append(created)
-            matches[match.id] = match
-            participantCount += 1
-            joining = created
+        switch roster.admit(
+            join.participant, mediaID: mediaID, match: token.match, limits: configuration.limits, now: now)
+        {
+        case .member(let member, let new): (joining, isNew) = (member, new)
+        case .refused(let reason): return refuse(reason, to: source, participant: join.participant)
         }
+        let match = joining.match
         joining.channels = Array(Set(join.channels.filter { $0 != 0 })).sorted()
-        for (channel, name) in join.channelNames.sorted(by: { $0.key < $1.key })
-        where match.channelNames[channel] == nil && match.channelNames.count < RelayMatch.maximumChannelNames {
-            match.channelNames[channel] = name
-        }
+        for (channel, name) in join.channelNames.sorted(by: { $0.key < $1.key }) { match.nameChannel(channel, name) }
         joining.muted = Array(Set(join.muted))
         attach(source, to: joining, now: now)
         // A player joins once: its second transport, and the joins its client repeats until it
@@ -391,42 +303,16 @@ final class RelayState {
     }
 
     private func attach(_ source: RelaySource, to member: RelayMember, now: UInt64) {
-        switch source {
-        case .udp(let address):
-            if let old = member.udpAddress, old != address {
-                udpMembers[old] = nil
-                send(.kicked(.replaced), to: .udp(old))
-            }
-            member.udpAddress = address
-            member.lastHeardUDP = now
-            udpMembers[address] = member
-        case .tcp(let connection):
-            if let old = member.tcpConnection, old != connection {
-                tcpMembers[old] = nil
-                send(.kicked(.replaced), to: .tcp(old))
-                actions.append(.close(old))
-            }
-            member.tcpConnection = connection
-            member.lastHeardTCP = now
-            tcpMembers[connection] = member
-            forgetUnjoined(connection)
+        if let replaced = roster.attach(source, to: member, now: now) {
+            send(.kicked(.replaced), to: replaced)
+            if case .tcp(let old) = replaced { actions.append(.close(old)) }
         }
+        if case .tcp(let connection) = source { gate.forgetUnjoined(connection) }
     }
 
     /// Removes one transport of a member, and the member once it has none (`reason` says why).
     private func detach(_ source: RelaySource, from member: RelayMember, because reason: String) {
-        switch source {
-        case .udp(let address):
-            if member.udpAddress == address {
-                member.udpAddress = nil
-                udpMembers[address] = nil
-            }
-        case .tcp(let connection):
-            if member.tcpConnection == connection {
-                member.tcpConnection = nil
-                tcpMembers[connection] = nil
-            }
-        }
+        roster.detach(source, from: member)
         if !member.hasTransport { remove(member, because: reason) }
     }
 
@@ -435,18 +321,8 @@ final class RelayState {
         logger.info(
             "left",
             metadata: ["match": "\(member.match.id)", "participant": "\(member.participant)", "reason": "\(reason)"])
-        if let address = member.udpAddress, udpMembers[address] === member { udpMembers[address] = nil }
-        if let connection = member.tcpConnection, tcpMembers[connection] === member {
-            tcpMembers[connection] = nil
-        }
-        member.udpAddress = nil
-        member.tcpConnection = nil
-        let match = member.match
-        let before = match.members.count
-        match.members.removeAll { $0 === member }
+        roster.remove(member)
         forgetHearing(of: member)
-        if match.members.count < before { participantCount -= 1 }
-        if match.members.isEmpty { matches[match.id] = nil }
     }
 
     /// Notes where a TCP connection that just opened comes from (for the log) and when (it must
@@ -457,26 +333,17 @@ final class RelayState {
             actions.append(.close(connection))
             return
         }
-        let host = peer?.ipAddress ?? "?"
-        guard addressLimits.admitConnection(from: host) else {
+        guard gate.connectionOpened(connection, from: peer, now: now) else {
             drop(.addressConnectionLimit, member: nil)
             actions.append(.close(connection))
             return
         }
-        connectionPeers[connection] = "tcp " + (peer.map(Self.describe) ?? "?")
-        connectionHosts[connection] = host
-        unjoinedConnections[connection] = now
     }
 
     /// Whether a join from `source` is within its address's rate; one that is not is dropped
     /// unanswered (an answer would let spoofed UDP sources aim the relay at someone).
     private func admitJoinAttempt(from source: RelaySource, now: UInt64) -> Bool {
-        let host =
-            switch source {
-            case .udp(let address): address.ipAddress ?? "?"
-            case .tcp(let connection): connectionHosts[connection] ?? "?"
-            }
-        guard addressLimits.admitAttempt(from: host, now: now) else {
+        guard gate.admitAttempt(from: source, now: now) else {
             drop(.joinRateLimited, member: nil)
             return false
         }
@@ -487,42 +354,24 @@ final class RelayState {
     /// that has not joined has no reason to send more than a join, and is closed instead of
     /// holding up to 64 KB until the hello deadline.
     func tcpFrameAnnounced(length: Int, on connection: RelayConnectionID) -> Bool {
-        guard unjoinedConnections[connection] != nil, length > RelayMessage.maximumJoinBytes else { return true }
+        guard gate.isUnjoined(connection), length > RelayMessage.maximumJoinBytes else { return true }
         drop(.unjoinedFrameTooLarge, member: nil)
-        forgetUnjoined(connection)
+        gate.forgetUnjoined(connection)
         actions.append(.close(connection))
         return false
     }
 
-    /// The connection joined, closed or was closed: it stops counting as unjoined.
-    func forgetUnjoined(_ connection: RelayConnectionID) {
-        guard unjoinedConnections.removeValue(forKey: connection) != nil else { return }
-        addressLimits.release(from: connectionHosts[connection] ?? "?")
-    }
-
     /// A source as log lines name it: "udp 192.0.2.7:5000", "tcp 192.0.2.7:5001".
-    func describe(_ source: RelaySource) -> String {
-        switch source {
-        case .udp(let address): "udp " + Self.describe(address)
-        case .tcp(let connection): connectionPeers[connection] ?? "tcp ?"
-        }
-    }
-
-    private static func describe(_ address: SocketAddress) -> String {
-        guard let host = address.ipAddress, let port = address.port else { return "\(address)" }
-        return address.protocol == .inet6 ? "[\(host)]:\(port)" : "\(host):\(port)"
-    }
+    func describe(_ source: RelaySource) -> String { gate.describe(source) }
 
     /// Forgets a TCP connection that closed, and its member's membership if it was its last transport.
     func tcpClosed(_ connection: RelayConnectionID) {
         congestedConnections.remove(connection)
-        connectionPeers[connection] = nil
-        forgetUnjoined(connection)
-        connectionHosts[connection] = nil
+        gate.connectionClosed(connection)
         if let signalling = signallingConnections[connection] {
             return removeSignalling(signalling)
         }
-        guard let member = tcpMembers[connection] else { return }
+        guard let member = roster.member(for: .tcp(connection)) else { return }
         detach(.tcp(connection), from: member, because: "its connection closed")
     }
 
@@ -554,24 +403,16 @@ final class RelayState {
 
     /// Drops transports that have been silent longer than the liveness timeout.
     func sweep(now: UInt64) {
-        latestNow = now
-        if !lastRefusals.isEmpty { lastRefusals = lastRefusals.filter { now &- $0.value < Self.refusalWindow } }
+        gate.latestNow = now
+        gate.forgetOldRefusals(now: now)
         let timeout = nanoseconds(configuration.livenessTimeout)
-        for match in Array(matches.values) {
-            for member in match.members {
-                if let address = member.udpAddress, now &- member.lastHeardUDP > timeout {
-                    detach(.udp(address), from: member, because: "nothing heard for \(configuration.livenessTimeout)")
-                }
-                if let connection = member.tcpConnection, now &- member.lastHeardTCP > timeout {
-                    detach(
-                        .tcp(connection), from: member, because: "nothing heard for \(configuration.livenessTimeout)")
-                    actions.append(.close(connection))
-                }
-            }
+        for (source, member) in roster.silentTransports(now: now, timeout: timeout) {
+            detach(source, from: member, because: "nothing heard for \(configuration.livenessTimeout)")
+            if case .tcp(let connection) = source { actions.append(.close(connection)) }
         }
         sweepSignalling(now: now, timeout: timeout)
         closeConnectionsPastTheHelloDeadline(now: now)
-        for (host, refused) in addressLimits.sweep(now: now) {
+        for (host, refused) in gate.sweepAddressLimits(now: now) {
             logger.notice(
                 "refused connections or joins over the per-address limits",
                 metadata: [
@@ -582,9 +423,9 @@ final class RelayState {
 
     private func closeConnectionsPastTheHelloDeadline(now: UInt64) {
         let deadline = nanoseconds(configuration.helloDeadline)
-        for (connection, opened) in unjoinedConnections {
-            if tcpMembers[connection] != nil || signallingConnections[connection] != nil {
-                forgetUnjoined(connection)
+        for (connection, opened) in gate.unjoinedConnections {
+            if roster.member(for: .tcp(connection)) != nil || signallingConnections[connection] != nil {
+                gate.forgetUnjoined(connection)
             } else if now &- opened > deadline {
                 logger.notice(
                     "closed a connection that did not join",
@@ -593,25 +434,17 @@ final class RelayState {
                         "reason": "no join within \(configuration.helloDeadline)",
                     ])
                 drop(.helloTimeout, member: nil)
-                forgetUnjoined(connection)
+                gate.forgetUnjoined(connection)
                 actions.append(.close(connection))
             }
         }
     }
 
     /// Members that sent voice within the last second.
-    func currentSenders(now: UInt64) -> Int {
-        var count = 0
-        for match in matches.values {
-            for member in match.members where member.lastVoice != 0 && now &- member.lastVoice < 1_000_000_000 {
-                count += 1
-            }
-        }
-        return count
-    }
+    func currentSenders(now: UInt64) -> Int { roster.currentSenders(now: now) }
 
     func member(match: String, participant: String) -> RelayMember? {
-        matches[match]?.member(participant: participant)
+        roster.member(match: match, participant: participant)
     }
 
     // MARK: The game server's orders
@@ -652,7 +485,7 @@ final class RelayState {
     /// Tells every member the relay is going away, then forgets them all.
     func shutDown() {
         isShutDown = true
-        for match in Array(matches.values) {
+        for match in roster.removeAll() {
             for member in match.members {
                 notify(member, .kicked(.shutdown))
                 if let connection = member.tcpConnection { actions.append(.close(connection)) }
@@ -660,12 +493,8 @@ final class RelayState {
             // Members refer to their match; emptying it breaks the cycle.
             match.members = []
         }
-        matches = [:]
-        udpMembers = [:]
-        tcpMembers = [:]
         congestedConnections = []
-        connectionPeers = [:]
-        participantCount = 0
+        gate.forgetConnections()
         shutDownSignalling()
     }
 }
