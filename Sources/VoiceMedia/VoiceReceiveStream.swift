@@ -51,18 +51,13 @@ public final class VoiceReceiveStream {
     private let frameSamples: Int
     private let frameMilliseconds: Double
     private let decoding: StreamDecoder
-    private var primaries: JitterBufferSlots
-    private var redundants: JitterBufferSlots
+    private var frames: JitterBufferFrames
 
-    private var sequences = SerialNumberUnwrapper<UInt16>()
-    private var timestamps = SerialNumberUnwrapper<UInt32>()
-    private var synchronized = false
+    private var timeline: ArrivalTimeline
     private var playing = false
     private var playoutTimestamp: Int64 = 0
     private var newestFlags: VoicePacketFlags = []
     private var ledger = ReceptionLedger()
-    private var estimator: ArrivalDelayEstimator
-    private var jitter = InterarrivalJitter()
     /// The target delay and the band around it (see `PlayoutTarget`).
     private var target: PlayoutTarget
     private var targetDelay: Double { target.milliseconds }
@@ -87,14 +82,9 @@ public final class VoiceReceiveStream {
     private var underflowExhausted = false
     private var pendingUnderflowSamples = 0
     private var lastOutputWasQuiet = true
-    private var absurdInARow = 0
     private var lateInARow = 0
-    /// Packets since the stream last synchronized: how much the arrival-delay percentile has seen.
-    private var packetsSinceSynchronization = 0
     /// Late packets in a row that mean the network's delay jumped up for good (not a spike).
     private static let lateRunForRestart = 5
-    /// Packets in a row far off the timeline that mean the sender restarted its numbering.
-    private static let farRunForResynchronization = 8
     /// How far inside the band a step for a surplus frame must leave the position, ms.
     private static let surplusStepRoom = 1.5
     private var counters = ReceiveStatistics()
@@ -126,12 +116,8 @@ public final class VoiceReceiveStream {
         frameSamples = configuration.frameDuration.engineFrames
         frameMilliseconds = configuration.frameDuration.milliseconds
         decoding = try StreamDecoder(configuration: configuration)
-        let slotBytes = VoicePacketWriter.maximumPacketBytes
-        primaries = JitterBufferSlots(capacity: configuration.slotCount, slotBytes: slotBytes)
-        // Redundant copies are kept only for frames whose own packet has not come (yet).
-        redundants = JitterBufferSlots(capacity: max(configuration.slotCount / 4, 8), slotBytes: slotBytes)
-        estimator = ArrivalDelayEstimator(
-            bucketMilliseconds: 1, bucketCount: 1_000, forgettingFactor: configuration.histogramForgettingFactor)
+        frames = JitterBufferFrames(slotCount: configuration.slotCount)
+        timeline = ArrivalTimeline(forgettingFactor: configuration.histogramForgettingFactor)
         target = PlayoutTarget(configuration: configuration)
         surplus = SurplusFrameWatch(frameMilliseconds: frameMilliseconds)
     }
@@ -140,7 +126,7 @@ public final class VoiceReceiveStream {
 
     public var statistics: ReceiveStatistics {
         var statistics = counters
-        statistics.jitterMilliseconds = jitter.milliseconds
+        statistics.jitterMilliseconds = timeline.jitter.milliseconds
         statistics.currentDelayMilliseconds = bufferingDelays.lastMilliseconds
         statistics.playoutDelayMilliseconds = playoutDelay
         statistics.targetDelayMilliseconds = targetDelay
@@ -160,10 +146,10 @@ public final class VoiceReceiveStream {
     public func makeReport(reporter: MediaID) -> ReceiverReport {
         let interval = ledger.closeInterval()
         return ReceiverReport(
-            reporter: reporter, source: sender, channel: channel, highestSequence: sequences.newestValue,
+            reporter: reporter, source: sender, channel: channel, highestSequence: timeline.newestSequence,
             fractionLost: interval.fractionLost, meanBurstLength: interval.meanBurstLength,
             cumulativeLost: interval.cumulativeLost,
-            jitterSamples: UInt32(clamping: Int(jitter.jitter.rounded())),
+            jitterSamples: UInt32(clamping: Int(timeline.jitter.jitter.rounded())),
             bufferDelayMilliseconds: UInt16(clamping: Int(max(playoutDelay, 0).rounded())))
     }
 
@@ -175,42 +161,30 @@ public final class VoiceReceiveStream {
             counters.foreignPackets += 1
             return
         }
-        guard packet.isWellFormed(in: bytes, maximumPayloadBytes: primaries.slotBytes) else {
+        guard packet.isWellFormed(in: bytes, maximumPayloadBytes: frames.primaries.slotBytes) else {
             counters.malformedPackets += 1
             return
         }
-        if !synchronized {
-            synchronize()
-        } else if isFarFromTimeline(packet, arrival: arrival) {
-            absurdInARow += 1
-            // A run of packets that all disagree with the timeline means the sender started
-            // over with new numbering; one stray packet does not.
-            guard absurdInARow >= Self.farRunForResynchronization else {
-                counters.malformedPackets += 1
-                return
-            }
-            synchronize()
+        switch timeline.place(packet, arrival: arrival) {
+        case .onTimeline: break
+        case .startsTimeline: synchronize()
+        case .stray:
+            counters.malformedPackets += 1
+            return
         }
-        absurdInARow = 0
-
-        let newestBefore = sequences.hasValue ? sequences.newest : Int64.min
-        let sequence = sequences.unwrap(packet.sequence)
-        let timestamp = timestamps.unwrap(packet.timestamp)
+        let (sequence, timestamp, isNewest) = timeline.unwrap(packet)
         if ledger.hasReceived(sequence) {
             counters.packetsDuplicated += 1
             return
         }
         ledger.noteReceived(sequence)
         counters.packetsReceived += 1
-        packetsSinceSynchronization += 1
-        target.isEstimateYoung = packetsSinceSynchronization < PlayoutTarget.matureEstimatePackets
-        if sequence >= newestBefore { newestFlags = packet.flags }
-
-        jitter.record(arrival: arrival, timestamp: timestamp)
-        estimator.record(transitOffset: arrival - MediaTime.duration(ofSamples: timestamp), arrival: arrival)
+        timeline.record(arrival: arrival, timestamp: timestamp)
+        target.isEstimateYoung = timeline.packetsSinceStart < PlayoutTarget.matureEstimatePackets
+        if isNewest { newestFlags = packet.flags }
         // The target holds as many frames more as the sender's protection reaches (see `PlayoutTarget`).
         target.noteProtection(frames: packet.protectionFrames(in: bytes, frameSamples: frameSamples), at: arrival)
-        target.update(quantile: estimator.quantile(configuration.targetPercentile))
+        target.update(quantile: timeline.estimator.quantile(configuration.targetPercentile))
 
         if timestamp < playoutTimestamp {
             guard !playing else {
@@ -230,51 +204,19 @@ public final class VoiceReceiveStream {
         }
 
         lateInARow = 0
-        if let copy = redundants.slot(forTimestamp: timestamp) { redundants.release(copy) }
-        var evicted: Int64?
-        _ = primaries.store(
-            timestamp: timestamp, sequence: sequence, flags: packet.flags.rawValue, arrival: arrival,
-            payload: UnsafeRawBufferPointer(rebasing: bytes[packet.primary]), evicted: &evicted)
+        let evicted = frames.store(
+            packet, bytes: bytes, sequence: sequence, timestamp: timestamp, arrival: arrival,
+            playoutTimestamp: playoutTimestamp)
         if let evicted {
             counters.framesDroppedForCatchUp += 1
             account(sequence: evicted)
         }
-
-        for index in 0..<packet.redundantCount {
-            let frame = packet.redundant(index)
-            let copyTimestamp = timestamp - Int64(frame.timestampOffset)
-            guard copyTimestamp >= playoutTimestamp,
-                primaries.slot(forTimestamp: copyTimestamp) == nil,
-                redundants.slot(forTimestamp: copyTimestamp) == nil
-            else { continue }
-            var ignored: Int64?
-            _ = redundants.store(
-                timestamp: copyTimestamp, sequence: sequence - Int64(index + 1), flags: packet.flags.rawValue,
-                arrival: arrival, payload: UnsafeRawBufferPointer(rebasing: bytes[frame.payload]), evicted: &ignored)
-        }
-    }
-
-    /// True when the packet's timestamp is more than a minute away from where the arrival time
-    /// puts it, or its sequence number is thousands away from the newest: a foreign or broken
-    /// sender, or one that restarted.
-    private func isFarFromTimeline(_ packet: VoicePacketView, arrival: MediaTime) -> Bool {
-        let sequence = sequences.position(of: packet.sequence)
-        if abs(sequence - sequences.newest) > 3_000 { return true }
-        guard let offset = estimator.minimumTransitOffset else { return false }
-        let expected = Double(arrival - offset) * Double(engineSampleRate) / 1e9
-        let timestamp = Double(timestamps.position(of: packet.timestamp))
-        return abs(timestamp - expected) > Double(engineSampleRate) * 60
     }
 
     private func synchronize() {
-        sequences.reset()
-        timestamps.reset()
-        estimator.reset()
-        jitter.reset()
-        primaries.removeAll()
-        redundants.removeAll()
+        timeline.restart()
+        frames.removeAll()
         ledger.reset()
-        synchronized = true
         playing = false
         playoutTimestamp = 0
         clearUnderflow()
@@ -282,7 +224,6 @@ public final class VoiceReceiveStream {
         pendingUnderflowSamples = 0
         decoding.isStale = true
         surplus.restart()
-        packetsSinceSynchronization = 0
         target.isEstimateYoung = true
         target.update(quantile: 0)
     }
@@ -291,7 +232,7 @@ public final class VoiceReceiveStream {
     /// comes after its frame. Waiting for the fastest-path reference to age out of its window
     /// would lose seconds of speech, so start over from the next packets, like a new talk spurt.
     private func restartPlayout() {
-        estimator.resetReference()
+        timeline.resetReference()
         playing = false
         lateInARow = 0
         clearUnderflow()
@@ -358,10 +299,10 @@ public final class VoiceReceiveStream {
     }
 
     private func produce(at now: MediaTime, render: Bool) -> Outcome {
-        guard synchronized, let offset = estimator.minimumTransitOffset else { return .silence }
+        guard timeline.isSynchronized, let offset = timeline.estimator.minimumTransitOffset else { return .silence }
         if !playing {
-            guard let first = primaries.earliestSlot(atOrAfter: Int64.min + 1) else { return .silence }
-            playoutTimestamp = primaries.timestamp(at: first)
+            guard let first = frames.primaries.earliestSlot(atOrAfter: Int64.min + 1) else { return .silence }
+            playoutTimestamp = frames.primaries.timestamp(at: first)
             playoutDelay = delay(at: now, offset: offset, timestamp: playoutTimestamp)
             guard playoutDelay - targetDelay >= lowerBand else { return .silence }
             playing = true
@@ -384,7 +325,7 @@ public final class VoiceReceiveStream {
             holdingForTarget = false
         }
 
-        if let slot = primaries.slot(forTimestamp: timestamp) {
+        if let slot = frames.primaries.slot(forTimestamp: timestamp) {
             // Inside a spurt the band is a millisecond wider on each side than in silence, so the
             // steps that drift needs fall in the pauses whenever there are any.
             if error < lowerBand - 1 && lastOutputWasQuiet {
@@ -395,7 +336,7 @@ public final class VoiceReceiveStream {
                 return repeatQuietFrame(render: render)
             }
             let quiet = playPrimary(slot, at: now, render: render, farAboveTarget: error > farAboveBand || isOverBudget)
-            let next = primaries.slot(forTimestamp: timestamp + Int64(frameSamples))
+            let next = frames.primaries.slot(forTimestamp: timestamp + Int64(frameSamples))
             if error > upperBand + 1 || hasSurplusFrame, quiet, let next {
                 // Too much buffered and this frame is quiet: it was decoded (the decoder state
                 // stays continuous) but the next one replaces it.
@@ -408,9 +349,9 @@ public final class VoiceReceiveStream {
             return .audio
         }
 
-        if let next = primaries.earliestSlot(atOrAfter: timestamp + 1) {
-            let nextTimestamp = primaries.timestamp(at: next)
-            let missing = primaries.sequence(at: next) - ledger.lastAccounted - 1
+        if let next = frames.primaries.earliestSlot(atOrAfter: timestamp + 1) {
+            let nextTimestamp = frames.primaries.timestamp(at: next)
+            let missing = frames.primaries.sequence(at: next) - ledger.lastAccounted - 1
             if missing > 0 && nextTimestamp - timestamp <= missing * Int64(frameSamples) {
                 return repairMissingFrame(nextSlot: next, at: now, render: render)
             }
@@ -523,8 +464,8 @@ public final class VoiceReceiveStream {
     /// Plays the primary frame in `slot`; returns whether it was quiet (sent outside speech or
     /// decoded under the low-energy threshold) and may be skipped.
     private func playPrimary(_ slot: Int, at now: MediaTime, render: Bool, farAboveTarget: Bool) -> Bool {
-        let sequence = primaries.sequence(at: slot)
-        let flags = VoicePacketFlags(rawValue: primaries.flags(at: slot))
+        let sequence = frames.primaries.sequence(at: slot)
+        let flags = VoicePacketFlags(rawValue: frames.primaries.flags(at: slot))
         if pendingUnderflowSamples > 0 {
             // Frames concealed while waiting were real concealment unless this packet opens a
             // new talk spurt right after the last one: then the speaker had simply paused.
@@ -535,14 +476,14 @@ public final class VoiceReceiveStream {
         }
         clearUnderflow()
         underflowExhausted = false
-        let wait = now - primaries.arrival(at: slot)
+        let wait = now - frames.primaries.arrival(at: slot)
         recordBufferingDelay(wait)
         surplus.notePlayed(
             waitMilliseconds: Double(wait) / 1e6, reachMilliseconds: Double(protectionFrames) * frameMilliseconds,
             at: now)
         var quiet = !flags.contains(.speaking)
         if render {
-            if decoding.decode(primaries.payload(at: slot), with: .mainDecoder) {
+            if decoding.decode(frames.primaries.payload(at: slot), with: .mainDecoder) {
                 // A low-energy frame inside a spurt may take a step too, but rarely: often enough
                 // for clock drift (one step per 100 s at 200 ppm), not for every wobble of the
                 // target. Far over the target, every one may (see `farAboveBand`).
@@ -560,8 +501,8 @@ public final class VoiceReceiveStream {
         }
         lastOutputWasQuiet = quiet
         account(sequence: sequence)
-        playoutTimestamp = primaries.timestamp(at: slot) + Int64(frameSamples)
-        primaries.release(slot)
+        playoutTimestamp = frames.primaries.timestamp(at: slot) + Int64(frameSamples)
+        frames.primaries.release(slot)
         releasePassedFrames()
         return quiet
     }
@@ -576,14 +517,14 @@ public final class VoiceReceiveStream {
         clearUnderflow()
         underflowExhausted = false
         var repaired = false
-        if let copy = redundants.slot(forTimestamp: timestamp) {
-            if !render || decoding.decode(redundants.payload(at: copy), with: configuration.redundancyDecoding) {
+        if let copy = frames.redundants.slot(forTimestamp: timestamp) {
+            if !render || decoding.decode(frames.redundants.payload(at: copy), with: configuration.redundancyDecoding) {
                 repaired = true
                 counters.recoveredByRedundancy += 1
-                recordBufferingDelay(now - redundants.arrival(at: copy))
+                recordBufferingDelay(now - frames.redundants.arrival(at: copy))
             }
         }
-        if !repaired, let (next, arrival) = frameAfter(timestamp),
+        if !repaired, let (next, arrival) = frames.frame(after: timestamp, frameSamples: frameSamples),
             (try? OpusDecoder.hasInbandFEC(next)) == true
         {
             // The next frame's own packet, or a copy of it, carries Opus's low-bitrate re-encoding
@@ -615,18 +556,6 @@ public final class VoiceReceiveStream {
         return .audio
     }
 
-    /// The frame after `timestamp`, from its own packet or a redundant copy, and when it arrived.
-    private func frameAfter(_ timestamp: Int64) -> (UnsafeBufferPointer<UInt8>, MediaTime)? {
-        let next = timestamp + Int64(frameSamples)
-        if let slot = primaries.slot(forTimestamp: next) {
-            return (primaries.payload(at: slot), primaries.arrival(at: slot))
-        }
-        if let slot = redundants.slot(forTimestamp: next) {
-            return (redundants.payload(at: slot), redundants.arrival(at: slot))
-        }
-        return nil
-    }
-
     /// One more frame continuing the quiet audio just played, without moving the playout position.
     private func repeatQuietFrame(render: Bool) -> Outcome {
         conceal(render: render)
@@ -640,8 +569,7 @@ public final class VoiceReceiveStream {
     /// Frees every slot the playout position has passed; frames that arrived but were never
     /// played (skipped) still count as received, not lost.
     private func releasePassedFrames() {
-        primaries.releaseAll(before: playoutTimestamp) { sequence in account(sequence: sequence) }
-        redundants.releaseAll(before: playoutTimestamp) { _ in }
+        frames.releaseAll(before: playoutTimestamp) { sequence in account(sequence: sequence) }
     }
 
     /// Books the frames up to `sequence` (see `ReceptionLedger.account`).
