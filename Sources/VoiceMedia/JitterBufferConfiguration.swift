@@ -20,10 +20,10 @@ public struct JitterBufferConfiguration: Sendable, Hashable {
 
     public var frameDuration: FrameDuration
     /// The hard ceiling: above it, frames are dropped at once to catch up.
-    public var maximumDelayMilliseconds: Double
+    public var hardCeilingMilliseconds: Double
     /// The target delay never goes above this: the delay budget's share for buffering
     /// (`DelayBudget.bufferingMilliseconds`); nil takes the shipped budget's for `frameDuration`.
-    public var maximumTargetMilliseconds: Double?
+    public var bufferingMilliseconds: Double?
     /// The target delay never goes below this.
     public var minimumDelayMilliseconds: Double
     /// The share of packets that should arrive in time (0.5…0.9999).
@@ -45,8 +45,8 @@ public struct JitterBufferConfiguration: Sendable, Hashable {
 
     public init(
         frameDuration: FrameDuration = VoiceDefaults.frameDuration,
-        maximumDelayMilliseconds: Double = 200,
-        maximumTargetMilliseconds: Double? = nil,
+        hardCeilingMilliseconds: Double = 200,
+        bufferingMilliseconds: Double? = nil,
         minimumDelayMilliseconds: Double = 0,
         targetPercentile: Double = 0.95,
         targetMarginFrames: Double = 1,
@@ -57,8 +57,8 @@ public struct JitterBufferConfiguration: Sendable, Hashable {
         slotCount: Int = 128
     ) {
         self.frameDuration = frameDuration
-        self.maximumDelayMilliseconds = maximumDelayMilliseconds
-        self.maximumTargetMilliseconds = maximumTargetMilliseconds
+        self.hardCeilingMilliseconds = hardCeilingMilliseconds
+        self.bufferingMilliseconds = bufferingMilliseconds
         self.minimumDelayMilliseconds = minimumDelayMilliseconds
         self.targetPercentile = targetPercentile
         self.targetMarginFrames = targetMarginFrames
@@ -69,36 +69,36 @@ public struct JitterBufferConfiguration: Sendable, Hashable {
         self.slotCount = slotCount
     }
 
-    /// The target's ceiling in force: `maximumTargetMilliseconds`, else the shipped budget's
+    /// The target's ceiling in force: `bufferingMilliseconds`, else the shipped budget's
     /// buffering share, never above the hard ceiling.
     public var targetCeilingMilliseconds: Double {
         let budgeted =
-            maximumTargetMilliseconds ?? DelayBudget.standard(frameDuration: frameDuration).bufferingMilliseconds
-        return min(budgeted, maximumDelayMilliseconds)
+            bufferingMilliseconds ?? DelayBudget.standard(frameDuration: frameDuration).bufferingMilliseconds
+        return min(budgeted, hardCeilingMilliseconds)
     }
 
     /// Throws `.invalidArgument` naming the first setting out of range.
     public func validate(operation: String = "JitterBufferConfiguration.validate") throws(CodecError) {
-        guard maximumDelayMilliseconds.isFinite, maximumDelayMilliseconds >= frameDuration.milliseconds,
-            maximumDelayMilliseconds <= 2_000
+        guard hardCeilingMilliseconds.isFinite, hardCeilingMilliseconds >= frameDuration.milliseconds,
+            hardCeilingMilliseconds <= 2_000
         else {
             throw CodecError.invalidSetting(
-                operation, setting: "maximumDelayMilliseconds", value: "\(maximumDelayMilliseconds)",
+                operation, setting: "hardCeilingMilliseconds", value: "\(hardCeilingMilliseconds)",
                 allowed: "one frame (\(frameDuration)) … 2000 ms")
         }
-        if let maximumTargetMilliseconds {
-            guard maximumTargetMilliseconds.isFinite, maximumTargetMilliseconds >= frameDuration.milliseconds else {
+        if let bufferingMilliseconds {
+            guard bufferingMilliseconds.isFinite, bufferingMilliseconds >= frameDuration.milliseconds else {
                 throw CodecError.invalidSetting(
-                    operation, setting: "maximumTargetMilliseconds", value: "\(maximumTargetMilliseconds)",
+                    operation, setting: "bufferingMilliseconds", value: "\(bufferingMilliseconds)",
                     allowed: "one frame (\(frameDuration)) or more")
             }
         }
         guard minimumDelayMilliseconds.isFinite, minimumDelayMilliseconds >= 0,
-            minimumDelayMilliseconds <= maximumDelayMilliseconds
+            minimumDelayMilliseconds <= hardCeilingMilliseconds
         else {
             throw CodecError.invalidSetting(
                 operation, setting: "minimumDelayMilliseconds", value: "\(minimumDelayMilliseconds)",
-                allowed: "0 … maximumDelayMilliseconds (\(maximumDelayMilliseconds))")
+                allowed: "0 … hardCeilingMilliseconds (\(hardCeilingMilliseconds))")
         }
         guard targetPercentile >= 0.5, targetPercentile <= 0.9999 else {
             throw CodecError.invalidSetting(
@@ -119,11 +119,11 @@ public struct JitterBufferConfiguration: Sendable, Hashable {
                 value: "\(maximumUnderflowConcealmentMilliseconds)",
                 allowed: "0 ms or more")
         }
-        let needed = Int((maximumDelayMilliseconds / frameDuration.milliseconds).rounded(.up)) + 8
+        let needed = Int((hardCeilingMilliseconds / frameDuration.milliseconds).rounded(.up)) + 8
         guard slotCount >= needed, slotCount <= 4_096 else {
             throw CodecError.invalidSetting(
                 operation, setting: "slotCount", value: "\(slotCount)",
-                allowed: "\(needed) (the ceiling in frames plus 8) … 4096; raise it or lower maximumDelayMilliseconds")
+                allowed: "\(needed) (the ceiling in frames plus 8) … 4096; raise it or lower hardCeilingMilliseconds")
         }
     }
 }

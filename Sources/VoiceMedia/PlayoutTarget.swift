@@ -49,7 +49,7 @@ struct PlayoutTarget {
         self.quantile = quantile
         wantedMilliseconds =
             quantile + (configuration.targetMarginFrames + Double(protectionFrames)) * frameMilliseconds
-        let ceiling = min(ceilingMilliseconds, configuration.maximumDelayMilliseconds)
+        let ceiling = min(ceilingMilliseconds, configuration.hardCeilingMilliseconds)
         milliseconds = min(max(wantedMilliseconds, configuration.minimumDelayMilliseconds), ceiling)
     }
 
@@ -60,7 +60,7 @@ struct PlayoutTarget {
     /// been seen for `protectionMemory`. Takes effect at the next `update`.
     mutating func noteProtection(frames: Int, at arrival: MediaTime) {
         // The target is clamped to the ceiling anyway; this only keeps the count meaningful.
-        let frames = min(frames, Int(configuration.maximumDelayMilliseconds / frameMilliseconds))
+        let frames = min(frames, Int(configuration.hardCeilingMilliseconds / frameMilliseconds))
         if frames >= protectionFrames || arrival - protectionSeen > Self.protectionMemory {
             protectionFrames = frames
             protectionSeen = arrival

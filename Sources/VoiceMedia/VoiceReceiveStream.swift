@@ -421,7 +421,7 @@ public final class VoiceReceiveStream {
     }
 
     private func catchUpIfOverCeiling() {
-        guard playoutDelay > configuration.maximumDelayMilliseconds else { return }
+        guard playoutDelay > configuration.hardCeilingMilliseconds else { return }
         let frames = Int(((playoutDelay - targetDelay) / frameMilliseconds).rounded(.down))
         guard frames > 0 else { return }
         playoutTimestamp += Int64(frames * frameSamples)

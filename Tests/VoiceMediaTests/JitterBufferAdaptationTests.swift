@@ -174,7 +174,7 @@ struct JitterBufferAdaptationTests {
         let packets = try makePackets(frames) { index in
             MediaTime(index) * Self.period + MediaTime.milliseconds(20)
         }
-        var harness = try ReceiveHarness(configuration: JitterBufferConfiguration(maximumTargetMilliseconds: 30))
+        var harness = try ReceiveHarness(configuration: JitterBufferConfiguration(bufferingMilliseconds: 30))
         harness.missedTicks = 150..<157
         var delays: [Int: Double] = [:]
         var targets: [Int: Double] = [:]

@@ -88,12 +88,12 @@ struct ReceiveInputValidationTests {
 
     @Test func badConfigurationIsRefusedWithAReason() throws {
         var configuration = JitterBufferConfiguration()
-        configuration.maximumDelayMilliseconds = 5
+        configuration.hardCeilingMilliseconds = 5
         do {
             _ = try VoiceReceiveStream(sender: 1, channel: 1, configuration: configuration)
             Issue.record("a 5 ms ceiling below one 20 ms frame should be refused")
         } catch {
-            #expect(error.description.contains("maximumDelayMilliseconds"))
+            #expect(error.description.contains("hardCeilingMilliseconds"))
         }
         configuration = JitterBufferConfiguration(targetPercentile: 1.5)
         #expect(throws: CodecError.self) { try VoiceReceiveStream(sender: 1, channel: 1, configuration: configuration) }

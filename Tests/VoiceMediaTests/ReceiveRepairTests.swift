@@ -137,7 +137,7 @@ struct ReceiveRepairTests {
             !lost.contains($0.frame)
         }
         // A budget with room to hold six frames for the copy (the shipped one has not).
-        let harness = try ReceiveHarness(configuration: JitterBufferConfiguration(maximumTargetMilliseconds: 200))
+        let harness = try ReceiveHarness(configuration: JitterBufferConfiguration(bufferingMilliseconds: 200))
         _ = harness.run(packets.map(\.packet), ticks: frames.count + 20)
         let statistics = harness.stream.statistics
         #expect(statistics.recoveredByRedundancy == lost.count - 1)

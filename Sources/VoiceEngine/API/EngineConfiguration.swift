@@ -1,6 +1,7 @@
 import VoiceCore
 import VoiceMedia
 import VoiceTransport
+import VoiceWire
 
 /// How an engine sounds, how long it waits, and which paths it may use.
 public struct EngineConfiguration: Sendable, Hashable {
@@ -12,6 +13,8 @@ public struct EngineConfiguration: Sendable, Hashable {
     /// The most mouth-to-ear delay the engine may add, ms (see `DelayBudget`); changeable while
     /// running with `VoiceEngine.setMaximumDelay(milliseconds:)`.
     public var maximumDelayMilliseconds: Double
+    /// How received streams buffer; its frame length is always this configuration's
+    /// (`receiveConfiguration(budget:)`), whatever it says itself.
     public var jitterBuffer: JitterBufferConfiguration
     public var paths: PathSelectorConfiguration
     /// Restricts every peer to one kind of path (the CLI's `--path`); nil chooses automatically.
@@ -69,6 +72,28 @@ public struct EngineConfiguration: Sendable, Hashable {
     /// The delay budget these settings describe.
     public var delayBudget: DelayBudget {
         DelayBudget(maximumMilliseconds: maximumDelayMilliseconds, frameDuration: frameDuration)
+    }
+
+    /// How a new receive stream buffers under `budget` (the budget in force, which the app may
+    /// have changed since): the jitter buffer's settings at this configuration's frame length,
+    /// the target held within the budget's buffering share.
+    public func receiveConfiguration(budget: DelayBudget) -> JitterBufferConfiguration {
+        var buffer = jitterBuffer
+        buffer.frameDuration = frameDuration
+        buffer.bufferingMilliseconds = budget.bufferingMilliseconds
+        return buffer
+    }
+
+    /// How `sender` sends `channel` under `budget`, at this configuration's frame length, bitrate
+    /// and complexity, with `speechProcessing` (the settings in force).
+    public func sendConfiguration(
+        sender: MediaID, channel: ChannelNumber, budget: DelayBudget, speechProcessing: SpeechProcessing
+    ) -> SendConfiguration {
+        var send = SendConfiguration(
+            sender: sender, channel: channel, frameDuration: frameDuration, bitrate: bitrate, complexity: complexity,
+            delayBudget: budget)
+        send.speechProcessing = speechProcessing
+        return send
     }
 }
 

@@ -22,11 +22,9 @@ extension EngineCore {
         }
     }
 
-    /// How a new receive stream buffers: the configuration's, with its target held within the budget.
+    /// How a new receive stream buffers under the budget in force.
     var receiveConfiguration: JitterBufferConfiguration {
-        var buffer = configuration.jitterBuffer
-        buffer.maximumTargetMilliseconds = delayBudget.bufferingMilliseconds
-        return buffer
+        configuration.receiveConfiguration(budget: delayBudget)
     }
 }
 

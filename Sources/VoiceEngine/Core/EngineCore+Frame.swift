@@ -11,10 +11,8 @@ extension EngineCore {
             session.outgoing.pipeline = nil
             return
         }
-        var sendConfiguration = SendConfiguration(
-            sender: mediaID, channel: channel, frameDuration: configuration.frameDuration,
-            bitrate: configuration.bitrate, complexity: configuration.complexity, delayBudget: delayBudget)
-        sendConfiguration.speechProcessing = speechProcessing
+        let sendConfiguration = configuration.sendConfiguration(
+            sender: mediaID, channel: channel, budget: delayBudget, speechProcessing: speechProcessing)
         do {
             session.outgoing.pipeline = try VoiceSendPipeline(sendConfiguration)
         } catch {
