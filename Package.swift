@@ -82,7 +82,7 @@ let package = Package(
         .target(name: "VoiceTransport", dependencies: ["VoiceCore", "VoiceWire"]),
         // The engine's logic, without NIO: it sends and receives through `DatagramNetwork` and
         // `RelayConnection`, which VoiceIO implements.
-        .target(name: "VoiceEngine", dependencies: ["VoiceCore", "VoiceWire", "VoiceMedia", "VoiceTransport"]),
+        .target(name: "VoiceEngine", dependencies: ["VoiceCore", "VoiceCodec", "VoiceWire", "VoiceMedia", "VoiceTransport"]),
         // What the relay server and its clients (and the engine's signalling listener) share: who
         // owns an event-loop group, the NIO clock in nanoseconds, and per-address admission limits.
         .target(
@@ -119,7 +119,7 @@ let package = Package(
         .target(
             name: "VoiceControl",
             dependencies: [
-                "VoiceCore", "VoiceMedia", "VoiceEngine", "VoiceWire",
+                "VoiceCore", "VoiceCodec", "VoiceMedia", "VoiceEngine", "VoiceWire",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -8,8 +8,8 @@ func failure(_ error: VoiceChatError) -> CallFailure {
     case .notAnInvitation, .alreadyInCall, .matchLeft, .engineShutDown:
         CallFailure(VC_ERROR_INVALID_STATE, error.description)
     case .ordersBacklogged: CallFailure(VC_ERROR_BUSY, error.description)
-    case .media: CallFailure(VC_ERROR_SYSTEM, error.description)
-    case .callingSelf, .outOfRange, .invalidPlayers, .channelNumberInUse, .dataTooLarge:
+    case .codec, .mixer, .device, .thread: CallFailure(VC_ERROR_SYSTEM, error.description)
+    case .callingSelf, .outOfRange, .invalidSetting, .invalidPlayers, .channelNumberInUse, .dataTooLarge:
         CallFailure(VC_ERROR_INVALID_ARGUMENT, error.description)
     }
 }

@@ -1,4 +1,5 @@
 import VoiceCore
+import VoiceEngine
 
 /// Why a control operation was refused. The session's state is unchanged; every message says what
 /// was wrong and what to do instead.
@@ -17,7 +18,7 @@ public enum ControlError: Error, Hashable, Sendable, CustomStringConvertible {
     case volumeOutOfRange(Float)
     case playerVolumeOutOfRange(Float)
     /// The engine refused the operation.
-    case engine(String)
+    case engine(VoiceChatError)
     /// A request line that is not a valid request.
     case badRequest(String)
     /// The control socket could not be set up or used.
@@ -45,8 +46,8 @@ public enum ControlError: Error, Hashable, Sendable, CustomStringConvertible {
             "volume \(volume) is outside 0…1; give a number from 0 (silent) to 1 (full)"
         case .playerVolumeOutOfRange(let volume):
             "a player's volume of \(volume) is outside 0…2; give a number from 0 (silent) through 1 (as sent) to 2"
-        case .engine(let reason):
-            "the voice engine refused: \(reason)"
+        case .engine(let error):
+            "the voice engine refused: \(error)"
         case .badRequest(let reason):
             reason
         case .socket(let reason):

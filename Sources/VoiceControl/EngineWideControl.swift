@@ -62,7 +62,7 @@ extension ControlError {
         do {
             return try body()
         } catch {
-            throw .engine(error.description)
+            throw .engine(error)
         }
     }
 }

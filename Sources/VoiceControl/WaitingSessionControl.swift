@@ -1,5 +1,7 @@
 import Synchronization
+import VoiceCodec
 import VoiceCore
+import VoiceEngine
 import VoiceMedia
 
 /// The control of a session that waits for its calls (`listen`): its socket is open from the
@@ -97,10 +99,10 @@ public final class WaitingSessionControl: VoiceSessionControl {
     }
 
     public func setMaximumDelay(milliseconds: Double) throws(ControlError) {
-        do {
+        do throws(CodecError) {
             try DelayBudget(maximumMilliseconds: milliseconds, frameDuration: budget.frameDuration).validate()
         } catch {
-            throw .engine(error.description)
+            throw .engine(.invalidSetting(error))
         }
         try set({ $0.maximumDelayMilliseconds = milliseconds }) { call throws(ControlError) in
             try call.setMaximumDelay(milliseconds: milliseconds)
@@ -113,10 +115,10 @@ public final class WaitingSessionControl: VoiceSessionControl {
         if let voiceActivityThresholdDBFS {
             var processing = SpeechProcessing()
             processing.voiceActivityThresholdDBFS = voiceActivityThresholdDBFS
-            do {
+            do throws(CodecError) {
                 try processing.validate()
             } catch {
-                throw .engine(error.description)
+                throw .engine(.invalidSetting(error))
             }
         }
         try set(

@@ -97,7 +97,7 @@ public final class VoiceMixer {
         do {
             self.limiter = try SoftLimiter(limiter)
         } catch {
-            throw .invalidLimiter(error.description)
+            throw .invalidLimiter(error)
         }
     }
 

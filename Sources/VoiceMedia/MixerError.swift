@@ -9,7 +9,7 @@ public enum MixerError: Error, Hashable, Sendable, CustomStringConvertible {
     case volumeOutOfRange(Float)
     case playerVolumeOutOfRange(Float)
     case wrongFrameLength(got: Int, expected: Int)
-    case invalidLimiter(String)
+    case invalidLimiter(DSPSettingError)
     case unsupportedChannels(Int)
 
     public var description: String {
@@ -30,8 +30,8 @@ public enum MixerError: Error, Hashable, Sendable, CustomStringConvertible {
             "the mixer writes 1 (mono) or 2 (stereo) channels, not \(channels)"
         case .wrongFrameLength(let got, let expected):
             "got a frame of \(got) samples; this mixer works on frames of exactly \(expected) samples"
-        case .invalidLimiter(let message):
-            "the limiter settings are invalid: \(message)"
+        case .invalidLimiter(let error):
+            "the limiter settings are invalid: \(error)"
         }
     }
 }

@@ -1,6 +1,7 @@
 import Testing
 import VoiceControl
 import VoiceCore
+import VoiceEngine
 
 @testable import voicechat
 
@@ -125,7 +126,7 @@ import VoiceCore
     @Test func aRefusedKeySaysWhy() {
         final class Refusing: VoiceSessionControl {
             func snapshot() -> SessionSnapshot { .sample }
-            func setMicrophoneMuted(_ muted: Bool) throws(ControlError) { throw .engine("shut down") }
+            func setMicrophoneMuted(_ muted: Bool) throws(ControlError) { throw .engine(.engineShutDown) }
             func setPushToTalk(_ enabled: Bool) throws(ControlError) {}
             func setTalking(_ down: Bool) throws(ControlError) {}
             func setVolume(_ volume: Float, channel: String?) throws(ControlError) {}
@@ -145,6 +146,6 @@ import VoiceCore
         }
         #expect(
             ConsoleKeyHandler(control: Refusing()).handle(UInt8(ascii: "m"))
-                == .status("refused: the voice engine refused: shut down"))
+                == .status("refused: the voice engine refused: the voice engine has been shut down"))
     }
 }

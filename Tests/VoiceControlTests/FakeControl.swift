@@ -1,6 +1,7 @@
 import Synchronization
 import VoiceControl
 import VoiceCore
+import VoiceEngine
 
 /// A control that records what it was asked to do and answers with a snapshot it keeps up to date,
 /// for tests of the layers above the engine.
@@ -112,7 +113,9 @@ final class FakeControl: VoiceSessionControl {
 
     func setMaximumDelay(milliseconds: Double) throws(ControlError) {
         try record(.maximumDelay(milliseconds)) { snapshot throws(ControlError) in
-            guard (40...1_000).contains(milliseconds) else { throw .engine("the maximum delay is outside 40…1000 ms") }
+            guard (40...1_000).contains(milliseconds) else {
+                throw .engine(.outOfRange("the maximum delay is outside 40…1000 ms"))
+            }
             snapshot.delayBudget?.maximumMilliseconds = milliseconds
         }
     }

@@ -1,4 +1,6 @@
+import VoiceCodec
 import VoiceCore
+import VoiceMedia
 
 /// Why a control request was refused. The engine's state is unchanged.
 public enum VoiceChatError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -24,8 +26,17 @@ public enum VoiceChatError: Error, Hashable, Sendable, CustomStringConvertible {
     case dataTooLarge(bytes: Int, maximum: Int, mode: GameDataMode)
     /// The engine has been shut down.
     case engineShutDown
-    /// Setting up the codec or the mixer failed.
-    case media(String)
+    /// A setting outside what it may be (the delay budget, speech processing): the error names it.
+    case invalidSetting(CodecError)
+    /// A codec, the echo canceller, or a setting the codec checks (the delay budget, speech
+    /// processing) could not be used.
+    case codec(CodecError)
+    /// The mixer refused a channel, a stream or a setting.
+    case mixer(MixerError)
+    /// A microphone or speaker would not start.
+    case device(AudioDeviceError)
+    /// The engine's thread or courier would not start.
+    case thread(AudioThreadError)
     /// So many orders wait for the engine thread that it has not run for a while (`EngineOrder`).
     case ordersBacklogged(Int)
 
@@ -53,8 +64,16 @@ public enum VoiceChatError: Error, Hashable, Sendable, CustomStringConvertible {
             "\(bytes) bytes of \(mode.rawValue) game data exceed the maximum of \(maximum)"
         case .engineShutDown:
             "the voice engine has been shut down"
-        case .media(let reason):
-            "could not set up audio: \(reason)"
+        case .invalidSetting(let error):
+            error.message
+        case .codec(let error):
+            "could not set up audio: \(error)"
+        case .mixer(let error):
+            "could not set up audio: \(error)"
+        case .device(let error):
+            "could not set up audio: \(error)"
+        case .thread(let error):
+            "could not set up audio: \(error)"
         case .ordersBacklogged(let count):
             "\(count) orders already wait for the engine thread, which has not run them; it is stalled or "
                 + "stopped: call less often, or check that the engine runs"

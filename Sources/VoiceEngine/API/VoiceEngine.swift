@@ -93,12 +93,12 @@ public final class VoiceEngine: Sendable {
     public func start() throws(VoiceChatError) {
         try runner.withLock { runner throws(VoiceChatError) in
             guard runner == nil else { return }
-            do {
+            do throws(AudioDeviceError) {
                 try input?.start()
                 try output?.start()
             } catch {
                 input?.stop()
-                throw .media("\(error)")
+                throw .device(error)
             }
             do throws(AudioThreadError) {
                 try courier.start()
@@ -107,7 +107,7 @@ public final class VoiceEngine: Sendable {
                 courier.stop()
                 input?.stop()
                 output?.stop()
-                throw .media(error.description)
+                throw .thread(error)
             }
         }
     }
@@ -121,7 +121,7 @@ public final class VoiceEngine: Sendable {
         do throws(AudioThreadError) {
             try courier.start()
         } catch {
-            throw .media(error.description)
+            throw .thread(error)
         }
     }
 

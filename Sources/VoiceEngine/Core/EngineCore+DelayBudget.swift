@@ -1,12 +1,13 @@
+import VoiceCodec
 import VoiceMedia
 
 extension EngineCore {
     /// Refuses a budget outside `DelayBudget.allowedMilliseconds`, naming it.
     static func checkDelayBudget(_ budget: DelayBudget) throws(VoiceChatError) {
-        do {
+        do throws(CodecError) {
             try budget.validate()
         } catch {
-            throw .outOfRange(error.message)
+            throw .invalidSetting(error)
         }
     }
 

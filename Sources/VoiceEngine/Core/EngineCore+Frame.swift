@@ -1,3 +1,4 @@
+import VoiceCodec
 import VoiceCore
 import VoiceMedia
 import VoiceWire
@@ -13,10 +14,10 @@ extension EngineCore {
         }
         let sendConfiguration = configuration.sendConfiguration(
             sender: mediaID, channel: channel, budget: delayBudget, speechProcessing: speechProcessing)
-        do {
+        do throws(CodecError) {
             session.outgoing.pipeline = try VoiceSendPipeline(sendConfiguration)
         } catch {
-            throw .media(error.description)
+            throw .codec(error)
         }
     }
 

@@ -1,13 +1,14 @@
+import VoiceCodec
 import VoiceMedia
 
 extension EngineCore {
     /// Applies `processing` to every send pipeline now and to those built later.
     func setSpeechProcessing(_ processing: SpeechProcessing) throws(VoiceChatError) {
-        do {
+        do throws(CodecError) {
             try processing.validate(operation: "setSpeechProcessing")
             for session in sessions.values { try session.outgoing.pipeline?.setSpeechProcessing(processing) }
         } catch {
-            throw .outOfRange(error.description)
+            throw .invalidSetting(error)
         }
         speechProcessing = processing
     }

@@ -1,3 +1,4 @@
+import VoiceCodec
 import VoiceCore
 import VoiceMedia
 import VoiceTransport
@@ -144,21 +145,21 @@ final class EngineCore {
         delayBudget = configuration.delayBudget
         try Self.checkDelayBudget(delayBudget)
         speechProcessing = configuration.speechProcessing
-        do {
+        do throws(CodecError) {
             try speechProcessing.validate(operation: "EngineConfiguration.speechProcessing")
         } catch {
-            throw .outOfRange(error.description)
+            throw .invalidSetting(error)
         }
-        do {
+        do throws(MixerError) {
             mixer = try VoiceMixer(frameDuration: configuration.frameDuration, outputChannels: outputChannels)
         } catch {
-            throw .media(error.description)
+            throw .mixer(error)
         }
-        do {
+        do throws(CodecError) {
             echoCanceller =
                 cancelsEcho ? try CaptureEchoCanceller(frameSamples: configuration.frameDuration.engineFrames) : nil
         } catch {
-            throw .media(error.description)
+            throw .codec(error)
         }
         packet = .allocate(byteCount: Self.datagramCapacity, alignment: 8)
         envelope = .allocate(byteCount: Self.datagramCapacity, alignment: 8)
@@ -197,10 +198,10 @@ final class EngineCore {
     func allocateMixerChannel(name: String) throws(VoiceChatError) -> MixerChannelID {
         let id = nextMixerChannel
         nextMixerChannel = nextMixerChannel.next
-        do {
+        do throws(MixerError) {
             try mixer.addChannel(id, name: name)
         } catch {
-            throw .media(error.description)
+            throw .mixer(error)
         }
         return id
     }

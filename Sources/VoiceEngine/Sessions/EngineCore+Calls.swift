@@ -1,4 +1,6 @@
+import VoiceCodec
 import VoiceCore
+import VoiceMedia
 import VoiceWire
 
 extension EngineCore {
@@ -88,11 +90,11 @@ extension EngineCore {
         let mixerChannel = try allocateMixerChannel(name: "call \(session.identifier)")
         session.channels[callChannel] = LocalChannel(
             number: callChannel, name: "call", mixerChannel: mixerChannel, isStarted: true)
-        do {
+        do throws(MixerError) {
             try mixer.start(channel: mixerChannel)
             try mixer.setVolume(remoteParticipantVolume, channel: mixerChannel)
         } catch {
-            throw .media(error.description)
+            throw .mixer(error)
         }
         session.activeChannel = callChannel
         try rebuildSendPipeline(session)

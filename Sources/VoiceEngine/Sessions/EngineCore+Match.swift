@@ -1,4 +1,6 @@
+import VoiceCodec
 import VoiceCore
+import VoiceMedia
 import VoiceWire
 
 extension EngineCore {
@@ -104,14 +106,14 @@ extension EngineCore {
         guard let channel = session.channels[number] else { throw .outOfRange("unknown channel") }
         guard channel.isStarted != started else { return }
         channel.isStarted = started
-        do {
+        do throws(MixerError) {
             if started {
                 try mixer.start(channel: channel.mixerChannel)
             } else {
                 try mixer.stop(channel: channel.mixerChannel)
             }
         } catch {
-            throw .media(error.description)
+            throw .mixer(error)
         }
         if !started { removeStreams(in: session) { $0.channel == number } }
         mirrorToRelay(session)
