@@ -60,9 +60,3 @@ final class MatchSession: Session {
         core.emit(.data(Array(data), from: name, mode: .unreliable), in: self)
     }
 }
-
-/// Whose state in which channel a reported player state is.
-struct PlayerStateKey: Hashable {
-    var channel: ChannelNumber
-    var player: ParticipantID
-}

@@ -37,35 +37,3 @@ final class RemotePeer {
 
     var activeRoute: PathRoute? { isGone ? nil : paths?.activeRoute }
 }
-
-/// One of this participant's voice channels in a session. A class for the reason `RemotePeer` is:
-/// every packet received looks its channel up.
-final class LocalChannel {
-    let number: ChannelNumber
-    let name: String
-    /// The mixer's ID for it (unique across sessions).
-    let mixerChannel: MixerChannelID
-    var isStarted: Bool
-    /// Players this participant muted in this channel.
-    var mutedPlayers: Set<MediaID> = []
-    /// Set when the channel is positional.
-    var proximity: ProximitySettings?
-
-    init(number: ChannelNumber, name: String, mixerChannel: MixerChannelID, isStarted: Bool = false) {
-        self.number = number
-        self.name = name
-        self.mixerChannel = mixerChannel
-        self.isStarted = isStarted
-    }
-}
-
-/// The sender-key state of one of this participant's channels.
-struct OwnSenderKey {
-    var current: SenderKey
-    /// A new epoch distributed but not yet used for sealing.
-    var pending: SenderKey?
-    /// Who has not confirmed the pending epoch yet.
-    var awaiting: Set<ParticipantID> = []
-    /// When the sender switches to the pending epoch even without every confirmation.
-    var switchDeadline: MediaTime = 0
-}
