@@ -77,26 +77,28 @@ final class RelayRoster {
     /// Puts `member` at `source` from `now` on; returns the transport of that kind it had until
     /// now, if another one, which no longer belongs to it.
     func attach(_ source: RelaySource, to member: RelayMember, now: UInt64) -> RelaySource? {
-        var replaced: RelaySource?
         switch source {
         case .udp(let address):
-            if let old = member.udpAddress, old != address {
-                udpMembers[old] = nil
-                replaced = .udp(old)
-            }
+            let old = member.udpAddress
+            Self.index(member, at: address, replacing: old, in: &udpMembers)
             member.udpAddress = address
             member.lastHeardUDP = now
-            udpMembers[address] = member
+            return old.flatMap { $0 != address ? .udp($0) : nil }
         case .tcp(let connection):
-            if let old = member.tcpConnection, old != connection {
-                tcpMembers[old] = nil
-                replaced = .tcp(old)
-            }
+            let old = member.tcpConnection
+            Self.index(member, at: connection, replacing: old, in: &tcpMembers)
             member.tcpConnection = connection
             member.lastHeardTCP = now
-            tcpMembers[connection] = member
+            return old.flatMap { $0 != connection ? .tcp($0) : nil }
         }
-        return replaced
+    }
+
+    /// Files `member` under `key`, and no longer under `old`, its previous key of that kind.
+    private static func index<Key: Hashable>(
+        _ member: RelayMember, at key: Key, replacing old: Key?, in members: inout [Key: RelayMember]
+    ) {
+        if let old, old != key { members[old] = nil }
+        members[key] = member
     }
 
     /// Takes `source` from `member`, if it is still its transport.
