@@ -19,7 +19,7 @@ import VoiceWire
         let (alice, bob) = (players[0], players[1])
         let keys = bob.engine.withCore { core -> [WrappedSenderKey] in
             guard let session = core.sessions[match], let peer = session.peers["alice"] else { return [] }
-            return core.wrappedKeys(for: peer, in: session)
+            return session.senderKeys.wrapped(for: peer)
         }
         try #require(!keys.isEmpty)
         return (world, alice, keys)

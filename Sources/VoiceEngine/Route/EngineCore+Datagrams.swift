@@ -30,41 +30,11 @@ extension EngineCore {
                 continue
             }
             let content = UnsafeRawBufferPointer(rebasing: plaintext[0..<plaintextBytes])
-            dispatch(content, header: header, from: name, route: route, in: session, now: now)
+            session.incoming.dispatch(
+                content, header: header, from: name, route: route, in: session, core: self, now: now)
             return
         }
         if replayed { counters.replayedDatagrams += 1 } else { counters.unopenedDatagrams += 1 }
-    }
-
-    private func dispatch(
-        _ content: UnsafeRawBufferPointer, header: SealedEnvelopeHeader, from name: ParticipantID, route: PathRoute,
-        in session: Session, now: MediaTime
-    ) {
-        guard let peer = session.peers[name], !peer.isGone else { return }
-        // With the relay as the primary path this participant's address stays hidden: nothing
-        // answers on a direct route, not even a probe from a peer that learnt it elsewhere.
-        if case .direct = route, session.relay?.isPrimary == true { return }
-        peer.paths?.receivedTraffic(on: route, now: now)
-        switch header.content {
-        case .voice:
-            session.incoming.receiveVoice(content, header: header, from: name, in: session, core: self, now: now)
-        case .receiverReport:
-            receiveReport(content, in: session)
-        case .probe, .probeReply:
-            guard let probe = try? ConnectivityProbe(parsing: content) else {
-                counters.malformedDatagrams += 1
-                return
-            }
-            if header.content == .probe {
-                probeActions.removeAll(keepingCapacity: true)
-                peer.paths?.receivedProbe(probe, on: route, now: now, into: &probeActions)
-                perform(probeActions, peer: name, in: session, now: now)
-            } else {
-                peer.paths?.receivedProbeReply(probe, on: route, now: now)
-            }
-        case .gameData:
-            session.receivedGameData(content, from: name, core: self)
-        }
     }
 }
 

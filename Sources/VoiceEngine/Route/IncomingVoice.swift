@@ -1,5 +1,6 @@
 import VoiceCore
 import VoiceMedia
+import VoiceTransport
 import VoiceWire
 
 /// A session's incoming stage: an envelope opened under its sender's key, its voice put in the
@@ -11,6 +12,39 @@ final class IncomingVoice {
     /// What the streams that ended (a channel stopped, a player left) had received, until a new
     /// stream takes their place: the statistics keep reporting what was heard.
     var endedStreams: [StreamKey: ReceiveStatistics] = [:]
+
+    /// Hands an opened envelope to what it is for: voice to its stream, a report to the outgoing
+    /// stage, a probe to the peer's paths, game data to the app. Any of them is traffic on `route`.
+    func dispatch(
+        _ content: UnsafeRawBufferPointer, header: SealedEnvelopeHeader, from name: ParticipantID, route: PathRoute,
+        in session: Session, core: EngineCore, now: MediaTime
+    ) {
+        guard let peer = session.peers[name], !peer.isGone else { return }
+        // With the relay as the primary path this participant's address stays hidden: nothing
+        // answers on a direct route, not even a probe from a peer that learnt it elsewhere.
+        if case .direct = route, session.relay?.isPrimary == true { return }
+        peer.paths?.receivedTraffic(on: route, now: now)
+        switch header.content {
+        case .voice:
+            receiveVoice(content, header: header, from: name, in: session, core: core, now: now)
+        case .receiverReport:
+            core.receiveReport(content, in: session)
+        case .probe, .probeReply:
+            guard let probe = try? ConnectivityProbe(parsing: content) else {
+                core.counters.malformedDatagrams += 1
+                return
+            }
+            if header.content == .probe {
+                core.probeActions.removeAll(keepingCapacity: true)
+                peer.paths?.receivedProbe(probe, on: route, now: now, into: &core.probeActions)
+                core.perform(core.probeActions, peer: name, in: session, now: now)
+            } else {
+                peer.paths?.receivedProbeReply(probe, on: route, now: now)
+            }
+        case .gameData:
+            session.receivedGameData(content, from: name, core: core)
+        }
+    }
 
     /// Hands an opened voice packet to its stream, creating the stream on its first packet.
     func receiveVoice(

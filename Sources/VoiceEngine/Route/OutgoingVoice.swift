@@ -45,7 +45,7 @@ final class OutgoingVoice {
         // While a departure's new key is not in use yet, a player who left still holds the one
         // sealing now and may still be a member of the channel at the relay: an envelope for
         // everyone would be copied to him, so each listener gets one addressed to it.
-        if !session.isChangingKeys, let kind = core.sharedRelayRoute(of: listeners) {
+        if !session.senderKeys.isChanging, let kind = core.sharedRelayRoute(of: listeners) {
             let envelope = session.seal(
                 .voice, channel: channel, destination: SealedEnvelopeHeader.everyone, plaintext: voice,
                 into: core.envelope)

@@ -17,12 +17,12 @@ final class CallSession: Session {
     var hasStarted = false
 
     init(
-        id: CallID, with other: RemotePeer, phase: CallPhase, client: any VoiceChatClient,
+        id: CallID, sender: MediaID, with other: RemotePeer, phase: CallPhase, client: any VoiceChatClient,
         events: EventSink<VoiceChatEvent>, keys: SessionKeyPair
     ) {
         self.events = events
         self.phase = phase
-        super.init(reference: .call(id), client: client, keys: keys)
+        super.init(reference: .call(id), sender: sender, client: client, keys: keys)
         peers[other.participant] = other
     }
 

@@ -22,7 +22,7 @@ extension EngineCore {
         let call = (0..<16).map { _ in String(UInt8.random(in: 0...255, using: &random), radix: 16) }
             .map { $0.count == 1 ? "0" + $0 : $0 }.joined()
         let session = CallSession(
-            id: call, with: RemotePeer(participant: other),
+            id: call, sender: mediaID, with: RemotePeer(participant: other),
             phase: .inviting(deadline: now + MediaTime.milliseconds(configuration.invitationTimeoutSeconds * 1000)),
             client: client, events: events, keys: keys)
         try prepareCallMedia(session)
@@ -56,7 +56,7 @@ extension EngineCore {
         }
         guard let peer = session.peers[other] else { return }
         sendSignalling(
-            .accept(call: call, offer: self.offer(for: session), keys: wrappedKeys(for: peer, in: session)),
+            .accept(call: call, offer: self.offer(for: session), keys: session.senderKeys.wrapped(for: peer)),
             to: other, in: session)
         session.peers[other]?.paths = makePaths(for: offer, in: session, now: now)
         session.pendingOffer = nil
@@ -85,8 +85,8 @@ extension EngineCore {
     /// Keys, mixer channel and encoder of a call, made once per call.
     private func prepareCallMedia(_ session: CallSession) throws(VoiceChatError) {
         guard session.channels[callChannel] == nil else { return }
-        createOwnKey(channel: 0, in: session)
-        createOwnKey(channel: callChannel, in: session)
+        session.senderKeys.create(channel: .session)
+        session.senderKeys.create(channel: callChannel)
         let mixerChannel = try allocateMixerChannel(name: "call \(session.identifier)")
         session.channels[callChannel] = LocalChannel(
             number: callChannel, name: "call", mixerChannel: mixerChannel, isStarted: true)

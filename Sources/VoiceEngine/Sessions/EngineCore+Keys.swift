@@ -2,32 +2,6 @@ import VoiceCore
 import VoiceWire
 
 extension EngineCore {
-    /// Creates this participant's first key for `channel` in `session`.
-    func createOwnKey(channel: ChannelNumber, in session: Session) {
-        guard session.ownKeys[channel] == nil else { return }
-        let key = SenderKey.random(epoch: 0)
-        session.ownKeys[channel] = OwnSenderKey(current: key)
-        session.sealers[channel] = EnvelopeSealer(sender: mediaID, channel: channel, key: key)
-    }
-
-    /// Every key a peer needs to open what this participant sends, wrapped for that peer: the
-    /// current epochs, and the pending ones of a rekey in progress.
-    func wrappedKeys(for peer: RemotePeer, channels: [ChannelNumber]? = nil, in session: Session) -> [WrappedSenderKey]
-    {
-        guard let pairwise = peer.pairwiseKey else { return [] }
-        var wrapped: [WrappedSenderKey] = []
-        for channel in (channels ?? session.ownKeys.keys.sorted()) {
-            guard let own = session.ownKeys[channel] else { continue }
-            for key in [own.current] + (own.pending.map { [$0] } ?? []) {
-                wrapped.append(
-                    WrappedSenderKey(
-                        channel: channel, epoch: key.epoch,
-                        bytes: pairwise.wrap(key, sender: mediaID, channel: channel)))
-            }
-        }
-        return wrapped
-    }
-
     /// Derives the pairwise key with a peer from its offer, or takes it from `agreed` if that was
     /// worked out from the same inputs.
     func agreePairwiseKey(
@@ -89,58 +63,20 @@ extension EngineCore {
         sessions[reference]?.peers[sender]?.pairwiseKey
     }
 
-    /// Starts moving every channel of this participant in `session` to a new key. Peers get the
-    /// new epoch at once and keep opening the old one; sealing switches when all of them said they
-    /// have it, or after the grace time: no packet is ever sealed under a key a listener lacks.
+    /// Moves every channel of this participant in `session` to a new key (see `SenderKeys`),
+    /// sending each present peer the new epochs.
     func rekey(_ session: Session, now: MediaTime) {
         let present = session.peers.values.filter { !$0.isGone && $0.pairwiseKey != nil }
-        for channel in session.ownKeys.keys {
-            guard var own = session.ownKeys[channel] else { continue }
-            let next = SenderKey.random(epoch: (own.pending ?? own.current).epoch &+ 1)
-            own.pending = next
-            own.awaiting = Set(present.map(\.participant))
-            own.switchDeadline = now + MediaTime.milliseconds(configuration.rekeyGraceSeconds * 1000)
-            session.ownKeys[channel] = own
-        }
-        for peer in present {
-            let pending = session.ownKeys.keys.sorted().compactMap { channel -> WrappedSenderKey? in
-                guard let key = session.ownKeys[channel]?.pending, let pairwise = peer.pairwiseKey else { return nil }
-                return WrappedSenderKey(
-                    channel: channel, epoch: key.epoch, bytes: pairwise.wrap(key, sender: mediaID, channel: channel))
-            }
-            if !pending.isEmpty { sendSignalling(.keys(session.reference, pending), to: peer.participant, in: session) }
-        }
-    }
-
-    /// A peer confirmed epochs of this participant's keys.
-    func keysConfirmed(_ keys: [WrappedSenderKey], by name: ParticipantID, in session: Session) {
-        for key in keys {
-            guard var own = session.ownKeys[key.channel], own.pending?.epoch == key.epoch else { continue }
-            own.awaiting.remove(name)
-            session.ownKeys[key.channel] = own
+        let grace = MediaTime.milliseconds(configuration.rekeyGraceSeconds * 1000)
+        for (peer, pending) in session.senderKeys.rekey(present: present, grace: grace, now: now) {
+            sendSignalling(.keys(session.reference, pending), to: peer.participant, in: session)
         }
     }
 
     func tickKeys(_ session: Session, now: MediaTime) {
-        // Iterates a snapshot of the keys: switching a channel's key below changes `ownKeys`.
-        for channel in session.ownKeys.keys {
-            guard var own = session.ownKeys[channel], let pending = own.pending else { continue }
-            let stillNeeded = own.awaiting.contains { session.peers[$0].map { !$0.isGone } ?? false }
-            guard !stillNeeded || now >= own.switchDeadline else { continue }
-            own.current = pending
-            own.pending = nil
-            own.awaiting = []
-            session.ownKeys[channel] = own
-            session.sealers[channel]?.install(pending)
+        let rekeyIsDue = session.senderKeys.tick(now: now) { name in
+            session.peers[name].map { !$0.isGone } ?? false
         }
-        // Players who left since the last rekey share one new key, and only once the previous
-        // rekey has switched: a listener holds two epochs, the one in use and the next, so a third
-        // handed over before the switch (several leaving in one tick, or one leaving while a
-        // rekey still waits for a confirmation) pushed out the one still sealed under. A player
-        // who left meanwhile holds the pending key, so it is in use only until this rekey switches.
-        if session.needsRekey && !session.hasPendingKey {
-            session.needsRekey = false
-            rekey(session, now: now)
-        }
+        if rekeyIsDue { rekey(session, now: now) }
     }
 }

@@ -22,8 +22,8 @@ extension EngineCore {
             seen[id] = player
         }
         let session = MatchSession(
-            id: match, players: others, client: client, events: events, relay: relay, keys: keys)
-        createOwnKey(channel: 0, in: session)
+            id: match, sender: mediaID, players: others, client: client, events: events, relay: relay, keys: keys)
+        session.senderKeys.create(channel: .session)
         sessions[session.reference] = session
         for player in others.sorted() { sendSignalling(helloMessage(for: session), to: player, in: session) }
     }
@@ -59,7 +59,7 @@ extension EngineCore {
         for player in Set(players).sorted() where markGone(player, in: session) { removed = true }
         guard removed else { return }
         updatePlayerStates(session)
-        session.needsRekey = true
+        session.senderKeys.needsRekey = true
     }
 
     func leaveMatch(_ match: String) {
@@ -92,9 +92,9 @@ extension EngineCore {
         }
         let mixerChannel = try allocateMixerChannel(name: name)
         session.channels[number] = LocalChannel(number: number, name: name, mixerChannel: mixerChannel)
-        createOwnKey(channel: number, in: session)
+        session.senderKeys.create(channel: number)
         for peer in session.peers.values where !peer.isGone && peer.pairwiseKey != nil {
-            let keys = wrappedKeys(for: peer, channels: [number], in: session)
+            let keys = session.senderKeys.wrapped(for: peer, channels: [number])
             sendSignalling(.keys(session.reference, keys), to: peer.participant, in: session)
         }
         updatePlayerStates(session)

@@ -77,7 +77,7 @@ extension EngineCore {
 
     /// Marks a match's player gone: nothing of theirs is played or opened any more, and listeners
     /// of the connection hear that it ended. Player states and keys are the caller's to update
-    /// (once, however many players went: see `Session.needsRekey`). Returns false when the player
+    /// (once, however many players went: see `SenderKeys.needsRekey`). Returns false when the player
     /// was not there.
     @discardableResult
     func markGone(_ name: ParticipantID, in session: MatchSession) -> Bool {

@@ -67,7 +67,7 @@ extension EngineCore {
             try agreePairwiseKey(with: sender, publicKey: offer.publicKey, in: session, agreed: agreed)
             try installKeys(keys, from: sender, in: session)
             if let peer = session.peers[sender] {
-                sendSignalling(.keys(session.reference, wrappedKeys(for: peer, in: session)), to: sender, in: session)
+                sendSignalling(.keys(session.reference, session.senderKeys.wrapped(for: peer)), to: sender, in: session)
             }
             session.peers[sender]?.paths = makePaths(for: offer, in: session, now: now)
             session.phase = .connecting(deadline: now + MediaTime.milliseconds(configuration.pathTimeoutSeconds * 1000))
@@ -80,7 +80,7 @@ extension EngineCore {
             sendSignalling(.keysInstalled(reference, installed), to: sender, in: session)
         case .keysInstalled(let reference, let keys):
             let session = try knownSession(reference, from: sender)
-            keysConfirmed(keys, by: sender, in: session)
+            session.senderKeys.confirmed(keys, by: sender)
         case .hello(let match, let offer, let channels):
             let session = try matchSession(match, from: sender)
             try receiveHello(offer, channels: channels, from: sender, in: session, agreed: agreed, now: now)
@@ -145,7 +145,7 @@ extension EngineCore {
         let peer = RemotePeer(participant: sender)
         peer.publicKey = offer.publicKey
         let session = CallSession(
-            id: call, with: peer, phase: .invited, client: client, events: events, keys: keys)
+            id: call, sender: mediaID, with: peer, phase: .invited, client: client, events: events, keys: keys)
         if busy {
             // Already talking with (or calling) them: the new invitation is refused, the call goes on.
             sendSignalling(.end(call: call, reason: .denied), to: sender, in: session)
@@ -176,7 +176,7 @@ extension EngineCore {
             // Answer with our own hello so a player who (re)joined after us learns our key too,
             // then our keys, which it can open once it has the hello.
             sendSignalling(helloMessage(for: session), to: sender, in: session)
-            sendSignalling(.keys(session.reference, wrappedKeys(for: peer, in: session)), to: sender, in: session)
+            sendSignalling(.keys(session.reference, session.senderKeys.wrapped(for: peer)), to: sender, in: session)
         }
         updatePlayerStates(session)
     }

@@ -18,11 +18,11 @@ final class MatchSession: Session {
     var relayPositionSentAt = MediaTime.min / 2
 
     init(
-        id: String, players: some Sequence<ParticipantID>, client: any VoiceChatClient, events: EventSink<MatchEvent>,
-        relay: (any RelayConnection)?, keys: SessionKeyPair
+        id: String, sender: MediaID, players: some Sequence<ParticipantID>, client: any VoiceChatClient,
+        events: EventSink<MatchEvent>, relay: (any RelayConnection)?, keys: SessionKeyPair
     ) {
         self.events = events
-        super.init(reference: .match(id), client: client, keys: keys)
+        super.init(reference: .match(id), sender: sender, client: client, keys: keys)
         self.relay = relay.map { SessionRelay(link: $0) }
         for player in players { peers[player] = RemotePeer(participant: player) }
     }
@@ -48,7 +48,7 @@ final class MatchSession: Session {
     override func peerGone(_ name: ParticipantID, core: EngineCore) {
         core.markGone(name, in: self)
         core.updatePlayerStates(self)
-        needsRekey = true
+        senderKeys.needsRekey = true
     }
 
     /// Places a positional channel's new stream where its sender stands.

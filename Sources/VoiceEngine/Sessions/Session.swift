@@ -23,17 +23,8 @@ class Session {
     }
     /// Peers by the media ID their datagrams carry.
     private(set) var mediaIndex: [MediaID: ParticipantID] = [:]
-    /// This participant's sender keys and sealers, by channel (`0 = the
-    /// session's own traffic).
-    var ownKeys: [ChannelNumber: OwnSenderKey] = [:]
-    var sealers: [ChannelNumber: EnvelopeSealer] = [:]
-    /// Set when players left: a tick moves every channel to a new key once, however many left
-    /// since the last rekey, as soon as no earlier rekey is still waiting to switch.
-    var needsRekey = false
-    /// True while some channel's new key waits to be sealed under.
-    var hasPendingKey: Bool { ownKeys.values.contains { $0.pending != nil } }
-    /// True from a departure until every channel seals under the key it brought.
-    var isChangingKeys: Bool { needsRekey || hasPendingKey }
+    /// This participant's sender keys, by channel, and their rekeying.
+    let senderKeys: SenderKeys
     var channels: [ChannelNumber: LocalChannel] = [:]
     /// The channel that owns the microphone, if any.
     var activeChannel: ChannelNumber?
@@ -48,8 +39,9 @@ class Session {
     /// relay could enforce it.
     var isServerMuted = false
 
-    init(reference: SessionReference, client: any VoiceChatClient, keys: SessionKeyPair) {
+    init(reference: SessionReference, sender: MediaID, client: any VoiceChatClient, keys: SessionKeyPair) {
         self.reference = reference
+        senderKeys = SenderKeys(sender: sender)
         self.client = client
         keyAgreement = keys.agreement
         publicKey = keys.publicKey
@@ -73,17 +65,12 @@ class Session {
     }
 
     /// Seals `plaintext` for `destination` (or everyone in the channel) under this participant's
-    /// key for `channel` into `buffer`, and returns the envelope, or nil when there is no key.
+    /// key for `channel` into `buffer` (see `SenderKeys.seal`).
     func seal(
         _ content: SealedContent, channel: ChannelNumber, destination: MediaID, plaintext: UnsafeRawBufferPointer,
         into buffer: UnsafeMutableRawBufferPointer
     ) -> UnsafeRawBufferPointer? {
-        // Only counter exhaustion can fail here; a rekey gives a fresh counter.
-        let count = sealers.modifyValue(forKey: channel) { sealer in
-            try? sealer.seal(content, destination: destination, plaintext: plaintext, into: buffer)
-        }
-        guard let count, let count else { return nil }
-        return UnsafeRawBufferPointer(rebasing: buffer[0..<count])
+        senderKeys.seal(content, channel: channel, destination: destination, plaintext: plaintext, into: buffer)
     }
 
     /// The peers who hear `channel` now, into a list kept from frame to frame, since it is asked
