@@ -209,10 +209,10 @@ final class CABIRun {
         let engine = try runBlocking { () async throws -> (VoiceEngine, UDPNetwork, RelayMatchClient, Match) in
             let network = try await UDPNetwork.bind(host: "127.0.0.1", port: 0)
             let engine = try VoiceEngine(
-                participant: name, configuration: settings, network: network, relays: RelayLinks())
+                participant: ParticipantID(name), configuration: settings, network: network, relays: RelayLinks())
             network.deliver(to: engine)
             let client = try await RelayMatchClient.connect(
-                host: "127.0.0.1", port: port, token: token, participant: name)
+                host: "127.0.0.1", port: port, token: token, participant: ParticipantID(name))
             let match = try Match(
                 engine: engine, client: client, matchID: "bench", players: [],
                 relay: RelayOptions(host: "127.0.0.1", port: port, token: token))

@@ -229,7 +229,7 @@ final class FailoverPeer: Sendable {
     private let relayRoutes: [Int: PathRoute]
     private let name: String
     private let mediaID: MediaID
-    private let peerMediaID: UInt32
+    private let peerMediaID: MediaID
     private let relayClients = Mutex<[PathRoute: RelayClient]>([:])
     private let relayCounter = Atomic<UInt64>(0)
     private let sockets = Mutex<[UDPEndpoint]>([])
@@ -242,8 +242,8 @@ final class FailoverPeer: Sendable {
         self.fallback = fallback
         relayRoutes = fallback.relayRoutes
         self.name = name
-        mediaID = name.mediaID
-        peerMediaID = peerName.mediaID
+        mediaID = ParticipantID(name).mediaID
+        peerMediaID = ParticipantID(peerName).mediaID
     }
 
     var allSockets: [UDPEndpoint] { sockets.withLock { $0 } }

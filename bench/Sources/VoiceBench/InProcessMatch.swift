@@ -35,7 +35,7 @@ final class InProcessMatch: @unchecked Sendable {
         players count: Int, configuration: EngineConfiguration, realTimePlayers: Int = 0,
         firstPlayerDevices: (input: any AudioInput, output: any AudioOutput)? = nil
     ) throws {
-        let names = (0..<count).map { "player\($0)" }
+        let names = (0..<count).map { ParticipantID("player\($0)") }
         for (index, name) in names.enumerated() {
             let socket = SimulatedSocket(
                 address: try PeerAddress(host: "10.1.\(index / 200).\(index % 200 + 1)", port: 5000), world: world)

@@ -54,10 +54,10 @@ struct LatencyPeerCommand: ParsableCommand {
         let configuration = EngineConfiguration(frameDuration: frame, jitterBuffer: jitter)
         let network = try runBlocking { try await UDPNetwork.bind(host: "127.0.0.1") }
         let engine = try VoiceEngine(
-            participant: participant, configuration: configuration, input: microphone, output: speaker,
+            participant: ParticipantID(participant), configuration: configuration, input: microphone, output: speaker,
             network: network)
         network.deliver(to: engine)
-        let client = StdoutSignallingClient(participant: participant, writer: writer)
+        let client = StdoutSignallingClient(participant: ParticipantID(participant), writer: writer)
         let serviceBox = LockedValue<VoiceChatService?>(nil)
         let service = VoiceChatService(engine: engine, client: client) { [writer] event in
             switch event {
@@ -79,17 +79,17 @@ struct LatencyPeerCommand: ParsableCommand {
         while let line = readLine(strippingNewline: true), line != "stop" {
             if line == "call" {
                 do {
-                    try service.startVoiceChat(with: remote)
+                    try service.startVoiceChat(with: ParticipantID(remote))
                 } catch {
                     writer.write("failed calling: \(error)")
                 }
             } else if line.hasPrefix("signal "), let data = Data(base64Encoded: String(line.dropFirst(7))) {
-                service.received([UInt8](data), from: remote)
+                service.received([UInt8](data), from: ParticipantID(remote))
             } else if line == "stats" {
                 writer.write("stats " + statistics(engine: engine, microphone: microphone, speaker: speaker))
             }
         }
-        try? service.stopVoiceChat(with: remote)
+        try? service.stopVoiceChat(with: ParticipantID(remote))
         engine.shutDown()
         try? runBlocking { await network.close() }
     }

@@ -93,7 +93,7 @@ struct ProximityBenchmark: ParsableCommand {
                 reported = walk.positions
                 let started = DispatchTime.now().uptimeNanoseconds
                 for (player, name) in names.enumerated() {
-                    let message = RelayMessage.position(mediaID: name.mediaID, reported[player])
+                    let message = RelayMessage.position(mediaID: ParticipantID(name).mediaID, reported[player])
                     try culling.send(message, from: name, now: now)
                     try whole.send(message, from: name, now: now)
                 }

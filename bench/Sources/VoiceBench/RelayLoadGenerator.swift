@@ -1,6 +1,7 @@
 import Histogram
 import NIOCore
 import NIOPosix
+import VoiceCore
 import VoiceRelay
 import VoiceRelayClient
 import VoiceWire
@@ -112,7 +113,7 @@ struct RelayLoadGenerator {
                 var header = [UInt8](repeating: 0, count: SealedEnvelopeHeader.encodedBytes)
                 header.withUnsafeMutableBytes {
                     try? SealedEnvelopeHeader(
-                        content: .voice, channel: 1, sender: participant.mediaID,
+                        content: .voice, channel: 1, sender: ParticipantID(participant).mediaID,
                         destination: 0, epoch: 0, counter: 0
                     ).write(into: $0)
                 }
