@@ -107,7 +107,8 @@ struct HostCallRun {
 }
 
 /// The ports of the command-line tests, one per test (tests run in parallel in one process), each
-/// unlikely to be in use: different per process and per test.
+/// unlikely to be in use: different per process and per test, and below Linux's ephemeral range
+/// (32768 on), where every socket bound to port 0 (the engines', the relay clients') lands.
 enum TestPort: Int, CaseIterable {
     case loopbackDirect, loopbackApp, jackCall, relayJoinUDP, relayJoinTCP, nobodyListening, unknownALSADevice
     case busyListener, relayWithForgedToken, silentRelay, relayReport, relayInUse, relayForeignHost
@@ -116,12 +117,13 @@ enum TestPort: Int, CaseIterable {
     case proximity, nullDevices, notEchoingListener, numberingListener, relayMetricsInUse, relayBesideMetrics, inputEnd
     case listenControl, relayRestart, relayDebugLog, cExample, pythonBot
 
-    /// Ports each test process may use: 20000 + 1099 × 40 + 39 stays under 65535.
+    /// Ports each test process may use: 20000 + 318 × 40 + 39 stays under 32768.
     private static let perProcess = 40
+    private static let processes: Int32 = 319
 
     var port: Int {
         precondition(Self.allCases.count <= Self.perProcess, "more test ports than a process's range holds")
-        return 20_000 + Int(getpid() % 1_100) * Self.perProcess + rawValue
+        return 20_000 + Int(getpid() % Self.processes) * Self.perProcess + rawValue
     }
 }
 
