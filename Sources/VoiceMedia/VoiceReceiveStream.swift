@@ -40,8 +40,11 @@ import VoiceWire
 /// the sequence runs on without a gap were never sent (DTX), so they play as silence and count
 /// as nothing.
 ///
+/// The stream takes packets in and keeps the timeline (`ArrivalTimeline`); the playout position,
+/// each step and each repair are `StreamPlayout`'s, decoding `StreamDecoder`'s.
+///
 /// Thread contract: one thread at a time (the engine's media thread); it owns libopus decoders
-/// through `OpusDecoder`. `insert`, `pullFrame` and `skipFrame` never allocate: every buffer is
+/// through `StreamDecoder`. `insert`, `pullFrame` and `skipFrame` never allocate: every buffer is
 /// taken at creation.
 public final class VoiceReceiveStream {
     public let sender: MediaID
