@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "VoiceRelayShared", targets: ["VoiceRelayShared"]),
         .library(name: "VoiceRelayClient", targets: ["VoiceRelayClient"]),
         .library(name: "VoiceRelay", targets: ["VoiceRelay"]),
+        .library(name: "VoiceCluster", targets: ["VoiceCluster"]),
         .library(name: "VoiceControl", targets: ["VoiceControl"]),
         .library(name: "VoiceIO", targets: ["VoiceIO"]),
         // The C ABI (`Sources/CVoiceChatABI/include/voicechat.h`), as the shared library games link.
@@ -38,6 +39,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         .systemLibrary(
@@ -116,6 +118,19 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
+        // Relays as a cluster on etcd: the etcd client (its JSON gateway through AsyncHTTPClient)
+        // and each relay's membership under a lease.
+        .target(
+            name: "VoiceCluster",
+            dependencies: [
+                "VoiceCore", "VoiceRelay",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .target(
             name: "VoiceControl",
             dependencies: [
@@ -161,7 +176,7 @@ let package = Package(
             name: "voicechat",
             dependencies: [
                 "VoiceCore", "VoiceCodec", "VoiceDevices", "VoiceMedia", "VoiceSimulation", "VoiceRelay",
-                "VoiceRelayClient", "VoiceTransport", "VoiceWire", "VoiceEngine", "VoiceControl", "VoiceIO",
+                "VoiceRelayClient", "VoiceTransport", "VoiceWire", "VoiceEngine", "VoiceControl", "VoiceIO", "VoiceCluster",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),

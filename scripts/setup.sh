@@ -2,7 +2,8 @@
 # Installs what the engine, its tests and its benchmarks need on a fresh Debian 12 machine,
 # and only what is missing: the C libraries' development packages, the tools the tests drive
 # (ALSA utilities, a JACK server with ALSA's jack plugin, sox, espeak-ng, opus-tools,
-# iproute2, netcat, tmux), and a Python venv in .venv with the speech-quality scorer. Safe to rerun.
+# iproute2, netcat, tmux, etcd and curl), and a Python venv in .venv with the speech-quality scorer.
+# Safe to rerun.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,6 +18,7 @@ packages=(
     gcc g++ binutils pkg-config                  # the C ABI's tests compile C and C++ against it
     patchelf                                     # scripts/build-sdk.sh points the SDK's library at its own folder
     python3-venv                                 # the scoring venv
+    etcd-server curl                             # the relay cluster's store, and its tests' view of it
 )
 missing=()
 for package in "${packages[@]}"; do
@@ -29,6 +31,11 @@ if [ ${#missing[@]} -gt 0 ]; then
     "${as_root[@]}" apt-get update -qq
     # jackd2 asks whether to enable real-time priority; answer for it.
     DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    # The tests start private etcd members of their own; the package's system service is not needed.
+    if [[ " ${missing[*]} " == *" etcd-server "* ]] && command -v systemctl >/dev/null \
+        && systemctl is-active --quiet etcd 2>/dev/null; then
+        "${as_root[@]}" systemctl disable --now etcd >/dev/null 2>&1 || true
+    fi
 fi
 
 # The scorer (bench/) and the Python package's tests (pytest) run in their own venv so nothing is

@@ -53,7 +53,7 @@ struct RelayAdminCommand: AsyncParsableCommand {
         }
         let needed: [String] =
             switch command {
-            case .matches, .stats: []
+            case .matches, .stats, .cluster: []
             case .players: ["match"]
             case .kick, .mute, .unmute, .releasePosition: ["match", "player"]
             case .move: ["match", "player", "channel"]
@@ -149,6 +149,15 @@ struct RelayAdminCommand: AsyncParsableCommand {
                 text += "dropped \(reason): \(count)\n"
             }
             return text
+        case .cluster:
+            let nodes = reply.nodes ?? []
+            if nodes.isEmpty { return "no live nodes\n" }
+            return nodes.map { node in
+                "\(node.node)  \(node.advertise)  \(node.participants) players in \(node.matches) match"
+                    + (node.matches == 1 ? "" : "es")
+                    + ", \(Int(node.forwardedPerSecond.rounded())) packets/s forwarded, "
+                    + String(format: "%.2f", node.cpuCores) + " cores" + (node.draining ? ", draining" : "") + "\n"
+            }.joined()
         case .kick: return "kicked \(request.player ?? "") from \(request.match ?? "")\n"
         case .mute: return "server-muted \(request.player ?? "") in \(request.match ?? "")\n"
         case .unmute: return "unmuted \(request.player ?? "") in \(request.match ?? "")\n"

@@ -8,8 +8,10 @@ struct RelayAdminSocket: Service {
     let path: String
     let server: ControlServer
 
-    static func start(path: String, admin: RelayAdmin) async throws(ControlError) -> RelayAdminSocket {
-        let dispatcher = RelayAdminDispatcher(admin: admin)
+    static func start(
+        path: String, admin: RelayAdmin, clusterNodes: (@Sendable () async throws -> [ClusterNodeRecord])? = nil
+    ) async throws(ControlError) -> RelayAdminSocket {
+        let dispatcher = RelayAdminDispatcher(admin: admin, clusterNodes: clusterNodes)
         let server = try await ControlServer.start(path: path) { line in await dispatcher.answer(line) }
         return RelayAdminSocket(path: path, server: server)
     }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import ServiceLifecycle
+import VoiceCluster
 import VoiceControl
 import VoiceCore
 import VoiceRelay
@@ -90,7 +91,11 @@ struct RelayCommand: AsyncParsableCommand {
             valueName: "level"))
     var logLevel = LogLevelOption(.info)
 
+    @OptionGroup(title: "Cluster")
+    var clusterOptions: ClusterOptions
+
     func validate() throws {
+        _ = try clusterOptions.configuration()
         if let audience, audience.isEmpty || audience.utf8.count > RelayToken.maximumIDBytes {
             throw ValidationError("--audience must be 1…\(RelayToken.maximumIDBytes) bytes, not \"\(audience)\".")
         }
@@ -122,9 +127,16 @@ struct RelayCommand: AsyncParsableCommand {
             listening += ", metrics at http://127.0.0.1:\(metricsPort)/metrics"
         }
         var services: [any Service] = [relay]
+        var clusterNodes: (@Sendable () async throws -> [ClusterNodeRecord])?
+        if let cluster = try clusterOptions.configuration() {
+            services.append(ClusterMember(configuration: cluster, admin: relay.admin, logger: logger))
+            clusterNodes = { try await ClusterMember.nodes(in: cluster) }
+            listening += ", node \(cluster.node) of the cluster at \(cluster.endpoints.joined(separator: ","))"
+        }
         if let adminSocket {
             do {
-                services.append(try await RelayAdminSocket.start(path: adminSocket, admin: relay.admin))
+                services.append(
+                    try await RelayAdminSocket.start(path: adminSocket, admin: relay.admin, clusterNodes: clusterNodes))
             } catch {
                 throw CommandFailure("--admin-socket: \(error)")
             }

@@ -116,10 +116,12 @@ enum TestPort: Int, CaseIterable {
     case relayAdmin, echoListener, readmeCall, readmeRelay, consoleOpen, consolePushToTalk, relayStops
     case proximity, nullDevices, notEchoingListener, numberingListener, relayMetricsInUse, relayBesideMetrics, inputEnd
     case listenControl, relayRestart, relayDebugLog, cExample, pythonBot
+    case clusterEtcdClient, clusterEtcdPeer, clusterRelayA, clusterRelayB
+    case lateEtcdClient, lateEtcdPeer, lateClusterRelay, soloRelay
 
-    /// Ports each test process may use: 20000 + 318 × 40 + 39 stays under 32768.
-    private static let perProcess = 40
-    private static let processes: Int32 = 319
+    /// Ports each test process may use: 20000 + 265 × 48 + 47 stays under 32768.
+    private static let perProcess = 48
+    private static let processes: Int32 = 266
 
     var port: Int {
         precondition(Self.allCases.count <= Self.perProcess, "more test ports than a process's range holds")

@@ -11,8 +11,13 @@ import VoiceWire
 /// runs it per line, and tests run it directly.
 package struct RelayAdminDispatcher: Sendable {
     package let admin: RelayAdmin
+    /// The cluster's live nodes, for a relay in a cluster.
+    package let clusterNodes: (@Sendable () async throws -> [ClusterNodeRecord])?
 
-    package init(admin: RelayAdmin) { self.admin = admin }
+    package init(admin: RelayAdmin, clusterNodes: (@Sendable () async throws -> [ClusterNodeRecord])? = nil) {
+        self.admin = admin
+        self.clusterNodes = clusterNodes
+    }
 
     package func answer(_ line: [UInt8]) async -> String {
         let request: RelayAdminRequest
@@ -77,6 +82,11 @@ package struct RelayAdminDispatcher: Sendable {
         case .releasePosition:
             let (match, player) = try member(request)
             try await admin.setPosition(nil, participant: player, match: match)
+        case .cluster:
+            guard let clusterNodes else {
+                throw RelayAdminFailure("this relay is in no cluster; start it with --cluster, --node and --advertise")
+            }
+            reply.nodes = try await clusterNodes().sorted { $0.node < $1.node }
         case .stats:
             let statistics = try await admin.statistics()
             reply.statistics = RelayAdminReply.Statistics(

@@ -53,4 +53,6 @@ package struct RelayAdminReply: Codable, Sendable, Hashable {
     package var matches: [Match]?
     package var players: [Player]?
     package var statistics: Statistics?
+    /// The cluster's live nodes, by name.
+    package var nodes: [ClusterNodeRecord]?
 }

@@ -20,6 +20,7 @@ package struct RelayAdminRequest: Codable, Sendable, Hashable {
         case position
         case releasePosition = "release-position"
         case stats
+        case cluster
 
         /// What each needs besides "command".
         package var summary: String {
@@ -38,6 +39,7 @@ package struct RelayAdminRequest: Codable, Sendable, Hashable {
             case .releasePosition:
                 "let a player's own position reports count again: {\"match\": \"arena\", \"player\": \"bob\"}"
             case .stats: "the relay's totals: joins, refusals, packets, drops"
+            case .cluster: "the cluster's live nodes: address, load, draining, matches"
             }
         }
     }

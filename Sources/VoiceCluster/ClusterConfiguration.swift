@@ -1,0 +1,29 @@
+/// How a relay takes part in a cluster.
+public struct ClusterConfiguration: Sendable, Hashable {
+    /// etcd's client URLs, e.g. `http://10.0.0.1:2379`.
+    public var endpoints: [String]
+    /// This relay's name in the cluster, unique among its nodes.
+    public var node: String
+    /// HOST:PORT players and other relays reach this relay at.
+    public var advertise: String
+    /// Where the cluster's keys live in etcd.
+    public var prefix = "/voicechat/"
+    /// How long the node's lease outlives its last renewal: a node that dies is gone for
+    /// everyone this long after.
+    public var leaseSeconds = 2
+    /// How often the lease is renewed: a quarter of its life, so that two renewals may fail in a row.
+    public var keepAliveInterval: Duration = .milliseconds(500)
+    /// How often the node's load is published.
+    public var publishInterval: Duration = .seconds(1)
+
+    public init(endpoints: [String], node: String, advertise: String) {
+        self.endpoints = endpoints
+        self.node = node
+        self.advertise = advertise
+    }
+
+    /// The key of `node`'s record.
+    public func nodeKey(_ node: String) -> String { prefix + "nodes/" + node }
+
+    public var nodesPrefix: String { prefix + "nodes/" }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import VoiceRelay
+
+/// A relay's membership of the cluster: its record (`ClusterNodeRecord`) put under a lease of
+/// `leaseSeconds`, the lease renewed every `keepAliveInterval`, the load republished every
+/// `publishInterval`. A relay that dies stops renewing, and its record (with every claim under the
+/// same lease) is gone for everyone when the lease lapses. etcd unreachable is logged and retried;
+/// a lease that lapsed meanwhile is replaced by a new one. On shutdown the lease is revoked, so
+/// the node leaves at once.
+public final class ClusterMember: Service, Sendable {
+    public let configuration: ClusterConfiguration
+    private let etcd: EtcdClient
+    private let admin: RelayAdmin
+    private let logger: Logger
+
+    public init(configuration: ClusterConfiguration, admin: RelayAdmin, logger: Logger, etcd: EtcdClient? = nil) {
+        self.configuration = configuration
+        self.etcd = etcd ?? EtcdClient(endpoints: configuration.endpoints)
+        self.admin = admin
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        var membership = Membership()
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            await renew(&membership)
+            try? await Task.sleep(for: configuration.keepAliveInterval)
+        }
+        if let lease = membership.lease {
+            do {
+                try await etcd.revoke(lease: lease)
+                logger.info("left the cluster", metadata: ["node": "\(configuration.node)"])
+            } catch {
+                logger.notice(
+                    "could not leave the cluster; its lease lapses by itself", metadata: ["reason": "\(error)"])
+            }
+        }
+    }
+
+    /// What this node holds in etcd, and what its last publication measured from.
+    private struct Membership {
+        var lease: Int64?
+        var publishedAt: ContinuousClock.Instant?
+        var forwarded = 0
+        var cpuSeconds = 0.0
+        var isEtcdDown = false
+    }
+
+    private func renew(_ membership: inout Membership) async {
+        do throws(EtcdError) {
+            if let lease = membership.lease {
+                do throws(EtcdError) {
+                    try await etcd.keepAlive(lease: lease)
+                } catch .leaseExpired {
+                    logger.notice(
+                        "the cluster lease lapsed; joining again", metadata: ["node": "\(configuration.node)"])
+                    membership.lease = nil
+                }
+            }
+            let now = ContinuousClock.now
+            if membership.lease == nil {
+                membership.lease = try await etcd.grantLease(seconds: configuration.leaseSeconds)
+                membership.publishedAt = nil
+            }
+            if let lease = membership.lease,
+                membership.publishedAt.map({ now - $0 >= configuration.publishInterval }) ?? true
+            {
+                let record = await load(since: &membership, now: now)
+                let bytes = (try? JSONEncoder().encode(record)).map { [UInt8]($0) } ?? []
+                let isNew = membership.publishedAt == nil
+                try await etcd.put(configuration.nodeKey(configuration.node), bytes, lease: lease)
+                membership.publishedAt = now
+                if isNew {
+                    logger.info(
+                        "joined the cluster",
+                        metadata: ["node": "\(configuration.node)", "advertise": "\(configuration.advertise)"])
+                }
+            }
+            if membership.isEtcdDown {
+                membership.isEtcdDown = false
+                logger.notice("etcd is reachable again", metadata: ["node": "\(configuration.node)"])
+            }
+        } catch {
+            if !membership.isEtcdDown {
+                membership.isEtcdDown = true
+                logger.error("cannot reach the cluster", metadata: ["reason": "\(error)"])
+            }
+        }
+    }
+
+    /// The node's record now, with the rates measured since the last publication.
+    private func load(since membership: inout Membership, now: ContinuousClock.Instant) async -> ClusterNodeRecord {
+        var record = ClusterNodeRecord(node: configuration.node, advertise: configuration.advertise)
+        let cpu = ProcessCPU.seconds()
+        guard let statistics = try? await admin.statistics() else { return record }
+        record.participants = statistics.participants
+        record.matches = statistics.matches
+        if let last = membership.publishedAt {
+            let elapsed = Double((now - last).components.seconds) + Double((now - last).components.attoseconds) / 1e18
+            if elapsed > 0 {
+                record.forwardedPerSecond =
+                    Double(statistics.counters.packetsForwarded - membership.forwarded) / elapsed
+                record.cpuCores = (cpu - membership.cpuSeconds) / elapsed
+            }
+        }
+        membership.forwarded = statistics.counters.packetsForwarded
+        membership.cpuSeconds = cpu
+        return record
+    }
+}
+
+extension ClusterMember {
+    /// Every live node's record, by name, as the cluster sees it now.
+    public static func nodes(in configuration: ClusterConfiguration, etcd: EtcdClient? = nil) async throws(EtcdError)
+        -> [ClusterNodeRecord]
+    {
+        let client = etcd ?? EtcdClient(endpoints: configuration.endpoints)
+        return try await client.range(prefix: configuration.nodesPrefix).compactMap {
+            try? JSONDecoder().decode(ClusterNodeRecord.self, from: Data($0.value))
+        }
+    }
+}

@@ -1,0 +1,153 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOFoundationCompat
+
+/// A client of etcd's v3 API through its JSON gateway (`POST /v3/...`), over AsyncHTTPClient:
+/// leases, puts and prefix reads. It tries the endpoints
+/// in turn, so one etcd member down is one failed attempt, not a failed request.
+public struct EtcdClient: Sendable {
+    public let endpoints: [String]
+    private let http: HTTPClient
+    private let timeout: TimeAmount
+
+    /// - Parameter endpoints: client URLs such as `http://127.0.0.1:2379`.
+    public init(endpoints: [String], http: HTTPClient = .shared, timeout: TimeAmount = .seconds(1)) {
+        self.endpoints = endpoints
+        self.http = http
+        self.timeout = timeout
+    }
+
+    /// A key and its value, as stored.
+    public struct KeyValue: Sendable, Hashable {
+        public var key: String
+        public var value: [UInt8]
+        public var lease: Int64
+    }
+
+    // MARK: Leases
+
+    /// A new lease of `seconds`; what is put under it goes when it lapses.
+    public func grantLease(seconds: Int) async throws(EtcdError) -> Int64 {
+        let reply: LeaseGrantReply = try await call("/v3/lease/grant", LeaseGrantRequest(TTL: String(seconds)))
+        guard let id = reply.ID.flatMap(Int64.init) else { throw .badResponse(endpoint: "?", reason: "no lease ID") }
+        return id
+    }
+
+    /// Renews the lease for another TTL; throws `.leaseExpired` once it has lapsed.
+    public func keepAlive(lease: Int64) async throws(EtcdError) {
+        let reply: KeepAliveReply = try await call("/v3/lease/keepalive", LeaseIDRequest(ID: String(lease)))
+        guard let ttl = reply.result?.TTL.flatMap(Int64.init), ttl > 0 else { throw .leaseExpired(lease) }
+    }
+
+    /// Ends the lease now, and with it everything put under it.
+    public func revoke(lease: Int64) async throws(EtcdError) {
+        let _: Header = try await call("/v3/lease/revoke", LeaseIDRequest(ID: String(lease)))
+    }
+
+    // MARK: Keys
+
+    public func put(_ key: String, _ value: [UInt8], lease: Int64? = nil) async throws(EtcdError) {
+        let _: Header = try await call(
+            "/v3/kv/put",
+            PutRequest(key: Self.encode(key), value: Data(value).base64EncodedString(), lease: lease.map(String.init)))
+    }
+
+    /// Every key under `prefix`, in key order.
+    public func range(prefix: String) async throws(EtcdError) -> [KeyValue] {
+        let reply: RangeReply = try await call(
+            "/v3/kv/range", RangeRequest(key: Self.encode(prefix), range_end: Self.encode(Self.end(of: prefix))))
+        return (reply.kvs ?? []).compactMap { kv in
+            guard let key = Data(base64Encoded: kv.key).flatMap({ String(data: $0, encoding: .utf8) }) else {
+                return nil
+            }
+            let value = kv.value.flatMap { Data(base64Encoded: $0) }.map { [UInt8]($0) } ?? []
+            return KeyValue(key: key, value: value, lease: kv.lease.flatMap(Int64.init) ?? 0)
+        }
+    }
+
+    // MARK: Transport
+
+    /// Sends `request` to each endpoint in turn until one answers.
+    private func call<Request: Encodable, Reply: Decodable>(_ path: String, _ request: Request) async throws(EtcdError)
+        -> Reply
+    {
+        let body: Data
+        do {
+            body = try JSONEncoder().encode(request)
+        } catch {
+            throw .badResponse(endpoint: path, reason: "the request does not encode: \(error)")
+        }
+        var failures: [String] = []
+        for endpoint in endpoints {
+            var outgoing = HTTPClientRequest(url: endpoint + path)
+            outgoing.method = .POST
+            outgoing.headers.add(name: "Content-Type", value: "application/json")
+            outgoing.body = .bytes(ByteBuffer(data: body))
+            let response: HTTPClientResponse
+            let bytes: ByteBuffer
+            do {
+                response = try await http.execute(outgoing, timeout: timeout)
+                bytes = try await response.body.collect(upTo: 4 << 20)
+            } catch {
+                failures.append("\(endpoint): \(error)")
+                continue
+            }
+            guard response.status == .ok else {
+                let text = String(buffer: bytes)
+                if path == "/v3/lease/keepalive" || text.contains("requested lease not found") {
+                    if let lease = (request as? LeaseIDRequest).flatMap({ Int64($0.ID) }) { throw .leaseExpired(lease) }
+                }
+                throw .badResponse(endpoint: endpoint, reason: "HTTP \(response.status.code): \(text)")
+            }
+            do {
+                return try JSONDecoder().decode(Reply.self, from: bytes)
+            } catch {
+                throw .badResponse(endpoint: endpoint, reason: "\(error)")
+            }
+        }
+        throw .unreachable(endpoints: endpoints, reason: failures.last ?? "no endpoint")
+    }
+
+    private static func encode(_ key: String) -> String { Data(key.utf8).base64EncodedString() }
+
+    /// The first key after every key that starts with `prefix` (etcd's `range_end` for a prefix).
+    static func end(of prefix: String) -> String {
+        var bytes = Array(prefix.utf8)
+        while let last = bytes.last {
+            if last < 0xFF {
+                bytes[bytes.count - 1] = last + 1
+                return String(decoding: bytes, as: UTF8.self)
+            }
+            bytes.removeLast()
+        }
+        return "\u{0}"
+    }
+}
+
+// The gateway's JSON: 64-bit integers travel as strings, keys and values as base64.
+private struct LeaseGrantRequest: Encodable { var TTL: String }
+private struct LeaseGrantReply: Decodable { var ID: String? }
+private struct LeaseIDRequest: Encodable { var ID: String }
+private struct KeepAliveReply: Decodable {
+    struct Result: Decodable { var TTL: String? }
+    var result: Result?
+}
+private struct Header: Decodable {}
+private struct PutRequest: Encodable {
+    var key: String
+    var value: String
+    var lease: String?
+}
+private struct RangeRequest: Encodable {
+    var key: String
+    var range_end: String
+}
+private struct RangeReply: Decodable {
+    struct KV: Decodable {
+        var key: String
+        var value: String?
+        var lease: String?
+    }
+    var kvs: [KV]?
+}
