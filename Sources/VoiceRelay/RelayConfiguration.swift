@@ -55,6 +55,9 @@ public struct RelayConfiguration: Sendable {
     public var port: Int
     /// The secret the game server signs join tokens with.
     public var secret: RelaySecret
+    /// The secret being retired, while a new one rolls out: tokens signed with it are still taken
+    /// (every relay of a cluster holds both until the game server signs with the new one only).
+    public var previousSecret: RelaySecret?
     /// Matches this relay serves; nil serves any match the game server signed a token for.
     public var allowedMatches: Set<String>?
     /// This relay's name in tokens: it refuses a token signed for another audience (a token with

@@ -41,8 +41,7 @@ struct RelayGate {
         let token: RelayToken
         do {
             token = try RelayToken(parsing: text)
-            try token.verify(
-                secret: configuration.secret, now: configuration.unixTime(), audience: configuration.audience)
+            try verify(token)
         } catch {
             logger.debug("refused join", metadata: ["reason": "\(error)"])
             return .refused(RelayRefusal(error))
@@ -52,6 +51,17 @@ struct RelayGate {
         }
         guard token.participant == participant else { return .refused(.participantMismatch) }
         return .admitted(token)
+    }
+
+    /// Checks `token` against the secret, and against the previous one while it is being retired.
+    private func verify(_ token: RelayToken) throws(RelayTokenError) {
+        let now = configuration.unixTime()
+        do {
+            try token.verify(secret: configuration.secret, now: now, audience: configuration.audience)
+        } catch .badSignature {
+            guard let previous = configuration.previousSecret else { throw .badSignature }
+            try token.verify(secret: previous, now: now, audience: configuration.audience)
+        }
     }
 
     /// Whether refusing `participant` for `reason` now is news: not the same refusal of its other

@@ -38,6 +38,12 @@ struct RelayCommand: AsyncParsableCommand {
     var secretFile: String
 
     @Option(
+        help: ArgumentHelp(
+            "File holding the secret being retired: tokens signed with it are still taken while the new "
+                + "--secret-file rolls out to every relay and the game server.", valueName: "file"))
+    var previousSecretFile: String?
+
+    @Option(
         name: .customLong("match"),
         help: ArgumentHelp("Only admit tokens for this match (repeat for several; default: any).", valueName: "match"))
     var matches: [String] = []
@@ -110,6 +116,7 @@ struct RelayCommand: AsyncParsableCommand {
 
     func run() async throws {
         var configuration = RelayConfiguration(host: host, port: port, secret: try RelaySecretFile.load(secretFile))
+        configuration.previousSecret = try previousSecretFile.map { try RelaySecretFile.load($0) }
         configuration.allowedMatches = matches.isEmpty ? nil : Set(matches)
         configuration.audience = audience
         configuration.prometheusPort = prometheusPort
