@@ -45,7 +45,8 @@ struct ClusterOptions: ParsableArguments {
         } catch {
             throw ValidationError("--advertise: \(error)")
         }
-        return ClusterConfiguration(endpoints: endpoints, node: node, advertise: advertise)
+        let urls = endpoints.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
+        return ClusterConfiguration(endpoints: urls, node: node, advertise: advertise)
     }
 
     /// An etcd client URL: http:// or https://, a host and a port.
