@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -14,12 +15,19 @@ public final class ClusterMember: Service, Sendable {
     private let etcd: EtcdClient
     private let admin: RelayAdmin
     private let logger: Logger
+    private let metrics: ClusterMetrics
 
-    public init(configuration: ClusterConfiguration, admin: RelayAdmin, logger: Logger, etcd: EtcdClient? = nil) {
+    /// - Parameter metricsFactory: where the cluster's figures go (the relay's `metricsFactory`).
+    public init(
+        configuration: ClusterConfiguration, admin: RelayAdmin, logger: Logger,
+        metricsFactory: any MetricsFactory = MetricsSystem.factory, metricsPrefix: String = "voicechat_relay",
+        etcd: EtcdClient? = nil
+    ) {
         self.configuration = configuration
         self.etcd = etcd ?? EtcdClient(endpoints: configuration.endpoints)
         self.admin = admin
         self.logger = logger
+        metrics = ClusterMetrics(prefix: metricsPrefix, factory: metricsFactory)
     }
 
     public func run() async throws {
@@ -53,7 +61,9 @@ public final class ClusterMember: Service, Sendable {
             if let lease = membership.lease {
                 do throws(EtcdError) {
                     try await etcd.keepAlive(lease: lease)
+                    metrics.renewed()
                 } catch .leaseExpired {
+                    metrics.lapsed()
                     logger.notice(
                         "the cluster lease lapsed; joining again", metadata: ["node": "\(configuration.node)"])
                     membership.lease = nil
@@ -72,17 +82,20 @@ public final class ClusterMember: Service, Sendable {
                 let isNew = membership.publishedAt == nil
                 try await etcd.put(configuration.nodeKey(configuration.node), bytes, lease: lease)
                 membership.publishedAt = now
+                metrics.cluster(try await Self.nodes(in: configuration, etcd: etcd))
                 if isNew {
                     logger.info(
                         "joined the cluster",
                         metadata: ["node": "\(configuration.node)", "advertise": "\(configuration.advertise)"])
                 }
             }
+            metrics.etcd(reachable: true)
             if membership.isEtcdDown {
                 membership.isEtcdDown = false
                 logger.notice("etcd is reachable again", metadata: ["node": "\(configuration.node)"])
             }
         } catch {
+            metrics.etcd(reachable: false)
             if !membership.isEtcdDown {
                 membership.isEtcdDown = true
                 logger.error("cannot reach the cluster", metadata: ["reason": "\(error)"])

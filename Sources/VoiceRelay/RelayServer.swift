@@ -23,6 +23,9 @@ public final class RelayServer: Service, Sendable {
     private let io: NIOLoopBoundBox<RelayIO>
     private let metrics: RelayMetrics
     private let registry: PrometheusCollectorRegistry?
+    /// Where the relay's metrics go (its Prometheus endpoint's, or the process's `MetricsSystem`),
+    /// for what runs beside it to add its own.
+    public let metricsFactory: any MetricsFactory
     private let running = NIOLockedValueBox(Running())
 
     private struct Running {
@@ -49,12 +52,12 @@ public final class RelayServer: Service, Sendable {
         if configuration.prometheusPort != nil {
             let registry = PrometheusCollectorRegistry()
             self.registry = registry
-            metrics = RelayMetrics(
-                prefix: configuration.metricsPrefix, factory: PrometheusMetricsFactory(registry: registry))
+            metricsFactory = PrometheusMetricsFactory(registry: registry)
         } else {
             registry = nil
-            metrics = RelayMetrics(prefix: configuration.metricsPrefix, factory: MetricsSystem.factory)
+            metricsFactory = MetricsSystem.factory
         }
+        metrics = RelayMetrics(prefix: configuration.metricsPrefix, factory: metricsFactory)
     }
 
     /// The port UDP and TCP listen on, once started.

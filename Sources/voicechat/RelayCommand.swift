@@ -136,7 +136,10 @@ struct RelayCommand: AsyncParsableCommand {
         var services: [any Service] = [relay]
         var clusterNodes: (@Sendable () async throws -> [ClusterNodeRecord])?
         if let cluster = try clusterOptions.configuration() {
-            services.append(ClusterMember(configuration: cluster, admin: relay.admin, logger: logger))
+            services.append(
+                ClusterMember(
+                    configuration: cluster, admin: relay.admin, logger: logger, metricsFactory: relay.metricsFactory,
+                    metricsPrefix: configuration.metricsPrefix))
             clusterNodes = { try await ClusterMember.nodes(in: cluster) }
             listening += ", node \(cluster.node) of the cluster at \(cluster.endpoints.joined(separator: ","))"
         }

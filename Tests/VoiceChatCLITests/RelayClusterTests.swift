@@ -4,16 +4,22 @@ import Testing
 /// `voicechat relay --cluster`: real relay processes registering in a real, private etcd.
 @Suite struct RelayClusterTests {
     private func relay(
-        _ node: String, port: Int, etcd: String, in directory: URL, secret: URL
+        _ node: String, port: Int, etcd: String, in directory: URL, secret: URL, extra: [String] = []
     ) throws -> BackgroundCommand {
         try BackgroundCommand(
             executable: CommandRunner.executable.path,
             arguments: [
-                "relay", "--host", "127.0.0.1", "--port", "\(port)", "--secret-file", secret.path, "--report-every",
-                "0",
-                "--admin-socket", directory.appendingPathComponent("\(node).sock").path, "--duration", "60",
-                "--cluster", etcd, "--node", node, "--advertise", "127.0.0.1:\(port)",
-            ], directory: directory, label: node)
+                "relay", "--host", "127.0.0.1", "--port", "\(port)", "--secret-file", secret.path,
+                "--report-every", "0", "--admin-socket", directory.appendingPathComponent("\(node).sock").path,
+                "--duration", "60", "--cluster", etcd, "--node", node, "--advertise", "127.0.0.1:\(port)",
+            ] + extra, directory: directory, label: node)
+    }
+
+    /// The relay's Prometheus text, through curl.
+    private func metrics(port: Int) throws -> String {
+        try CommandRunner.run(
+            ["-s", "-m", "2", "http://127.0.0.1:\(port)/metrics"], executable: URL(fileURLWithPath: "/usr/bin/curl")
+        ).standardOutput
     }
 
     private func cluster(_ node: String, in directory: URL) throws -> CommandResult {
@@ -40,7 +46,10 @@ import Testing
         let etcd = try EtcdMember(clientPort: TestPort.clusterEtcdClient.port, peerPort: TestPort.clusterEtcdPeer.port)
         defer { etcd.stop() }
         let secret = try CommandRunner.secretFile(in: directory)
-        let a = try relay("a", port: TestPort.clusterRelayA.port, etcd: etcd.clientURL, in: directory, secret: secret)
+        let metricsPort = TestPort.clusterMetrics.port
+        let a = try relay(
+            "a", port: TestPort.clusterRelayA.port, etcd: etcd.clientURL, in: directory, secret: secret,
+            extra: ["--prometheus-port", "\(metricsPort)"])
         defer { a.stop() }
         let b = try relay("b", port: TestPort.clusterRelayB.port, etcd: etcd.clientURL, in: directory, secret: secret)
         defer { b.stop() }
@@ -54,6 +63,13 @@ import Testing
         #expect(view.status == 0, "\(view.standardError)")
         #expect(view.standardOutput.contains("a  127.0.0.1:\(TestPort.clusterRelayA.port)"), "\(view.standardOutput)")
         #expect(view.standardOutput.contains("b  127.0.0.1:\(TestPort.clusterRelayB.port)"), "\(view.standardOutput)")
+
+        // The cluster's view in a's metrics: two nodes, etcd answering, the lease renewed.
+        let counted = try time(within: 5) { try metrics(port: metricsPort).contains("voicechat_relay_cluster_nodes 2") }
+        let exposition = try metrics(port: metricsPort)
+        #expect(counted != nil, "\(exposition)")
+        #expect(exposition.contains("voicechat_relay_cluster_etcd_reachable 1"), "\(exposition)")
+        #expect(exposition.contains("voicechat_relay_cluster_lease_renewals_total"), "\(exposition)")
 
         kill(b.process.processIdentifier, SIGKILL)
         b.process.waitUntilExit()
