@@ -24,26 +24,32 @@ public final class ClusterMember: Service, Sendable {
         etcd: EtcdClient? = nil
     ) {
         self.configuration = configuration
-        self.etcd = etcd ?? EtcdClient(endpoints: configuration.endpoints)
+        // Each attempt well inside the lease, so that one member down leaves time for the next.
+        self.etcd = etcd ?? EtcdClient(endpoints: configuration.endpoints, timeout: .milliseconds(400))
         self.admin = admin
         self.logger = logger
         metrics = ClusterMetrics(prefix: metricsPrefix, factory: metricsFactory)
     }
 
     public func run() async throws {
-        var membership = Membership()
-        while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            await renew(&membership)
-            try? await Task.sleep(for: configuration.keepAliveInterval)
-        }
-        if let lease = membership.lease {
-            do {
-                try await etcd.revoke(lease: lease)
-                logger.info("left the cluster", metadata: ["node": "\(configuration.node)"])
-            } catch {
-                logger.notice(
-                    "could not leave the cluster; its lease lapses by itself", metadata: ["reason": "\(error)"])
+        let interval = configuration.keepAliveInterval
+        // Shutting down cancels a renewal under way, so that the relay stops within a second
+        // even with etcd unreachable.
+        let lease = await cancelWhenGracefulShutdown { () async -> Int64? in
+            var membership = Membership()
+            while !Task.isCancelled {
+                await self.renew(&membership)
+                try? await Task.sleep(for: interval)
             }
+            return membership.lease
+        }
+        guard let lease else { return }
+        do {
+            // Every endpoint tried at most briefly: the lease lapses by itself anyway.
+            try await EtcdClient(endpoints: configuration.endpoints, timeout: .milliseconds(200)).revoke(lease: lease)
+            logger.info("left the cluster", metadata: ["node": "\(configuration.node)"])
+        } catch {
+            logger.notice("could not leave the cluster; its lease lapses by itself", metadata: ["reason": "\(error)"])
         }
     }
 

@@ -118,6 +118,7 @@ enum TestPort: Int, CaseIterable {
     case listenControl, relayRestart, relayDebugLog, cExample, pythonBot
     case clusterEtcdClient, clusterEtcdPeer, clusterRelayA, clusterRelayB
     case lateEtcdClient, lateEtcdPeer, lateClusterRelay, soloRelay, rotationRelay, clusterMetrics
+    case unreachableClusterRelay
 
     /// Ports each test process may use: 20000 + 265 × 48 + 47 stays under 32768.
     private static let perProcess = 48

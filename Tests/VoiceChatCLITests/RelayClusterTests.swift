@@ -129,6 +129,27 @@ import Testing
         #expect(result.standardError.contains(message), "\(result.standardError)")
     }
 
+    /// SIGTERM ends a relay within a second even while none of its etcd URLs answers.
+    @Test func aRelayWhoseEtcdIsDownStopsWithinASecond() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let secret = try CommandRunner.secretFile(in: directory)
+        // Port 1 (tcpmux) is served nowhere here: four URLs that each take a full attempt.
+        let relay = try relay(
+            "cut-off", port: TestPort.unreachableClusterRelay.port,
+            etcd: Array(repeating: "http://127.0.0.1:1", count: 4).joined(separator: ","), in: directory,
+            secret: secret)
+        defer { relay.stop() }
+        #expect(relay.waitForOutput("relay listening", seconds: 15), "\(relay.standardError)")
+        let complained = time(within: 10) { relay.standardError.contains("cannot reach the cluster") }
+        #expect(complained != nil, "\(relay.standardError)")
+        let start = Date()
+        kill(relay.process.processIdentifier, SIGTERM)
+        #expect(relay.waitForExit(seconds: 5) == 0, "\(relay.standardError)")
+        let took = Date().timeIntervalSince(start)
+        #expect(took < 1, "the relay took \(took) s to stop")
+    }
+
     /// `relay-admin cluster` on a relay in no cluster says how to put it in one.
     @Test func aRelayInNoClusterSaysSo() throws {
         let directory = try CommandRunner.temporaryDirectory()
