@@ -26,13 +26,12 @@ struct ClusterOptions: ParsableArguments {
             }
             return nil
         }
-        let endpoints = cluster.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-        for endpoint in endpoints {
-            try Self.checkEndpoint(endpoint)
+        let endpoints = try cluster.split(separator: ",", omittingEmptySubsequences: false).map {
+            try Self.endpoint(String($0))
         }
         guard let node else { throw ValidationError("--cluster needs --node: this relay's name in the cluster") }
         guard (1...64).contains(node.utf8.count),
-            node.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.nameCharacters.contains($0)) })
+            node.unicodeScalars.allSatisfy({ CharacterSet.nameCharacters.contains($0) })
         else {
             throw ValidationError(
                 "--node \"\(node)\" is not a node name: 1…64 letters, digits, '.', '_' or '-'")
@@ -45,26 +44,28 @@ struct ClusterOptions: ParsableArguments {
         } catch {
             throw ValidationError("--advertise: \(error)")
         }
-        let urls = endpoints.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
-        return ClusterConfiguration(endpoints: urls, node: node, advertise: advertise)
+        return ClusterConfiguration(endpoints: endpoints, node: node, advertise: advertise)
     }
 
-    /// An etcd client URL: http:// or https://, a host and a port.
-    private static func checkEndpoint(_ endpoint: String) throws {
+    /// An etcd client URL (http:// or https://, a host and a port, perhaps a trailing slash),
+    /// without its trailing slash.
+    private static func endpoint(_ endpoint: String) throws -> String {
         let example = "give etcd's client URLs, e.g. http://127.0.0.1:2379"
         let scheme = ["http://", "https://"].first { endpoint.hasPrefix($0) }
         guard let scheme else {
             throw ValidationError("--cluster: \"\(endpoint)\" is not an http:// or https:// URL; \(example)")
         }
-        let rest = endpoint.dropFirst(scheme.count)
-        guard !rest.contains("/") || rest.hasSuffix("/") && rest.dropLast().allSatisfy({ $0 != "/" }) else {
+        var address = endpoint.dropFirst(scheme.count)
+        if address.hasSuffix("/") { address = address.dropLast() }
+        guard !address.contains("/") else {
             throw ValidationError("--cluster: \"\(endpoint)\" has a path; \(example)")
         }
         do {
-            _ = try CallAddress(parsing: String(rest.hasSuffix("/") ? rest.dropLast() : rest))
+            _ = try CallAddress(parsing: String(address))
         } catch {
             throw ValidationError("--cluster: \"\(endpoint)\": \(error)")
         }
+        return scheme + address
     }
 }
 

@@ -28,8 +28,7 @@ public enum VoiceChatError: Error, Hashable, Sendable, CustomStringConvertible {
     case engineShutDown
     /// A setting outside what it may be (the delay budget, speech processing): the error names it.
     case invalidSetting(CodecError)
-    /// A codec, the echo canceller, or a setting the codec checks (the delay budget, speech
-    /// processing) could not be used.
+    /// A codec or the echo canceller could not be set up.
     case codec(CodecError)
     /// The mixer refused a channel, a stream or a setting.
     case mixer(MixerError)
@@ -66,13 +65,8 @@ public enum VoiceChatError: Error, Hashable, Sendable, CustomStringConvertible {
             "the voice engine has been shut down"
         case .invalidSetting(let error):
             error.message
-        case .codec(let error):
-            "could not set up audio: \(error)"
-        case .mixer(let error):
-            "could not set up audio: \(error)"
-        case .device(let error):
-            "could not set up audio: \(error)"
-        case .thread(let error):
+        case .codec(let error as any Error), .mixer(let error as any Error), .device(let error as any Error),
+            .thread(let error as any Error):
             "could not set up audio: \(error)"
         case .ordersBacklogged(let count):
             "\(count) orders already wait for the engine thread, which has not run them; it is stalled or "

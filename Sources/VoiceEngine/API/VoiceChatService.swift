@@ -120,23 +120,14 @@ public final class VoiceChatService: Sendable {
     }
 
     /// The microphone's level in dBFS (RMS with meter ballistics) while input metering is enabled.
-    public var inputMeterLevel: Float {
-        engine.withCore { $0.inputMeteringEnabled ? $0.inputMeter.rmsDBFS : -.infinity }
-    }
+    public var inputMeterLevel: Float { engine.withCore { $0.inputLevelDBFS } }
 
     /// The mix's level in dBFS while output metering is enabled.
-    public var outputMeterLevel: Float {
-        engine.withCore { $0.outputMeteringEnabled ? $0.mixer.outputMeter.rmsDBFS : -.infinity }
-    }
+    public var outputMeterLevel: Float { engine.withCore { $0.outputLevelDBFS } }
 
     /// Both levels in one turn of the engine: the microphone's and the mix's, as above.
     public var meterLevels: (input: Float, output: Float) {
-        engine.withCore { core in
-            (
-                core.inputMeteringEnabled ? core.inputMeter.rmsDBFS : -.infinity,
-                core.outputMeteringEnabled ? core.mixer.outputMeter.rmsDBFS : -.infinity
-            )
-        }
+        engine.withCore { core in (core.inputLevelDBFS, core.outputLevelDBFS) }
     }
 
     /// The path voice to `participant` takes now, if a call with them is up.

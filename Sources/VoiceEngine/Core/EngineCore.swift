@@ -29,6 +29,9 @@ final class EngineCore {
     var inputMeteringEnabled = false
     var outputMeteringEnabled = false
     var inputMeter = LevelMeter()
+    /// The microphone's and the mix's levels in dBFS while their metering is enabled, else -∞.
+    var inputLevelDBFS: Float { inputMeteringEnabled ? inputMeter.rmsDBFS : -.infinity }
+    var outputLevelDBFS: Float { outputMeteringEnabled ? mixer.outputMeter.rmsDBFS : -.infinity }
     /// Whether the last mix played any remote voice: a stream had started playout.
     var isPlayingRemoteVoice = false
     /// The delay budget in force: the configuration's until the app changes it.

@@ -129,8 +129,8 @@ final class IncomingVoice {
             guard let peer = session.peers[receiving.participant], let route = peer.activeRoute else { continue }
             let report = receiving.stream.makeReport(reporter: core.mediaID)
             guard let count = try? report.write(into: core.plaintext) else { continue }
-            let envelope = session.seal(
-                .receiverReport, channel: 0, destination: key.sender,
+            let envelope = session.senderKeys.seal(
+                .receiverReport, channel: .session, destination: key.sender,
                 plaintext: UnsafeRawBufferPointer(rebasing: core.plaintext[0..<count]), into: core.envelope)
             if let envelope { core.send(envelope, to: peer, route: route, session: session) }
         }

@@ -46,7 +46,7 @@ final class OutgoingVoice {
         // sealing now and may still be a member of the channel at the relay: an envelope for
         // everyone would be copied to him, so each listener gets one addressed to it.
         if !session.senderKeys.isChanging, let kind = core.sharedRelayRoute(of: listeners) {
-            let envelope = session.seal(
+            let envelope = session.senderKeys.seal(
                 .voice, channel: channel, destination: SealedEnvelopeHeader.everyone, plaintext: voice,
                 into: core.envelope)
             if let envelope { core.sendThroughRelay(envelope, via: kind, in: session) }
@@ -61,7 +61,7 @@ final class OutgoingVoice {
             let envelope: UnsafeRawBufferPointer?
             switch route.kind {
             case .relayUDP, .relayTCP:
-                envelope = session.seal(
+                envelope = session.senderKeys.seal(
                     .voice, channel: channel, destination: peer.mediaID, plaintext: voice,
                     into: core.addressedEnvelope)
             case .direct, .appCarried:
@@ -72,7 +72,7 @@ final class OutgoingVoice {
                 }
                 everyone =
                     everyone
-                    ?? session.seal(
+                    ?? session.senderKeys.seal(
                         .voice, channel: channel, destination: SealedEnvelopeHeader.everyone, plaintext: voice,
                         into: core.envelope)
                 envelope = everyone

@@ -38,18 +38,15 @@ final class CallSession: Session {
     /// Ends a call that waited too long for an answer or a path.
     override func tick(now: MediaTime, core: EngineCore) {
         guard let other else { return }
+        let reason: CallEndReason
         switch phase {
-        case .inviting(let deadline) where now >= deadline:
-            core.sendSignalling(.end(call: identifier, reason: .timedOut), to: other, in: self)
-            core.emit(.didNotStart(call: identifier, with: other, reason: .timedOut), in: self)
-            core.removeSession(self)
+        case .inviting(let deadline) where now >= deadline: reason = .timedOut
         case .connecting(let deadline) where now >= deadline && peers[other]?.activeRoute == nil:
-            core.sendSignalling(.end(call: identifier, reason: .noRealTimePath), to: other, in: self)
-            core.emit(.didNotStart(call: identifier, with: other, reason: .noRealTimePath), in: self)
-            core.removeSession(self)
-        default:
-            break
+            reason = .noRealTimePath
+        default: return
         }
+        core.sendSignalling(.end(call: identifier, reason: reason), to: other, in: self)
+        ended(by: other, reason: reason, core: core)
     }
 
     /// The first route up starts the call; later ones are path changes.

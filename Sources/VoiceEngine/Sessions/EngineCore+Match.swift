@@ -187,8 +187,8 @@ extension EngineCore {
             for player in targets {
                 guard let peer = session.peers[player], let route = peer.activeRoute else { continue }
                 let sealed = data.withUnsafeBytes { bytes in
-                    session.seal(
-                        .gameData, channel: 0, destination: peer.mediaID, plaintext: bytes, into: envelope)
+                    session.senderKeys.seal(
+                        .gameData, channel: .session, destination: peer.mediaID, plaintext: bytes, into: envelope)
                 }
                 if let sealed { send(sealed, to: peer, route: route, session: session) }
             }

@@ -52,8 +52,8 @@ extension EngineCore {
     ) {
         // `plaintext` is free: a probe that asks for a reply was parsed out of it before this.
         guard (try? probe.write(into: plaintext)) != nil else { return }
-        let sealed = session.seal(
-            content, channel: 0, destination: peer.mediaID,
+        let sealed = session.senderKeys.seal(
+            content, channel: .session, destination: peer.mediaID,
             plaintext: UnsafeRawBufferPointer(rebasing: plaintext[0..<ConnectivityProbe.encodedBytes]),
             into: envelope)
         guard let sealed else { return }

@@ -64,15 +64,6 @@ class Session {
         }
     }
 
-    /// Seals `plaintext` for `destination` (or everyone in the channel) under this participant's
-    /// key for `channel` into `buffer` (see `SenderKeys.seal`).
-    func seal(
-        _ content: SealedContent, channel: ChannelNumber, destination: MediaID, plaintext: UnsafeRawBufferPointer,
-        into buffer: UnsafeMutableRawBufferPointer
-    ) -> UnsafeRawBufferPointer? {
-        senderKeys.seal(content, channel: channel, destination: destination, plaintext: plaintext, into: buffer)
-    }
-
     /// The peers who hear `channel` now, into a list kept from frame to frame, since it is asked
     /// for every captured frame.
     func listeners(of channel: ChannelNumber, into listeners: inout [RemotePeer]) {
