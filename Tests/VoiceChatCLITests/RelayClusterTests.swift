@@ -118,6 +118,14 @@ import Testing
             "not a number from 1 to 65535"
         ),
         (["--node", "a"], "--node and --advertise need --cluster"),
+        (
+            ["--cluster", "http://127.0.0.1:2379", "--node", String(repeating: "n", count: 65), "--advertise", "h:1"],
+            "is not a node name"
+        ),
+        (["--cluster", "http://127.0.0.1:99999999999999999999", "--node", "a", "--advertise", "h:1"], "the port"),
+        (["--cluster", "http://127.0.0.1:2379/v3", "--node", "a", "--advertise", "h:1"], "has a path"),
+        (["--cluster", "", "--node", "a", "--advertise", "h:1"], "is not an http:// or https:// URL"),
+        (["--cluster", "http://127.0.0.1:2379", "--node", "a", "--advertise", "h:nan"], "--advertise"),
     ])
     func unusableClusterOptionsAreRefusedAtStart(arguments: [String], message: String) throws {
         let directory = try CommandRunner.temporaryDirectory()

@@ -41,4 +41,18 @@ import Testing
         #expect(!refused.standardOutput.contains("joined;"), "\(refused.standardOutput)")
         #expect(refused.standardError.contains("bad token signature"), "\(refused.standardError)")
     }
+
+    /// A previous secret that cannot be read stops the relay at start, naming the file.
+    @Test func anUnreadablePreviousSecretIsRefusedAtStart() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let secret = try CommandRunner.secretFile(in: directory)
+        let missing = directory.appendingPathComponent("retired.secret").path
+        let result = try CommandRunner.run([
+            "relay", "--port", "7000", "--secret-file", secret.path, "--previous-secret-file", missing,
+            "--duration", "1",
+        ])
+        #expect(result.status == 1, "\(result.standardError)")
+        #expect(result.standardError.contains("secret file \(missing) does not exist"), "\(result.standardError)")
+    }
 }
