@@ -180,6 +180,7 @@ let package = Package(
                 "VoiceRelayClient", "VoiceTransport", "VoiceWire", "VoiceEngine", "VoiceControl", "VoiceIO", "VoiceCluster",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "NIOCore", package: "swift-nio"),

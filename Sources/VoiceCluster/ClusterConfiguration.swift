@@ -13,8 +13,12 @@ public struct ClusterConfiguration: Sendable, Hashable {
     public var leaseSeconds = 2
     /// How often the lease is renewed: a quarter of its life, so that two renewals may fail in a row.
     public var keepAliveInterval: Duration = .milliseconds(500)
-    /// How often the node's load is published.
-    public var publishInterval: Duration = .seconds(1)
+    /// How often the node's load is published (and the others' records read): a node whose record
+    /// has not changed for `suspectAfter` is taken for dead before its lease lapses.
+    public var publishInterval: Duration = .milliseconds(500)
+    /// How long a node's record may stay unchanged before the others stop sending players to it
+    /// and take its matches over: three publications missed.
+    public var suspectAfter: Duration = .milliseconds(1500)
 
     public init(endpoints: [String], node: String, advertise: String) {
         self.endpoints = endpoints
@@ -26,4 +30,10 @@ public struct ClusterConfiguration: Sendable, Hashable {
     public func nodeKey(_ node: String) -> String { prefix + "nodes/" + node }
 
     public var nodesPrefix: String { prefix + "nodes/" }
+
+    /// The key of `match`'s claim: its home node's name, under that node's lease.
+    public func matchKey(_ match: String) -> String { prefix + "matches/" + match }
+
+    /// Where `node`'s claims are counted: one key per match it is home to, under its lease.
+    public func homesPrefix(_ node: String) -> String { prefix + "homes/" + node + "/" }
 }

@@ -16,10 +16,15 @@ public final class ClusterMember: Service, Sendable {
     private let admin: RelayAdmin
     private let logger: Logger
     private let metrics: ClusterMetrics
+    /// What this node reads of the cluster at each publication, for its placement.
+    public let view: ClusterView
+    /// The node's placement, whose claims are made again after a lease lapsed.
+    private let placement: ClusterPlacement?
 
     /// - Parameter metricsFactory: where the cluster's figures go (the relay's `metricsFactory`).
     public init(
-        configuration: ClusterConfiguration, admin: RelayAdmin, logger: Logger,
+        configuration: ClusterConfiguration, admin: RelayAdmin, view: ClusterView = ClusterView(),
+        placement: ClusterPlacement? = nil, logger: Logger,
         metricsFactory: any MetricsFactory = MetricsSystem.factory, metricsPrefix: String = "voicechat_relay",
         etcd: EtcdClient? = nil
     ) {
@@ -27,6 +32,8 @@ public final class ClusterMember: Service, Sendable {
         // Each attempt well inside the lease, so that one member down leaves time for the next.
         self.etcd = etcd ?? EtcdClient(endpoints: configuration.endpoints, timeout: .milliseconds(400))
         self.admin = admin
+        self.view = view
+        self.placement = placement
         self.logger = logger
         metrics = ClusterMetrics(prefix: metricsPrefix, factory: metricsFactory)
     }
@@ -60,6 +67,10 @@ public final class ClusterMember: Service, Sendable {
         var forwarded = 0
         var cpuSeconds = 0.0
         var isEtcdDown = false
+        /// The draining state the last publication said.
+        var publishedDraining = false
+        /// Set when a lease lapsed: the matches placed here lost their claims with it.
+        var claimsLost = false
     }
 
     private func renew(_ membership: inout Membership) async {
@@ -73,6 +84,8 @@ public final class ClusterMember: Service, Sendable {
                     logger.notice(
                         "the cluster lease lapsed; joining again", metadata: ["node": "\(configuration.node)"])
                     membership.lease = nil
+                    membership.claimsLost = true
+                    view.lease = nil
                 }
             }
             let now = ContinuousClock.now
@@ -80,15 +93,26 @@ public final class ClusterMember: Service, Sendable {
                 membership.lease = try await etcd.grantLease(seconds: configuration.leaseSeconds)
                 membership.publishedAt = nil
             }
+            let isDraining = view.isDraining
             if let lease = membership.lease,
-                membership.publishedAt.map({ now - $0 >= configuration.publishInterval }) ?? true
+                membership.publishedAt.map({ now - $0 >= configuration.publishInterval * 4 / 5 }) ?? true
+                    || isDraining != membership.publishedDraining
             {
-                let record = await load(since: &membership, now: now)
+                var record = await load(since: &membership, now: now)
+                record.draining = isDraining
                 let bytes = (try? JSONEncoder().encode(record)).map { [UInt8]($0) } ?? []
                 let isNew = membership.publishedAt == nil
                 try await etcd.put(configuration.nodeKey(configuration.node), bytes, lease: lease)
                 membership.publishedAt = now
-                metrics.cluster(try await Self.nodes(in: configuration, etcd: etcd))
+                membership.publishedDraining = isDraining
+                view.lease = lease
+                let nodes = try await etcd.range(prefix: configuration.nodesPrefix)
+                view.update(nodes)
+                metrics.cluster(view.nodes.map(\.record))
+                if membership.claimsLost {
+                    membership.claimsLost = false
+                    await reclaim()
+                }
                 if isNew {
                     logger.info(
                         "joined the cluster",
@@ -106,6 +130,17 @@ public final class ClusterMember: Service, Sendable {
                 membership.isEtcdDown = true
                 logger.error("cannot reach the cluster", metadata: ["reason": "\(error)"])
             }
+        }
+    }
+
+    /// Claims again each match placed here; one another relay took meanwhile moves there.
+    private func reclaim() async {
+        guard let placement, let matches = try? await admin.homeMatches() else { return }
+        for match in matches {
+            let decision = await placement.reclaim(match: match)
+            logger.notice(
+                "claimed a match again after the lease lapsed", metadata: ["match": "\(match)", "home": "\(decision)"])
+            if case .elsewhere = decision { try? await admin.matchMoved(match, to: decision) }
         }
     }
 

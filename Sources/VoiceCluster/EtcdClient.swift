@@ -4,7 +4,7 @@ import NIOCore
 import NIOFoundationCompat
 
 /// A client of etcd's v3 API through its JSON gateway (`POST /v3/...`), over AsyncHTTPClient:
-/// leases, puts and prefix reads. It tries the endpoints
+/// leases, puts, reads, counts and transactions. It tries the endpoints
 /// in turn, so one etcd member down is one failed attempt, not a failed request.
 public struct EtcdClient: Sendable {
     public let endpoints: [String]
@@ -23,6 +23,25 @@ public struct EtcdClient: Sendable {
         public var key: String
         public var value: [UInt8]
         public var lease: Int64
+        /// The store's revision of the key's last change.
+        public var modRevision: Int64
+    }
+
+    /// A condition of a transaction.
+    public enum Condition: Sendable, Hashable {
+        /// The key does not exist.
+        case absent(String)
+        /// The key holds exactly this value.
+        case value(String, equals: [UInt8])
+        /// The key last changed at this revision.
+        case modRevision(String, equals: Int64)
+    }
+
+    /// A step of a transaction.
+    public enum Operation: Sendable, Hashable {
+        case put(String, [UInt8], lease: Int64?)
+        case delete(String)
+        case get(String)
     }
 
     // MARK: Leases
@@ -57,12 +76,68 @@ public struct EtcdClient: Sendable {
     public func range(prefix: String) async throws(EtcdError) -> [KeyValue] {
         let reply: RangeReply = try await call(
             "/v3/kv/range", RangeRequest(key: Self.encode(prefix), range_end: Self.encode(Self.end(of: prefix))))
-        return (reply.kvs ?? []).compactMap { kv in
+        return Self.decode(reply)
+    }
+
+    /// The key, if it exists.
+    public func get(_ key: String) async throws(EtcdError) -> KeyValue? {
+        let reply: RangeReply = try await call("/v3/kv/range", RangeRequest(key: Self.encode(key)))
+        return Self.decode(reply).first
+    }
+
+    /// How many keys there are under `prefix` (their values are not sent).
+    public func count(prefix: String) async throws(EtcdError) -> Int {
+        let reply: RangeReply = try await call(
+            "/v3/kv/range",
+            RangeRequest(key: Self.encode(prefix), range_end: Self.encode(Self.end(of: prefix)), count_only: true))
+        return reply.count.flatMap(Int.init) ?? 0
+    }
+
+    /// Runs `then` if every condition holds, else `otherwise`, atomically; returns whether the
+    /// conditions held and what each `get` of the branch taken found.
+    public func transaction(
+        if conditions: [Condition], then: [Operation], else otherwise: [Operation] = []
+    ) async throws(EtcdError) -> (succeeded: Bool, found: [KeyValue]) {
+        let reply: TxnReply = try await call(
+            "/v3/kv/txn",
+            TxnRequest(
+                compare: conditions.map(Self.compare), success: then.map(Self.request),
+                failure: otherwise.map(Self.request)))
+        let found = (reply.responses ?? []).compactMap(\.response_range).flatMap(Self.decode)
+        return (reply.succeeded ?? false, found)
+    }
+
+    private static func compare(_ condition: Condition) -> TxnRequest.Compare {
+        switch condition {
+        case .absent(let key):
+            TxnRequest.Compare(key: encode(key), target: "CREATE", create_revision: "0")
+        case .value(let key, let value):
+            TxnRequest.Compare(key: encode(key), target: "VALUE", value: Data(value).base64EncodedString())
+        case .modRevision(let key, let revision):
+            TxnRequest.Compare(key: encode(key), target: "MOD", mod_revision: String(revision))
+        }
+    }
+
+    private static func request(_ operation: Operation) -> TxnRequest.Request {
+        switch operation {
+        case .put(let key, let value, let lease):
+            TxnRequest.Request(
+                request_put: PutRequest(
+                    key: encode(key), value: Data(value).base64EncodedString(), lease: lease.map(String.init)))
+        case .delete(let key): TxnRequest.Request(request_delete_range: DeleteRequest(key: encode(key)))
+        case .get(let key): TxnRequest.Request(request_range: RangeRequest(key: encode(key)))
+        }
+    }
+
+    private static func decode(_ reply: RangeReply) -> [KeyValue] {
+        (reply.kvs ?? []).compactMap { kv in
             guard let key = Data(base64Encoded: kv.key).flatMap({ String(data: $0, encoding: .utf8) }) else {
                 return nil
             }
             let value = kv.value.flatMap { Data(base64Encoded: $0) }.map { [UInt8]($0) } ?? []
-            return KeyValue(key: key, value: value, lease: kv.lease.flatMap(Int64.init) ?? 0)
+            return KeyValue(
+                key: key, value: value, lease: kv.lease.flatMap(Int64.init) ?? 0,
+                modRevision: kv.mod_revision.flatMap(Int64.init) ?? 0)
         }
     }
 
@@ -141,13 +216,40 @@ private struct PutRequest: Encodable {
 }
 private struct RangeRequest: Encodable {
     var key: String
-    var range_end: String
+    var range_end: String?
+    var count_only: Bool?
 }
 private struct RangeReply: Decodable {
     struct KV: Decodable {
         var key: String
         var value: String?
         var lease: String?
+        var mod_revision: String?
     }
     var kvs: [KV]?
+    var count: String?
+}
+private struct DeleteRequest: Encodable { var key: String }
+private struct TxnRequest: Encodable {
+    struct Compare: Encodable {
+        var key: String
+        var target: String
+        var result = "EQUAL"
+        var create_revision: String?
+        var mod_revision: String?
+        var value: String?
+    }
+    struct Request: Encodable {
+        var request_put: PutRequest?
+        var request_delete_range: DeleteRequest?
+        var request_range: RangeRequest?
+    }
+    var compare: [Compare]
+    var success: [Request]
+    var failure: [Request]
+}
+private struct TxnReply: Decodable {
+    struct Response: Decodable { var response_range: RangeReply? }
+    var succeeded: Bool?
+    var responses: [Response]?
 }

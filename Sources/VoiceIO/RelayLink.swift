@@ -99,6 +99,7 @@ public final class RelayLink: RelayConnection {
             channels: channels.sorted(), muted: muted.sorted())
         configuration.hearingRanges = ranges
         configuration.channelNames = names
+        configuration.otherRelays = options.otherRelays
         let route: PathRoute = kind == .relayTCP ? .relayTCP : .relayUDP
         let matchID = self.matchID
         let client: RelayClient

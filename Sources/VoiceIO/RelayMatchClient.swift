@@ -30,12 +30,12 @@ public final class RelayMatchClient: VoiceChatClient {
     /// - Parameter onEvent: sees every event too (after the match has), e.g. to report a refused
     ///   token or a lost relay; never called under the engine's lock.
     public static func connect(
-        host: String, port: Int, token: String, participant: ParticipantID,
+        host: String, port: Int, otherRelays: [String] = [], token: String, participant: ParticipantID,
         onEvent: (@Sendable (RelaySignallingEvent) -> Void)? = nil
     ) async throws(RelayClientError) -> RelayMatchClient {
         let client = RelayMatchClient(participant: participant, observer: onEvent)
         let signalling = try await RelaySignallingClient.connect(
-            host: host, port: port, token: token, participant: participant.rawValue
+            host: host, port: port, otherRelays: otherRelays, token: token, participant: participant.rawValue
         ) { event in client.handle(event) }
         client.signalling.withLock { $0 = signalling }
         return client

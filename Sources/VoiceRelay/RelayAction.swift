@@ -23,4 +23,10 @@ enum RelayAction {
     case frame(ByteBuffer, to: RelayConnectionID)
     /// Closes a TCP connection.
     case close(RelayConnectionID)
+    /// Asks the cluster where `match` lives; the answer comes back as `RelayState.placed`.
+    case place(match: String)
+    /// Asks the cluster for another home for `match`; the answer comes back as `RelayState.movedAway`.
+    case moveAway(match: String)
+    /// Tells the cluster this relay no longer holds `match`.
+    case release(match: String)
 }

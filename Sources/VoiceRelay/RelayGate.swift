@@ -103,6 +103,12 @@ struct RelayGate {
 
     func isUnjoined(_ connection: RelayConnectionID) -> Bool { unjoinedConnections[connection] != nil }
 
+    /// Whether `source` can still be answered: UDP always, a TCP connection until it closed.
+    func isOpen(_ source: RelaySource) -> Bool {
+        guard case .tcp(let connection) = source else { return true }
+        return connectionPeers[connection] != nil
+    }
+
     /// The connection joined, closed or was closed: it stops counting as unjoined.
     mutating func forgetUnjoined(_ connection: RelayConnectionID) {
         guard unjoinedConnections.removeValue(forKey: connection) != nil else { return }

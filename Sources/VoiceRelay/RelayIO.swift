@@ -20,13 +20,25 @@ final class RelayIO {
             udpBatch?.overflow = { [unowned self] payload, address in writeThroughPipeline(payload, to: address) }
         }
     }
+    /// Where matches live in a cluster; nil for a relay on its own.
+    private let placement: (any RelayPlacement)?
+    private let loop: any EventLoop
+    /// False once the relay has shut down: a placement answering later is dropped.
+    private let isRunning: @Sendable () -> Bool
     private var connections: [RelayConnectionID: any Channel] = [:]
     private var lastConnection: UInt64 = 0
     private var udpFlushPending = false
     private var carryingOut = false
 
-    init(state: RelayState) {
+    init(
+        state: RelayState, placement: (any RelayPlacement)? = nil, loop: any EventLoop,
+        isRunning: @escaping @Sendable () -> Bool = { true }
+    ) {
         self.state = state
+        self.placement = placement
+        self.loop = loop
+        self.isRunning = isRunning
+        state.placement.isClustered = placement != nil
     }
 
     // MARK: Inputs
@@ -113,10 +125,37 @@ final class RelayIO {
                 connections[connection]?.writeAndFlush(buffer, promise: nil)
             case .close(let connection):
                 connections[connection]?.close(promise: nil)
+            case .place(let match):
+                ask { placement in
+                    let decision = await placement.place(match: match)
+                    return { $0.placed(match, decision, now: NIODeadline.now().uptimeNanoseconds) }
+                }
+            case .moveAway(let match):
+                ask { placement in
+                    let decision = await placement.moveAway(match: match)
+                    return { $0.movedAway(match, decision) }
+                }
+            case .release(let match):
+                ask { placement in
+                    await placement.release(match: match)
+                    return { _ in }
+                }
             }
         }
         state.actions.removeAll(keepingCapacity: true)
         state.forwardDestinations.removeAll(keepingCapacity: true)
+    }
+
+    /// Asks the cluster (off the loop), then hands its answer to the state back on the loop.
+    private func ask(_ question: @escaping @Sendable (any RelayPlacement) async -> @Sendable (RelayState) -> Void) {
+        guard let placement else { return }
+        let bound = NIOLoopBound(self, eventLoop: loop)
+        let (loop, isRunning) = (self.loop, self.isRunning)
+        Task {
+            let answer = await question(placement)
+            guard isRunning() else { return }
+            loop.execute { bound.value.update(answer) }
+        }
     }
 
     /// Queues one forwarded copy on the UDP channel's own write path (no batch sender, or one

@@ -21,6 +21,7 @@ public final class RelayServer: Service, Sendable {
     private let eventLoops: EventLoopGroupOwnership
     private let loop: any EventLoop
     private let io: NIOLoopBoundBox<RelayIO>
+    private let placement: (any RelayPlacement)?
     private let metrics: RelayMetrics
     private let registry: PrometheusCollectorRegistry?
     /// Where the relay's metrics go (its Prometheus endpoint's, or the process's `MetricsSystem`),
@@ -37,17 +38,23 @@ public final class RelayServer: Service, Sendable {
         var prometheusPort: Int?
     }
 
-    /// - Parameter eventLoopGroup: where to run; nil makes (and later shuts down) a one-thread group.
+    /// - Parameters:
+    ///   - eventLoopGroup: where to run; nil makes (and later shuts down) a one-thread group.
+    ///   - placement: where matches live when the relay is one of a cluster; nil holds every match.
     public init(
         configuration: RelayConfiguration, eventLoopGroup: (any EventLoopGroup)? = nil,
-        logger: Logger = Logger(label: "voicechat.relay")
+        logger: Logger = Logger(label: "voicechat.relay"), placement: (any RelayPlacement)? = nil
     ) {
         self.configuration = configuration
         self.logger = logger
         eventLoops = EventLoopGroupOwnership(eventLoopGroup)
         let loop = eventLoops.loop
         self.loop = loop
-        let io = RelayIO(state: RelayState(configuration: configuration, logger: logger))
+        self.placement = placement
+        let running = self.running
+        let io = RelayIO(
+            state: RelayState(configuration: configuration, logger: logger), placement: placement, loop: loop,
+            isRunning: { running.withLockedValue { !$0.stopped } })
         self.io = NIOLoopBoundBox.makeBoxSendingValue(io, eventLoop: loop)
         if configuration.prometheusPort != nil {
             let registry = PrometheusCollectorRegistry()
@@ -204,6 +211,39 @@ public final class RelayServer: Service, Sendable {
             // Cancelled: shut down all the same.
         }
         await shutdown()
+    }
+
+    /// How many matches the relay holds (with a member or a signalling attachment).
+    public func heldMatches() async -> Int {
+        guard running.withLockedValue({ $0.started && !$0.stopped }) else { return 0 }
+        let io = self.io
+        return (try? await loop.submit { io.value.state.heldMatches.count }.get()) ?? 0
+    }
+
+    /// Drains a relay of a cluster: it takes no new matches, gives each match it holds a new home
+    /// and tells its players to move there (each joins the new home before it leaves this one).
+    /// Returns once the relay holds no match, or at `deadline`, with the matches still held; then
+    /// shut the relay down. A relay on its own has nowhere to move its matches: it returns at once.
+    public func drain(within deadline: Duration) async -> Int {
+        guard let placement else { return 0 }
+        await placement.setDraining(true)
+        let (io, loop, clock) = (self.io, self.loop, ContinuousClock())
+        let start = clock.now
+        while true {
+            guard running.withLockedValue({ $0.started && !$0.stopped }) else { return 0 }
+            let held = try? await loop.submit {
+                io.value.update { state in
+                    if !state.placement.isDraining { state.beginDrain() }
+                    return state.heldMatches.count
+                }
+            }.get()
+            guard let held, held > 0 else { return 0 }
+            if clock.now - start >= deadline {
+                logger.warning("drain deadline reached; the matches left end here", metadata: ["matches": "\(held)"])
+                return held
+            }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
     }
 
     /// Tells every member the relay is going away, closes the sockets and, if it made its own

@@ -32,6 +32,8 @@ extension RelayState {
         case .admitted(let admitted): token = admitted
         case .refused(let reason): return refuse(reason, to: source, participant: participant)
         }
+        guard !awaitsPlacement(of: token.match, .signalling(token: text, participant: participant), from: source)
+        else { return }
         if let previous = signallingConnections[connection],
             previous.participant != participant || previous.match != token.match
         {
@@ -85,7 +87,7 @@ extension RelayState {
             actions.append(.close(member.connection))
         case .join, .joined, .refused, .startChannel, .stopChannel, .mute, .unmute, .pong, .kicked, .moved,
             .serverMute, .signalJoin, .signalJoined, .memberJoined, .memberLeft, .signal, .position, .hearingRange,
-            .channelName:
+            .channelName, .redirect, .moving:
             drop(.malformed, member: nil)
         }
     }
@@ -117,6 +119,7 @@ extension RelayState {
         roster[member.participant] = nil
         signallingMatches[member.match] = roster.isEmpty ? nil : roster
         send(.memberLeft(member.participant), to: roster.values.map { .tcp($0.connection) })
+        releaseIfEmpty(member.match)
     }
 
     /// Drops signalling connections silent for longer than `timeout` (clients send keepalives).

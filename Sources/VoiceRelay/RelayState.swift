@@ -42,6 +42,8 @@ final class RelayState {
     /// The same attachments by their connection.
     var signallingConnections: [RelayConnectionID: RelaySignallingMember] = [:]
     var signallingJoins = 0
+    /// Where matches live when the relay is one of a cluster (see `RelayState+Placement`).
+    var placement = RelayPlacementLedger()
 
     init(configuration: RelayConfiguration, logger: Logger) {
         self.configuration = configuration
@@ -238,7 +240,7 @@ final class RelayState {
         case .hearingRange(let channel, let range): setHearingRange(range, on: channel, of: member, source: source)
         case .leave: remove(member, because: "left")
         case .join, .joined, .refused, .pong, .kicked, .moved, .serverMute, .signalJoin, .signalJoined,
-            .memberJoined, .memberLeft, .sendSignal, .signal:
+            .memberJoined, .memberLeft, .sendSignal, .signal, .redirect, .moving:
             drop(.malformed, member: member)
         }
     }
@@ -256,12 +258,13 @@ final class RelayState {
         send(.refused(reason), to: source)
     }
 
-    private func join(_ join: RelayJoin, from source: RelaySource, now: UInt64) {
+    func join(_ join: RelayJoin, from source: RelaySource, now: UInt64) {
         let token: RelayToken
         switch gate.admittedToken(join.token, participant: join.participant) {
         case .admitted(let admitted): token = admitted
         case .refused(let reason): return refuse(reason, to: source, participant: join.participant)
         }
+        guard !awaitsPlacement(of: token.match, .media(join), from: source) else { return }
         let mediaID = ParticipantID(join.participant).mediaID
         // A source that joined as someone else gives that membership up first.
         if let previous = self.member(for: source),
@@ -323,6 +326,7 @@ final class RelayState {
             metadata: ["match": "\(member.match.id)", "participant": "\(member.participant)", "reason": "\(reason)"])
         roster.remove(member)
         forgetHearing(of: member)
+        releaseIfEmpty(member.match.id)
     }
 
     /// Notes where a TCP connection that just opened comes from (for the log) and when (it must
@@ -411,6 +415,7 @@ final class RelayState {
             if case .tcp(let connection) = source { actions.append(.close(connection)) }
         }
         sweepSignalling(now: now, timeout: timeout)
+        sweepDrain()
         closeConnectionsPastTheHelloDeadline(now: now)
         for (host, refused) in gate.sweepAddressLimits(now: now) {
             logger.notice(
@@ -445,41 +450,6 @@ final class RelayState {
 
     func member(match: String, participant: String) -> RelayMember? {
         roster.member(match: match, participant: participant)
-    }
-
-    // MARK: The game server's orders
-
-    /// Drops (true) or lets through (false) the member's voice, and tells its client.
-    func setServerMute(_ muted: Bool, of member: RelayMember) {
-        logger.info(
-            muted ? "server-muted by the game server" : "server mute lifted by the game server",
-            metadata: ["match": "\(member.match.id)", "participant": "\(member.participant)"])
-        member.serverMuted = muted
-        notify(member, .serverMute(muted))
-    }
-
-    /// Makes `channel` the member's only started voice channel (0: none), and tells its client.
-    func move(_ member: RelayMember, toChannel channel: ChannelNumber) {
-        logger.info(
-            "moved by the game server",
-            metadata: [
-                "match": "\(member.match.id)", "participant": "\(member.participant)",
-                "channel": "\(channel == 0 ? "none" : member.match.name(of: channel))",
-            ])
-        member.channels = channel == 0 ? [] : [channel]
-        notify(member, .moved(channel: channel))
-    }
-
-    /// Removes the participant from the match, media and signalling, telling its clients; false
-    /// when it had neither.
-    func kick(match: String, participant: String) -> Bool {
-        let hadSignalling = kickSignalling(match: match, participant: participant)
-        guard let member = member(match: match, participant: participant) else { return hadSignalling }
-        notify(member, .kicked(.admin))
-        let connection = member.tcpConnection
-        remove(member, because: "kicked by the game server")
-        if let connection { actions.append(.close(connection)) }
-        return true
     }
 
     /// Tells every member the relay is going away, then forgets them all.

@@ -25,7 +25,8 @@ public final class RelayClient: Sendable {
         onDatagram: @escaping @Sendable ([UInt8]) -> Void,
         onEvent: @escaping @Sendable (RelayClientEvent) -> Void = { _ in }
     ) async throws(RelayClientError) -> RelayClient {
-        let relayAddress = try RelayClientError.resolving(configuration.host, port: configuration.port)
+        let relays = try RelayClientError.resolving(
+            configuration.host, port: configuration.port, others: configuration.otherRelays)
         do {
             _ = try RelayMessage.join(
                 RelayJoin(
@@ -36,14 +37,14 @@ public final class RelayClient: Sendable {
             throw .invalidJoin(error)
         }
         let client = RelayClient(
-            configuration: configuration, relayAddress: relayAddress, eventLoopGroup: eventLoopGroup,
+            configuration: configuration, relays: relays, eventLoopGroup: eventLoopGroup,
             onDatagram: onDatagram, onEvent: onEvent)
         try await client.begin()
         return client
     }
 
     private init(
-        configuration: RelayClientConfiguration, relayAddress: SocketAddress, eventLoopGroup: (any EventLoopGroup)?,
+        configuration: RelayClientConfiguration, relays: [SocketAddress], eventLoopGroup: (any EventLoopGroup)?,
         onDatagram: @escaping @Sendable ([UInt8]) -> Void, onEvent: @escaping @Sendable (RelayClientEvent) -> Void
     ) {
         eventLoops = EventLoopGroupOwnership(eventLoopGroup)
@@ -53,7 +54,7 @@ public final class RelayClient: Sendable {
         tick = NIOLockedValueBox(nil)
         core = NIOLoopBoundBox.makeBoxSendingValue(
             RelayClientCore(
-                configuration: configuration, relayAddress: relayAddress, loop: loop, onDatagram: onDatagram,
+                configuration: configuration, relays: relays, loop: loop, onDatagram: onDatagram,
                 onEvent: { event in onEvent(event) },
                 publishState: { state in publishedState.withLockedValue { $0 = state } }),
             eventLoop: loop)

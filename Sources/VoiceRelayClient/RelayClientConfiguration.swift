@@ -15,6 +15,9 @@ public enum RelayTransport: String, Sendable, Hashable, CaseIterable, CustomStri
 public struct RelayClientConfiguration: Sendable {
     public var host: String
     public var port: Int
+    /// Other relays of the same cluster (HOST:PORT each): a join that `host` does not answer, or
+    /// a relay that went away, is tried at the next one in turn.
+    public var otherRelays: [String] = []
     public var transport: RelayTransport
     /// `RelayToken.text`, as the game server issued it.
     public var token: String
@@ -36,6 +39,9 @@ public struct RelayClientConfiguration: Sendable {
     public var livenessTimeout: Duration = .milliseconds(1000)
     /// Pause between join attempts (and TCP reconnects) while not joined.
     public var rejoinInterval: Duration = .milliseconds(250)
+    /// While the match moves to another relay: how long the client stays on the old relay too
+    /// after the new one took it, so that players still moving hear it, and it hears them.
+    public var moveOverlap: Duration = .milliseconds(1000)
 
     public init(
         host: String, port: Int, transport: RelayTransport, token: String, participant: String,
@@ -48,6 +54,20 @@ public struct RelayClientConfiguration: Sendable {
         self.participant = participant
         self.channels = channels
         self.muted = muted
+    }
+}
+
+extension RelayClientConfiguration {
+    /// The host and port of a relay's `HOST:PORT` (`[v6]:PORT` for an IPv6 address), as
+    /// `otherRelays` and redirects give them; nil if it is not one.
+    public static func hostAndPort(_ text: String) -> (host: String, port: Int)? {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
+            (1...65535).contains(port)
+        else { return nil }
+        var host = String(text[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        guard !host.isEmpty else { return nil }
+        return (host, port)
     }
 }
 
@@ -99,6 +119,18 @@ public enum RelayClientError: Error, Hashable, Sendable, CustomStringConvertible
 }
 
 extension RelayClientError {
+    /// The relay's address and those of the `others` (HOST:PORT each), resolved, in order.
+    static func resolving(_ host: String, port: Int, others: [String]) throws(RelayClientError) -> [SocketAddress] {
+        var relays = [try resolving(host, port: port)]
+        for other in others {
+            guard let (otherHost, otherPort) = RelayClientConfiguration.hostAndPort(other) else {
+                throw .invalidAddress(host: other, port: 0, reason: "it is not HOST:PORT")
+            }
+            relays.append(try resolving(otherHost, port: otherPort))
+        }
+        return relays
+    }
+
     /// The relay's address, resolved; a host name that does not resolve is said in words.
     static func resolving(_ host: String, port: Int) throws(RelayClientError) -> SocketAddress {
         do {

@@ -10,7 +10,22 @@ import VoiceWire
 /// Thread contract: created, used and released only on the client's event loop.
 final class RelayClientCore {
     private(set) var configuration: RelayClientConfiguration
-    private let relayAddress: SocketAddress
+    /// The relays the client was given, in order; a join that gets no answer tries the next.
+    private let relays: [SocketAddress]
+    private var relayIndex = 0
+    /// Where the client joins now: one of `relays`, or where a relay redirected it.
+    private var relayAddress: SocketAddress
+    /// Whether the last join attempt was answered (joined, refused or redirected).
+    private var joinAnswered = true
+    /// Redirects followed since the last join, to stop following a loop of them at once.
+    private var redirectsInARow = 0
+    /// While the match moves (the relay drains): the relay being left, kept (and sent to as well)
+    /// until the new home has had the client for `moveOverlap`, so that no one hears a gap.
+    private var leaving: SocketAddress?
+    /// When the new home answered the move's join.
+    private var movedAt: UInt64?
+    /// The refusal the join got last, if it only delays it (full, the cluster unavailable).
+    private var lastTemporaryRefusal: RelayRefusal?
     private let loop: any EventLoop
     private let onDatagram: @Sendable ([UInt8]) -> Void
     private let onEvent: @Sendable (RelayClientEvent) -> Void
@@ -32,12 +47,13 @@ final class RelayClientCore {
     private var lastPositionSent: UInt64 = 0
 
     init(
-        configuration: RelayClientConfiguration, relayAddress: SocketAddress, loop: any EventLoop,
+        configuration: RelayClientConfiguration, relays: [SocketAddress], loop: any EventLoop,
         onDatagram: @escaping @Sendable ([UInt8]) -> Void, onEvent: @escaping @Sendable (RelayClientEvent) -> Void,
         publishState: @escaping @Sendable (RelayClientState) -> Void
     ) {
         self.configuration = configuration
-        self.relayAddress = relayAddress
+        self.relays = relays
+        relayAddress = relays[0]
         self.loop = loop
         self.onDatagram = onDatagram
         self.onEvent = onEvent
@@ -67,7 +83,8 @@ final class RelayClientCore {
         let bound = NIOLoopBound(self, eventLoop: loop)
         RelayTCPConnection.open(
             on: loop, to: relayAddress, timeout: TimeAmount(configuration.livenessTimeout),
-            received: { buffer, _ in bound.value.received(buffer) }, closed: { bound.value.tcpClosed($0) }
+            received: { buffer, channel in bound.value.received(buffer, from: .tcp(channel)) },
+            closed: { bound.value.tcpClosed($0) }
         )
         .whenComplete { result in
             let core = bound.value
@@ -89,10 +106,15 @@ final class RelayClientCore {
             if now &- lastHeard > nanoseconds(configuration.livenessTimeout) {
                 setState(.lost)
                 onEvent(.lost)
+                // The relay is gone: the next attempt goes to the next one.
+                joinAnswered = false
+                finishMove()
                 if configuration.transport == .tcp {
                     channel?.close(promise: nil)
                     channel = nil
                 }
+            } else if leaving != nil {
+                continueMove(now: now)
             } else if position != nil, now &- lastPositionSent >= nanoseconds(configuration.positionRepeatInterval) {
                 sendPosition(now: now)
             } else if now &- lastSent >= nanoseconds(configuration.keepaliveInterval) {
@@ -101,12 +123,88 @@ final class RelayClientCore {
             }
         case .joining, .lost:
             guard now &- lastJoinAttempt >= nanoseconds(configuration.rejoinInterval) else { return }
+            if !joinAnswered { tryNextRelay() }
+            joinAnswered = false
             if configuration.transport == .tcp, channel == nil {
                 connectTCP(now: now)
             } else {
                 sendJoin(now: now)
             }
         }
+    }
+
+    /// Moves on to the next relay the client was given (a TCP connection is made anew).
+    private func tryNextRelay() {
+        guard relays.count > 1 || relayAddress != relays[relayIndex] else { return }
+        if relayAddress == relays[relayIndex] { relayIndex = (relayIndex + 1) % relays.count }
+        switchRelay(to: relays[relayIndex])
+    }
+
+    /// Joins at `address` from now on; over TCP, on a connection to it.
+    private func switchRelay(to address: SocketAddress) {
+        guard address != relayAddress else { return }
+        relayAddress = address
+        if configuration.transport == .tcp, let channel {
+            // Closed on purpose: not a loss to report.
+            self.channel = nil
+            channel.close(promise: nil)
+        }
+    }
+
+    /// The relay redirected the join to the match's home: join there at once.
+    private func followRedirect(to text: String, now: UInt64) {
+        guard !state.isJoined, let address = Self.address(text) else { return }
+        redirectsInARow += 1
+        switchRelay(to: address)
+        // A loop of redirects (a cluster in flux) is followed at the normal pace.
+        guard redirectsInARow <= 4 else { return }
+        joinAnswered = true
+        if configuration.transport == .tcp {
+            if channel == nil { connectTCP(now: now) }
+        } else {
+            sendJoin(now: now)
+        }
+    }
+
+    /// The match moves to `text` (the relay drains): join there, keeping this relay until the new
+    /// one has had the client for `moveOverlap`. Over TCP the connection moves at once.
+    private func beginMove(to text: String, now: UInt64) {
+        guard state.isJoined, leaving == nil, let address = Self.address(text), address != relayAddress else { return }
+        if configuration.transport == .tcp {
+            switchRelay(to: address)
+            setState(.lost)
+            onEvent(.lost)
+            joinAnswered = true
+            connectTCP(now: now)
+            return
+        }
+        leaving = relayAddress
+        relayAddress = address
+        movedAt = nil
+        sendJoin(now: now)
+    }
+
+    /// While moving: joins the new home again until it answers, and leaves the old one once the
+    /// new one has had the client for `moveOverlap`.
+    private func continueMove(now: UInt64) {
+        guard let movedAt else {
+            if now &- lastJoinAttempt >= nanoseconds(configuration.rejoinInterval) { sendJoin(now: now) }
+            return
+        }
+        guard now &- movedAt >= nanoseconds(configuration.moveOverlap), let leaving else { return }
+        send(.leave, now: now, to: leaving)
+        finishMove()
+    }
+
+    private func finishMove() {
+        leaving = nil
+        movedAt = nil
+    }
+
+    /// A relay's HOST:PORT as a redirect gives it; nil (and ignored) if it is not one.
+    static func address(_ text: String) -> SocketAddress? {
+        guard let (host, port) = RelayClientConfiguration.hostAndPort(text) else { return nil }
+        return try? SocketAddress.makeAddressResolvingHost(host, port: port)
     }
 
     private func sendJoin(now: UInt64) {
@@ -122,8 +220,19 @@ final class RelayClientCore {
 
     // MARK: Receiving
 
-    func received(_ buffer: ByteBuffer) {
+    /// Where something the client received came from.
+    enum Origin {
+        case udp(SocketAddress)
+        case tcp(any Channel)
+    }
+
+    func received(_ buffer: ByteBuffer, from origin: Origin) {
         guard !isClosed, let first = buffer.getInteger(at: buffer.readerIndex, as: UInt8.self) else { return }
+        let fromLeaving: Bool
+        switch origin {
+        case .udp(let address): fromLeaving = address == leaving
+        case .tcp(let from): guard from === channel else { return }; fromLeaving = false
+        }
         let now = NIODeadline.now().uptimeNanoseconds
         guard first == RelayMessage.firstByte else {
             guard state.isJoined else { return }
@@ -136,8 +245,16 @@ final class RelayClientCore {
         }
         guard let message = parsed else { return }
         lastHeard = now
+        if fromLeaving {
+            // The relay being left says only that it is going: the new home has the client.
+            return
+        }
         switch message {
         case .joined(let mediaID):
+            joinAnswered = true
+            redirectsInARow = 0
+            lastTemporaryRefusal = nil
+            if leaving != nil, movedAt == nil { movedAt = now }
             if state != .joined(mediaID: mediaID) {
                 setState(.joined(mediaID: mediaID))
                 for (channel, range) in configuration.hearingRanges.sorted(by: { $0.key < $1.key }) {
@@ -152,6 +269,7 @@ final class RelayClientCore {
                 onEvent(.joined(mediaID: mediaID))
             }
         case .refused(let reason):
+            joinAnswered = true
             switch reason {
             case .notJoined:
                 // The relay forgot this member (restart or timeout): join again at once.
@@ -162,8 +280,12 @@ final class RelayClientCore {
                 sendJoin(now: now)
             case .tooManyChannels, .tooManyMutes:
                 onEvent(.refused(reason))
-            case .matchFull, .relayFull:
-                onEvent(.refused(reason))
+            case .matchFull, .relayFull, .clusterUnavailable, .draining:
+                // A draining relay leaves the join to another relay of the cluster.
+                if reason == .draining { joinAnswered = false }
+                // Retried until it passes: reported once, not at every attempt.
+                if reason != lastTemporaryRefusal { onEvent(.refused(reason)) }
+                lastTemporaryRefusal = reason
                 if state.isJoined { setState(.lost) }
             default:
                 setState(.refused(reason))
@@ -172,6 +294,7 @@ final class RelayClientCore {
         case .kicked(let reason):
             if reason == .shutdown {
                 setState(.lost)
+                joinAnswered = false
             } else {
                 setState(.kicked(reason))
             }
@@ -187,6 +310,10 @@ final class RelayClientCore {
             onEvent(.serverMute(on))
         case .position(let mediaID, let position):
             onEvent(.position(mediaID: mediaID, position))
+        case .redirect(let address):
+            followRedirect(to: address, now: now)
+        case .moving(let address):
+            beginMove(to: address, now: now)
         case .pong, .join, .startChannel, .stopChannel, .mute, .unmute, .keepalive, .leave, .signalJoin, .signalJoined,
             .memberJoined, .memberLeft, .sendSignal, .signal, .hearingRange, .channelName:
             break
@@ -209,20 +336,31 @@ final class RelayClientCore {
         var buffer = channel.allocator.buffer(capacity: datagram.count)
         buffer.writeBytes(datagram)
         write(buffer, on: channel)
+        // While moving, the players still on the old relay hear it there.
+        if let leaving { write(buffer, on: channel, to: leaving) }
         lastSent = NIODeadline.now().uptimeNanoseconds
     }
 
-    private func send(_ message: RelayMessage, now: UInt64) {
+    /// Sends a control message to the relay (`to` another one over UDP); while moving, the old
+    /// relay gets what changes the membership too (channels, mutes, positions).
+    private func send(_ message: RelayMessage, now: UInt64, to address: SocketAddress? = nil) {
         guard let channel, let bytes = try? message.serialized() else { return }
         var buffer = channel.allocator.buffer(capacity: bytes.count)
         buffer.writeBytes(bytes)
-        write(buffer, on: channel)
+        write(buffer, on: channel, to: address)
+        if address == nil, let leaving {
+            switch message {
+            case .join, .leave, .keepalive: break
+            default: write(buffer, on: channel, to: leaving)
+            }
+        }
         lastSent = now
     }
 
-    private func write(_ buffer: ByteBuffer, on channel: any Channel) {
+    private func write(_ buffer: ByteBuffer, on channel: any Channel, to address: SocketAddress? = nil) {
         if configuration.transport == .udp {
-            channel.writeAndFlush(AddressedEnvelope(remoteAddress: relayAddress, data: buffer), promise: nil)
+            channel.writeAndFlush(
+                AddressedEnvelope(remoteAddress: address ?? relayAddress, data: buffer), promise: nil)
         } else {
             channel.writeAndFlush(buffer, promise: nil)
         }
@@ -283,7 +421,9 @@ final class RelayClientCore {
 
     func close() -> EventLoopFuture<Void> {
         guard !isClosed else { return loop.makeSucceededVoidFuture() }
-        if state.isJoined { send(.leave, now: NIODeadline.now().uptimeNanoseconds) }
+        let now = NIODeadline.now().uptimeNanoseconds
+        if state.isJoined { send(.leave, now: now) }
+        if let leaving { send(.leave, now: now, to: leaving) }
         isClosed = true
         setState(.closed)
         guard let channel else { return loop.makeSucceededVoidFuture() }

@@ -8,7 +8,8 @@ final class RelayClientUDPHandler: ChannelInboundHandler {
     init(core: RelayClientCore) { self.core = core }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        core.received(unwrapInboundIn(data).data)
+        let envelope = unwrapInboundIn(data)
+        core.received(envelope.data, from: .udp(envelope.remoteAddress))
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {

@@ -26,25 +26,25 @@ public final class RelaySignallingClient: Sendable {
     /// Starts connecting to the relay and joining `token`'s match as `participant`; returns at once
     /// (`.joined(members:)` follows, or `.refused`).
     public static func connect(
-        host: String, port: Int, token: String, participant: String, eventLoopGroup: (any EventLoopGroup)? = nil,
-        timing: RelaySignallingTiming = RelaySignallingTiming(),
+        host: String, port: Int, otherRelays: [String] = [], token: String, participant: String,
+        eventLoopGroup: (any EventLoopGroup)? = nil, timing: RelaySignallingTiming = RelaySignallingTiming(),
         onEvent: @escaping @Sendable (RelaySignallingEvent) -> Void
     ) async throws(RelayClientError) -> RelaySignallingClient {
-        let relayAddress = try RelayClientError.resolving(host, port: port)
+        let relays = try RelayClientError.resolving(host, port: port, others: otherRelays)
         do {
             _ = try RelayMessage.signalJoin(token: token, participant: participant).serialized()
         } catch {
             throw .invalidJoin(error)
         }
         let client = RelaySignallingClient(
-            relayAddress: relayAddress, token: token, participant: participant, timing: timing,
+            relays: relays, token: token, participant: participant, timing: timing,
             eventLoopGroup: eventLoopGroup, onEvent: onEvent)
         client.begin()
         return client
     }
 
     private init(
-        relayAddress: SocketAddress, token: String, participant: String, timing: RelaySignallingTiming,
+        relays: [SocketAddress], token: String, participant: String, timing: RelaySignallingTiming,
         eventLoopGroup: (any EventLoopGroup)?, onEvent: @escaping @Sendable (RelaySignallingEvent) -> Void
     ) {
         eventLoops = EventLoopGroupOwnership(eventLoopGroup)
@@ -54,7 +54,7 @@ public final class RelaySignallingClient: Sendable {
         tick = NIOLockedValueBox(nil)
         core = NIOLoopBoundBox.makeBoxSendingValue(
             RelaySignallingClientCore(
-                relayAddress: relayAddress, token: token, participant: participant, timing: timing, loop: loop,
+                relays: relays, token: token, participant: participant, timing: timing, loop: loop,
                 onEvent: onEvent, publish: { update in published.withLockedValue { update(&$0) } }),
             eventLoop: loop)
     }

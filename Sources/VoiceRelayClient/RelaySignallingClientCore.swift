@@ -20,7 +20,15 @@ final class RelaySignallingClientCore {
         var since: UInt64
     }
 
-    private let relayAddress: SocketAddress
+    /// The relays the client was given; a connection that gets no answer tries the next.
+    private let relays: [SocketAddress]
+    private var relayIndex = 0
+    /// Where the client joins now: one of `relays`, or where a relay sent it.
+    private var relayAddress: SocketAddress
+    /// Whether the relay answered the last attempt (joined, refused or redirected).
+    private var attemptAnswered = true
+    /// Redirects followed since the last join, to stop following a loop of them at once.
+    private var redirectsInARow = 0
     private let token: String
     private let participant: String
     private let timing: RelaySignallingTiming
@@ -45,11 +53,12 @@ final class RelaySignallingClientCore {
     private var nonce: UInt64 = 0
 
     init(
-        relayAddress: SocketAddress, token: String, participant: String, timing: RelaySignallingTiming,
+        relays: [SocketAddress], token: String, participant: String, timing: RelaySignallingTiming,
         loop: any EventLoop, onEvent: @escaping @Sendable (RelaySignallingEvent) -> Void,
         publish: @escaping @Sendable (@Sendable (inout Published) -> Void) -> Void
     ) {
-        self.relayAddress = relayAddress
+        self.relays = relays
+        relayAddress = relays[0]
         self.token = token
         self.participant = participant
         self.timing = timing
@@ -80,12 +89,17 @@ final class RelaySignallingClientCore {
                 channel = nil
             }
             if channel == nil, !connecting, now &- lastAttempt >= nanoseconds(timing.reconnectInterval) {
+                if !attemptAnswered, relays.count > 1 || relayAddress != relays[relayIndex] {
+                    if relayAddress == relays[relayIndex] { relayIndex = (relayIndex + 1) % relays.count }
+                    relayAddress = relays[relayIndex]
+                }
                 connect(now: now)
             }
         }
     }
 
     private func connect(now: UInt64) {
+        attemptAnswered = false
         connecting = true
         lastAttempt = now
         let bound = NIOLoopBound(self, eventLoop: loop)
@@ -117,7 +131,10 @@ final class RelaySignallingClientCore {
         let now = NIODeadline.now().uptimeNanoseconds
         lastHeard = now
         switch message {
-        case .signalJoined(let roster): joined(roster, now: now)
+        case .signalJoined(let roster):
+            attemptAnswered = true
+            redirectsInARow = 0
+            joined(roster, now: now)
         case .memberJoined(let member):
             guard state == .joined else { return }
             memberPresent(member)
@@ -126,7 +143,17 @@ final class RelaySignallingClientCore {
             guard state == .joined else { return }
             memberAbsent(member, now: now)
         case .signal(let sender, let payload): onEvent(.signal(from: sender, payload: payload))
-        case .refused(let reason): refused(reason)
+        case .refused(let reason):
+            attemptAnswered = reason != .draining
+            refused(reason)
+        case .redirect(let address):
+            guard state != .joined else { return }
+            redirectsInARow += 1
+            reconnect(to: address, now: now, atOnce: redirectsInARow <= 4)
+        case .moving(let address):
+            // The others hear this member gone only after their leave grace: it is back sooner.
+            guard state == .joined else { return }
+            reconnect(to: address, now: now, atOnce: true)
         case .kicked(let reason):
             if reason == .shutdown {
                 connectionLost()
@@ -138,6 +165,20 @@ final class RelaySignallingClientCore {
             .serverMute, .signalJoin, .sendSignal, .position, .hearingRange, .channelName:
             break
         }
+    }
+
+    /// Connects to the relay at `text` (HOST:PORT) instead, at once or at the normal pace.
+    private func reconnect(to text: String, now: UInt64, atOnce: Bool) {
+        guard let address = RelayClientCore.address(text) else { return }
+        relayAddress = address
+        attemptAnswered = true
+        if let channel {
+            // Closed on purpose: not a loss to report.
+            self.channel = nil
+            channel.close(promise: nil)
+        }
+        if state == .joined { setState(.lost) }
+        if atOnce, !connecting { connect(now: now) }
     }
 
     private func joined(_ roster: [String], now: UInt64) {
@@ -183,8 +224,8 @@ final class RelaySignallingClientCore {
         switch reason {
         case .notJoined:
             write(.signalJoin(token: token, participant: participant), flush: true)
-        case .matchFull, .relayFull:
-            // Room may open up: try again later.
+        case .matchFull, .relayFull, .clusterUnavailable, .draining:
+            // Room may open up, the cluster answer again, another relay take it: try again later.
             onEvent(.refused(reason))
             connectionLost()
         default:
@@ -201,6 +242,7 @@ final class RelaySignallingClientCore {
     private func connectionLost() {
         channel?.close(promise: nil)
         channel = nil
+        attemptAnswered = false
         guard state == .joined else { return }
         setState(.lost)
         onEvent(.lost)

@@ -18,6 +18,15 @@ struct ClusterOptions: ParsableArguments {
         help: ArgumentHelp("HOST:PORT players and other relays reach this relay at.", valueName: "host:port"))
     var advertise: String?
 
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "On SIGTERM (or `relay-admin drain`) a cluster relay moves its matches to other relays and stops "
+                + "once they have moved, or after this many seconds, \(NumericArgument.drainDeadline) (default: 30); "
+                + "Ctrl-C, or a second SIGTERM, stops it at once.", valueName: "seconds"),
+        transform: NumericArgument.drainDeadline.double)
+    var drainDeadline: Double = 30
+
     /// The cluster these options name, or nil without `--cluster`; refuses what cannot work.
     func configuration() throws -> ClusterConfiguration? {
         guard let cluster else {
@@ -67,6 +76,11 @@ struct ClusterOptions: ParsableArguments {
         }
         return scheme + address
     }
+}
+
+extension NumericArgument {
+    /// How long a draining relay waits for its matches to move, seconds.
+    static let drainDeadline = NumericArgument(0...3_600, unit: "seconds")
 }
 
 extension CharacterSet {

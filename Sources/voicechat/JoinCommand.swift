@@ -31,7 +31,10 @@ struct JoinCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: ArgumentHelp("The relay, as HOST:PORT (e.g. 192.0.2.9:7700).", valueName: "host:port"))
+    @Option(
+        help: ArgumentHelp(
+            "The relay, as HOST:PORT (e.g. 192.0.2.9:7700); for a cluster of relays, several, comma-separated: "
+                + "the first is joined, the others when it does not answer or goes away.", valueName: "host:port"))
     var relay: String
 
     @Option(help: "The match to join (must be the token's).")
@@ -81,10 +84,17 @@ struct JoinCommand: AsyncParsableCommand {
             throw ValidationError(
                 "--path app needs an app channel, and join has none; use auto, direct, relay or relay-tcp.")
         }
-        do {
-            _ = try CallAddress(parsing: relay)
-        } catch {
-            throw ValidationError("--relay: \(error.description)")
+        _ = try relays()
+    }
+
+    /// The relays of --relay, in order.
+    private func relays() throws -> [CallAddress] {
+        try relay.split(separator: ",", omittingEmptySubsequences: false).map { text throws(ValidationError) in
+            do throws(CommandFailure) {
+                return try CallAddress(parsing: String(text))
+            } catch {
+                throw ValidationError("--relay: \(error.description)")
+            }
         }
     }
 
@@ -92,10 +102,12 @@ struct JoinCommand: AsyncParsableCommand {
         StatusOutput.configure(for: observation)
         InterruptSignal.install()
         let deadline = call.deadline(from: MediaTime.monotonicNow())
-        let address = try CallAddress(parsing: relay)
+        let relays = try relays()
+        let address = relays[0]
         try checkToken()
-        let options = call.path.relayOptions(
+        var options = call.path.relayOptions(
             host: address.host, port: address.port, token: token, primary: relayPrimary)
+        options.otherRelays = relays.dropFirst().map(\.description)
         let local = try await CallEngine.open(options: call, participant: ParticipantID(name), udpPort: 0)
         let result = await MatchSession.run(
             local: local, relay: address, options: options, match: match, channels: channels,

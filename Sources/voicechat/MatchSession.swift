@@ -6,6 +6,7 @@ import VoiceEngine
 import VoiceIO
 import VoiceRelay
 import VoiceRelayClient
+import VoiceWire
 
 /// What `join` does once its engine is open: reach the relay, join the match, start the channels,
 /// run until the end, report, clean up.
@@ -19,7 +20,8 @@ enum MatchSession {
         let client: RelayMatchClient
         do {
             client = try await RelayMatchClient.connect(
-                host: relay.host, port: relay.port, token: options.token, participant: participant
+                host: relay.host, port: relay.port, otherRelays: options.otherRelays, token: options.token,
+                participant: participant
             ) { event in pending.append(.relay(event)) }
         } catch {
             await local.shutDown()
@@ -110,6 +112,8 @@ enum MatchSession {
         watch: () -> Void
     ) async throws(CommandFailure) -> String {
         var joined = false
+        /// The last refusal that only delays the join, said once until another comes.
+        var lastTemporaryRefusal: RelayRefusal?
         var inputEnd = InputEnd()
         var nextWatch = MediaTime.monotonicNow()
         let joinDeadline = MediaTime.monotonicNow() + MediaTime.milliseconds(joinTimeoutSeconds * 1000)
@@ -133,6 +137,11 @@ enum MatchSession {
                     case .memberLeft(let member): printStatus("\(member) left")
                     case .lost:
                         printStatus("lost the relay's signalling connection; rejoining", level: .warning)
+                    case .refused(let reason) where reason.isTemporary:
+                        if lastTemporaryRefusal != reason {
+                            lastTemporaryRefusal = reason
+                            printStatus("the relay cannot admit this player yet (\(reason)); retrying", level: .warning)
+                        }
                     case .refused(let reason):
                         throw CommandFailure(
                             "the relay at \(relay) refused to admit this player: \(reason); ask the game server for a "
@@ -146,8 +155,13 @@ enum MatchSession {
             }
             // A session that ends (its duration, Ctrl-C) before the relay admitted it failed too.
             let ending = InterruptSignal.wasReceived || deadline.map { MediaTime.monotonicNow() >= $0 } == true
-            if !joined, ending || MediaTime.monotonicNow() >= joinDeadline {
+            // A relay that refused for now did answer: the join goes on being tried.
+            if !joined, ending || (lastTemporaryRefusal == nil && MediaTime.monotonicNow() >= joinDeadline) {
                 let when = ending ? "before the session ended" : "within \(Int(joinTimeoutSeconds)) s"
+                if let lastTemporaryRefusal {
+                    throw CommandFailure(
+                        "the relay at \(relay) did not admit this player \(when): \(lastTemporaryRefusal)")
+                }
                 throw CommandFailure(
                     "the relay at \(relay) did not answer \(when); check the address and that `voicechat relay` "
                         + "runs there with TCP and UDP open")

@@ -53,7 +53,7 @@ struct RelayAdminCommand: AsyncParsableCommand {
         }
         let needed: [String] =
             switch command {
-            case .matches, .stats, .cluster: []
+            case .matches, .stats, .cluster, .drain: []
             case .players: ["match"]
             case .kick, .mute, .unmute, .releasePosition: ["match", "player"]
             case .move: ["match", "player", "channel"]
@@ -158,6 +158,10 @@ struct RelayAdminCommand: AsyncParsableCommand {
                     + ", \(Int(node.forwardedPerSecond.rounded())) packets/s forwarded, "
                     + String(format: "%.2f", node.cpuCores) + " cores" + (node.draining ? ", draining" : "") + "\n"
             }.joined()
+        case .drain:
+            let moving = reply.movingMatches ?? 0
+            return "draining: moving \(moving) match\(moving == 1 ? "" : "es") to other relays; the relay stops once "
+                + "they have moved\n"
         case .kick: return "kicked \(request.player ?? "") from \(request.match ?? "")\n"
         case .mute: return "server-muted \(request.player ?? "") in \(request.match ?? "")\n"
         case .unmute: return "unmuted \(request.player ?? "") in \(request.match ?? "")\n"

@@ -9,9 +9,9 @@ struct RelayAdminSocket: Service {
     let server: ControlServer
 
     static func start(
-        path: String, admin: RelayAdmin, clusterNodes: (@Sendable () async throws -> [ClusterNodeRecord])? = nil
+        path: String, admin: RelayAdmin, cluster: RelayClusterAdmin? = nil
     ) async throws(ControlError) -> RelayAdminSocket {
-        let dispatcher = RelayAdminDispatcher(admin: admin, clusterNodes: clusterNodes)
+        let dispatcher = RelayAdminDispatcher(admin: admin, cluster: cluster)
         let server = try await ControlServer.start(path: path) { line in await dispatcher.answer(line) }
         return RelayAdminSocket(path: path, server: server)
     }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import ServiceLifecycle
+import UnixSignals
 import VoiceCluster
 import VoiceControl
 import VoiceCore
@@ -123,7 +124,10 @@ struct RelayCommand: AsyncParsableCommand {
         configuration.livenessTimeout = Duration.milliseconds(Int(livenessTimeout * 1000))
         var logger = Logger(label: "voicechat.relay")
         logger.logLevel = logLevel.level
-        let relay = RelayServer(configuration: configuration, logger: logger)
+        let cluster = try clusterOptions.configuration()
+        let view = ClusterView()
+        let placement = cluster.map { ClusterPlacement(configuration: $0, view: view, logger: logger) }
+        let relay = RelayServer(configuration: configuration, logger: logger, placement: placement)
         do {
             try await relay.start()
         } catch {
@@ -134,19 +138,21 @@ struct RelayCommand: AsyncParsableCommand {
             listening += ", metrics at http://127.0.0.1:\(metricsPort)/metrics"
         }
         var services: [any Service] = [relay]
-        var clusterNodes: (@Sendable () async throws -> [ClusterNodeRecord])?
-        if let cluster = try clusterOptions.configuration() {
+        let drain = RelayDrain(relay: relay, deadline: .milliseconds(Int(clusterOptions.drainDeadline * 1000)))
+        var clusterAdmin: RelayClusterAdmin?
+        if let cluster {
             services.append(
                 ClusterMember(
-                    configuration: cluster, admin: relay.admin, logger: logger, metricsFactory: relay.metricsFactory,
-                    metricsPrefix: configuration.metricsPrefix))
-            clusterNodes = { try await ClusterMember.nodes(in: cluster) }
+                    configuration: cluster, admin: relay.admin, view: view, placement: placement, logger: logger,
+                    metricsFactory: relay.metricsFactory, metricsPrefix: configuration.metricsPrefix))
+            clusterAdmin = RelayClusterAdmin(
+                nodes: { try await ClusterMember.nodes(in: cluster) }, drain: { await drain.start().held })
             listening += ", node \(cluster.node) of the cluster at \(cluster.endpoints.joined(separator: ","))"
         }
         if let adminSocket {
             do {
                 services.append(
-                    try await RelayAdminSocket.start(path: adminSocket, admin: relay.admin, clusterNodes: clusterNodes))
+                    try await RelayAdminSocket.start(path: adminSocket, admin: relay.admin, cluster: clusterAdmin))
             } catch {
                 throw CommandFailure("--admin-socket: \(error)")
             }
@@ -159,8 +165,19 @@ struct RelayCommand: AsyncParsableCommand {
         // what it is told to at a quieter level.
         var groupLogger = logger
         groupLogger.logLevel = max(logger.logLevel, .notice)
+        // A cluster relay drains on SIGTERM (a second one, or Ctrl-C, stops it at once).
         let group = ServiceGroup(
-            services: services + [reporter], gracefulShutdownSignals: [.sigint, .sigterm], logger: groupLogger)
+            services: services + [reporter], gracefulShutdownSignals: cluster == nil ? [.sigint, .sigterm] : [.sigint],
+            logger: groupLogger)
+        await drain.whenDone { await group.triggerGracefulShutdown() }
+        let terminations =
+            cluster == nil
+            ? nil
+            : Task {
+                for await _ in await UnixSignalsSequence(trapping: .sigterm) {
+                    if await !drain.start().started { await group.triggerGracefulShutdown() }
+                }
+            }
         let timer = duration.map { duration in
             Task {
                 try await Task.sleep(for: .milliseconds(Int(duration * 1000)))
@@ -169,6 +186,39 @@ struct RelayCommand: AsyncParsableCommand {
         }
         try await group.run()
         timer?.cancel()
+        terminations?.cancel()
+    }
+}
+
+/// A cluster relay's drain, started once (by SIGTERM or `relay-admin drain`): the relay moves its
+/// matches, then the command stops.
+actor RelayDrain {
+    private let relay: RelayServer
+    private let deadline: Duration
+    private var task: Task<Void, Never>?
+    private var done: (@Sendable () async -> Void)?
+
+    init(relay: RelayServer, deadline: Duration) {
+        self.relay = relay
+        self.deadline = deadline
+    }
+
+    /// What to do once drained: stop the command.
+    func whenDone(_ body: @escaping @Sendable () async -> Void) { done = body }
+
+    /// Starts draining, unless it has started already; returns how many matches the relay holds.
+    func start() async -> (held: Int, started: Bool) {
+        let held = await relay.heldMatches()
+        guard task == nil else { return (held, false) }
+        let (relay, deadline, done) = (self.relay, self.deadline, self.done)
+        printStatus(
+            "draining: moving \(held) match\(held == 1 ? "" : "es") to other relays, stopping once they have moved "
+                + "or within \(deadline.components.seconds) s (Ctrl-C or SIGTERM again: stop now)")
+        task = Task {
+            _ = await relay.drain(within: deadline)
+            await done?()
+        }
+        return (held, true)
     }
 }
 

@@ -29,7 +29,9 @@ import VoiceWire
     @Test func aReplacedConnectionIsClosedAndTheNewOneHearsItsJoinOnce() throws {
         var configuration = RelayConfiguration(secret: secret)
         configuration.unixTime = { 1_000_000 }
-        let io = RelayIO(state: RelayState(configuration: configuration, logger: Logger(label: "relay-io-test")))
+        let io = RelayIO(
+            state: RelayState(configuration: configuration, logger: Logger(label: "relay-io-test")),
+            loop: EmbeddedEventLoop())
         let old = EmbeddedChannel(handler: RelayTCPHandler(io: io))
         let new = EmbeddedChannel(handler: RelayTCPHandler(io: io))
         try old.connect(to: SocketAddress(ipAddress: "10.0.0.1", port: 1)).wait()

@@ -19,7 +19,19 @@ import VoiceWire
                 token: "abc.def", participant: "alice", channels: [1, 2], muted: [],
                 channelNames: [1: "team", 2: "all"])),
         .channelName(3, "squad"),
+        .redirect(address: "10.0.0.7:7700"), .moving(address: "[2001:db8::7]:7700"), .refused(.clusterUnavailable),
+        .refused(.draining),
     ]
+
+    /// A redirect's address is text like the others: never empty, at most 255 bytes.
+    @Test func redirectAddressesAreBounded() throws {
+        #expect(throws: RelayMessageError.self) { try RelayMessage.redirect(address: "").serialized() }
+        let long = String(repeating: "a", count: RelayMessage.maximumAddressBytes + 1)
+        #expect(throws: RelayMessageError.self) { try RelayMessage.moving(address: long).serialized() }
+        var bytes = try RelayMessage.redirect(address: "10.0.0.7:7700").serialized()
+        bytes.append(0)
+        #expect(throws: RelayMessageError.self) { try RelayMessage(parsing: bytes) }
+    }
 
     @Test(arguments: messages)
     func everyMessageRoundTrips(message: RelayMessage) throws {

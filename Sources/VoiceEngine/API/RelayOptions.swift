@@ -7,6 +7,9 @@ public struct RelayOptions: Sendable, Hashable {
     /// The relay's TCP port when it differs from `port` (a load balancer or a proxy in between);
     /// nil: `port`.
     public var tcpPort: Int?
+    /// Other relays of the same cluster (HOST:PORT each), tried in turn when `host` does not
+    /// answer or goes away; a relay that is not the match's home redirects the join to it.
+    public var otherRelays: [String] = []
     /// `RelayToken` text the game server issued for (match, participant).
     public var token: String
     /// Whether voice may go through the relay over UDP (the relay UDP route).

@@ -176,6 +176,19 @@ public struct RelayAdmin: Sendable {
         }
     }
 
+    /// The matches the cluster placed here, sorted.
+    public func homeMatches() async throws(RelayAdminError) -> [String] {
+        try await onLoop { state -> Result<[String], RelayAdminError> in .success(state.placement.home.sorted()) }
+    }
+
+    /// The cluster gave `match` another home (`decision`): its players here are told to move there.
+    public func matchMoved(_ match: String, to decision: RelayPlacementDecision) async throws(RelayAdminError) {
+        try await onLoop { state -> Result<Void, RelayAdminError> in
+            state.movedAway(match, decision)
+            return .success(())
+        }
+    }
+
     private func withMember(
         match: String, participant: String, _ body: @escaping @Sendable (RelayState, RelayMember) -> Void
     ) async throws(RelayAdminError) {

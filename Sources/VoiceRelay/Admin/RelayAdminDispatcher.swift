@@ -11,12 +11,12 @@ import VoiceWire
 /// runs it per line, and tests run it directly.
 package struct RelayAdminDispatcher: Sendable {
     package let admin: RelayAdmin
-    /// The cluster's live nodes, for a relay in a cluster.
-    package let clusterNodes: (@Sendable () async throws -> [ClusterNodeRecord])?
+    /// The cluster's side, for a relay in a cluster.
+    package let cluster: RelayClusterAdmin?
 
-    package init(admin: RelayAdmin, clusterNodes: (@Sendable () async throws -> [ClusterNodeRecord])? = nil) {
+    package init(admin: RelayAdmin, cluster: RelayClusterAdmin? = nil) {
         self.admin = admin
-        self.clusterNodes = clusterNodes
+        self.cluster = cluster
     }
 
     package func answer(_ line: [UInt8]) async -> String {
@@ -83,10 +83,9 @@ package struct RelayAdminDispatcher: Sendable {
             let (match, player) = try member(request)
             try await admin.setPosition(nil, participant: player, match: match)
         case .cluster:
-            guard let clusterNodes else {
-                throw RelayAdminFailure("this relay is in no cluster; start it with --cluster, --node and --advertise")
-            }
-            reply.nodes = try await clusterNodes().sorted { $0.node < $1.node }
+            reply.nodes = try await clustered().nodes().sorted { $0.node < $1.node }
+        case .drain:
+            reply.movingMatches = try await clustered().drain()
         case .stats:
             let statistics = try await admin.statistics()
             reply.statistics = RelayAdminReply.Statistics(
@@ -103,6 +102,13 @@ package struct RelayAdminDispatcher: Sendable {
                     }))
         }
         return reply
+    }
+
+    private func clustered() throws(RelayAdminFailure) -> RelayClusterAdmin {
+        guard let cluster else {
+            throw RelayAdminFailure("this relay is in no cluster; start it with --cluster, --node and --advertise")
+        }
+        return cluster
     }
 
     private func member(_ request: RelayAdminRequest) throws(RelayAdminFailure) -> (match: String, player: String) {
@@ -135,5 +141,20 @@ package struct RelayAdminDispatcher: Sendable {
         default:
             return "the line is not a JSON object; send one request a line, e.g. {\"command\": \"matches\"}"
         }
+    }
+}
+
+/// What the admin API asks of a relay's cluster.
+package struct RelayClusterAdmin: Sendable {
+    /// The cluster's live nodes.
+    package var nodes: @Sendable () async throws -> [ClusterNodeRecord]
+    /// Starts draining the relay (it stops once drained); returns how many matches it moves.
+    package var drain: @Sendable () async -> Int
+
+    package init(
+        nodes: @escaping @Sendable () async throws -> [ClusterNodeRecord], drain: @escaping @Sendable () async -> Int
+    ) {
+        self.nodes = nodes
+        self.drain = drain
     }
 }

@@ -55,4 +55,6 @@ package struct RelayAdminReply: Codable, Sendable, Hashable {
     package var statistics: Statistics?
     /// The cluster's live nodes, by name.
     package var nodes: [ClusterNodeRecord]?
+    /// `drain`: how many matches the relay moves to other nodes before it stops.
+    package var movingMatches: Int?
 }

@@ -21,6 +21,7 @@ package struct RelayAdminRequest: Codable, Sendable, Hashable {
         case releasePosition = "release-position"
         case stats
         case cluster
+        case drain
 
         /// What each needs besides "command".
         package var summary: String {
@@ -40,6 +41,8 @@ package struct RelayAdminRequest: Codable, Sendable, Hashable {
                 "let a player's own position reports count again: {\"match\": \"arena\", \"player\": \"bob\"}"
             case .stats: "the relay's totals: joins, refusals, packets, drops"
             case .cluster: "the cluster's live nodes: address, load, draining, matches"
+            case .drain:
+                "move every match to other relays of the cluster, then stop (as SIGTERM does to a cluster relay)"
             }
         }
     }

@@ -24,6 +24,8 @@ public enum RelayMessageKind: UInt8, Sendable, Hashable, CaseIterable, CustomStr
     case position = 20
     case hearingRange = 21
     case channelName = 22
+    case redirect = 23
+    case moving = 24
 
     public var description: String {
         switch self {
@@ -49,6 +51,8 @@ public enum RelayMessageKind: UInt8, Sendable, Hashable, CaseIterable, CustomStr
         case .position: "position"
         case .hearingRange: "hearing range"
         case .channelName: "channel name"
+        case .redirect: "redirect"
+        case .moving: "moving"
         }
     }
 }
@@ -75,6 +79,21 @@ public enum RelayRefusal: UInt8, Sendable, Hashable, CaseIterable, CustomStringC
     case wrongConnection = 12
     /// The token names another relay (its audience) than this one.
     case wrongAudience = 13
+    /// The relay is one of a cluster and cannot reach the cluster's store to place the match: the
+    /// client tries again (or another relay of the cluster).
+    case clusterUnavailable = 14
+    /// The relay is draining (leaving its cluster) and takes no new matches: the client tries
+    /// another relay of the cluster.
+    case draining = 15
+
+    /// Whether the same join may succeed later as it is (room opens up, the cluster answers,
+    /// another relay takes it): the client retries instead of giving up.
+    public var isTemporary: Bool {
+        switch self {
+        case .matchFull, .relayFull, .notJoined, .clusterUnavailable, .draining: true
+        default: false
+        }
+    }
 
     package init(_ error: RelayTokenError) {
         switch error {
@@ -101,6 +120,8 @@ public enum RelayRefusal: UInt8, Sendable, Hashable, CaseIterable, CustomStringC
         case .tooManyMutes: "too many muted players"
         case .wrongConnection: "signalling and media need separate connections (signalling over TCP only)"
         case .wrongAudience: "token for another relay"
+        case .clusterUnavailable: "the relay cannot reach its cluster to place the match"
+        case .draining: "the relay is leaving its cluster and takes no new matches"
         }
     }
 }
@@ -196,6 +217,15 @@ public enum RelayMessage: Sendable, Hashable {
     /// From a member: the name of a channel it started (channels travel as numbers, a hash of the
     /// name), for the relay's logs and admin to show names. At most `maximumChannelNameBytes`.
     case channelName(ChannelNumber, String)
+    /// To a client whose join reached a relay of a cluster that is not its match's home: join at
+    /// `address` (HOST:PORT) instead, at once. It is not a member here.
+    case redirect(address: String)
+    /// To a member: its match moves to the relay at `address` (HOST:PORT; this one is draining).
+    /// The client joins there and keeps this membership until it has, then leaves this one.
+    case moving(address: String)
+
+    /// Longest relay address a redirect carries, in UTF-8 bytes.
+    public static let maximumAddressBytes = 255
 
     /// Longest channel name a relay is told, in UTF-8 bytes.
     public static let maximumChannelNameBytes = 64
@@ -237,6 +267,8 @@ public enum RelayMessage: Sendable, Hashable {
         case .position: .position
         case .hearingRange: .hearingRange
         case .channelName: .channelName
+        case .redirect: .redirect
+        case .moving: .moving
         }
     }
 
@@ -319,6 +351,9 @@ public enum RelayMessage: Sendable, Hashable {
             try Self.check(name, field: "channel name", maximum: Self.maximumChannelNameBytes)
             writer.channel(channel)
             writer.string(name)
+        case .redirect(let address), .moving(let address):
+            try Self.check(address, field: "address", maximum: Self.maximumAddressBytes)
+            writer.string(address)
         }
         return writer.bytes
     }
@@ -446,6 +481,9 @@ public enum RelayMessage: Sendable, Hashable {
             let name = try Self.readText(
                 &reader, field: "channel name", maximum: Self.maximumChannelNameBytes, wrongLength)
             self = .channelName(channel, name)
+        case .redirect, .moving:
+            let address = try Self.readText(&reader, field: "address", maximum: Self.maximumAddressBytes, wrongLength)
+            self = kind == .redirect ? .redirect(address: address) : .moving(address: address)
         }
         guard reader.isAtEnd else { throw wrongLength }
     }

@@ -1,0 +1,36 @@
+/// Where a match lives when relays form a cluster: which relay is its home. The relay asks when a
+/// join reaches it for a match it does not hold, when it drains, and when its last member of a
+/// match it is home to leaves. The cluster's implementation keeps this in its store; a relay on
+/// its own has none and holds every match it is asked for.
+///
+/// Called from tasks the relay starts, never on its event loop; each call may take a round trip
+/// to the store, and must end (with `.unavailable` at worst) within about a second.
+public protocol RelayPlacement: Sendable {
+    /// The home of `match`: this relay, another one, or no answer now. A match with no home is
+    /// given one (the least loaded relay that takes new matches).
+    func place(match: String) async -> RelayPlacementDecision
+    /// Gives `match`, whose home this relay is, another home (this relay is draining).
+    func moveAway(match: String) async -> RelayPlacementDecision
+    /// This relay no longer holds `match` (its last member left): its claim goes, if it is still its.
+    func release(match: String) async
+    /// From now on this relay takes no new matches (true), or takes them again.
+    func setDraining(_ draining: Bool) async
+}
+
+/// A placement's answer.
+public enum RelayPlacementDecision: Sendable, Hashable, CustomStringConvertible {
+    /// This relay is the match's home.
+    case here
+    /// Another relay is: players join it at `address` (HOST:PORT).
+    case elsewhere(node: String, address: String)
+    /// No answer now (the store cannot be reached, no relay takes new matches): why, in words.
+    case unavailable(reason: String)
+
+    public var description: String {
+        switch self {
+        case .here: "here"
+        case .elsewhere(let node, let address): "\(node) at \(address)"
+        case .unavailable(let reason): "unavailable: \(reason)"
+        }
+    }
+}
