@@ -9,7 +9,7 @@ swift build --build-tests
 # time (calls, joins, the demo, the C ABI's game server, whose SDK test builds a release library) and
 # of network timeouts (relay liveness, signalling hellos, cluster leases) run on their own afterwards: alongside the rest of the suite a loaded 2-core machine makes threads without
 # real-time priority miss their deadlines, which is the machine's fault, not the code's.
-paced='JACKDevices|/realTime|RelayLivenessTests|RelayServiceTests|RelaySignallingLivenessTests|HostCall|RelayRouteTests|RelayFailoverTests|DemoObservationTests|DemoOutsideTheProjectTests|SignallingLinkTests|SignallingListenerLimitsTests|InputMeterTests|CABITests|RelayClusterTests'
+paced='JACKDevices|/realTime|RelayLivenessTests|RelayServiceTests|RelaySignallingLivenessTests|HostCall|RelayRouteTests|RelayFailoverTests|DemoObservationTests|DemoOutsideTheProjectTests|SignallingLinkTests|SignallingListenerLimitsTests|InputMeterTests|CABITests|RelayClusterTests|RelayPlacementTests'
 swift test --skip-build --skip "$paced" "$@"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT

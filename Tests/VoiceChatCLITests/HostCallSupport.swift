@@ -119,10 +119,16 @@ enum TestPort: Int, CaseIterable {
     case clusterEtcdClient, clusterEtcdPeer, clusterRelayA, clusterRelayB
     case lateEtcdClient, lateEtcdPeer, lateClusterRelay, soloRelay, rotationRelay, clusterMetrics
     case unreachableClusterRelay
+    case placementEtcdClient, placementEtcdPeer, placementRelayA, placementRelayB
+    case failoverEtcdClient, failoverEtcdPeer, failoverRelayA, failoverRelayB
+    case drainEtcdClient, drainEtcdPeer, drainRelayA, drainRelayB
+    case outageEtcdClient, outageEtcdPeer, outageRelay
+    case tripleEtcdClient1, tripleEtcdPeer1, tripleEtcdClient2, tripleEtcdPeer2, tripleEtcdClient3, tripleEtcdPeer3
+    case tripleRelay
 
-    /// Ports each test process may use: 20000 + 265 × 48 + 47 stays under 32768.
-    private static let perProcess = 48
-    private static let processes: Int32 = 266
+    /// Ports each test process may use: 20000 + 158 × 80 + 79 stays under 32768.
+    private static let perProcess = 80
+    private static let processes: Int32 = 159
 
     var port: Int {
         precondition(Self.allCases.count <= Self.perProcess, "more test ports than a process's range holds")

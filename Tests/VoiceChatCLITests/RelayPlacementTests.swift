@@ -1,0 +1,232 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Matches in a cluster of relays, end to end: real `voicechat relay --cluster` processes, a
+/// real private etcd, and players as real `voicechat join` processes talking through the relays
+/// (`--path relay`, so that voice goes nowhere else).
+@Suite struct RelayPlacementTests {
+    /// A private etcd, relays registered in it, and the players' processes.
+    private final class Cluster {
+        let directory: URL
+        let secret: URL
+        let etcd: [EtcdMember]
+        var relays: [String: (port: Int, process: BackgroundCommand)] = [:]
+        var players: [String: BackgroundCommand] = [:]
+
+        init(etcd: [EtcdMember]) throws {
+            directory = try CommandRunner.temporaryDirectory()
+            secret = try CommandRunner.secretFile(in: directory)
+            self.etcd = etcd
+        }
+
+        deinit {
+            for player in players.values { player.stop() }
+            for relay in relays.values { relay.process.stop() }
+            for member in etcd { member.stop() }
+            try? FileManager.default.removeItem(at: directory)
+        }
+
+        func startRelay(_ node: String, port: Int) throws {
+            relays[node] = (
+                port,
+                try BackgroundCommand(
+                    executable: CommandRunner.executable.path,
+                    arguments: [
+                        "relay", "--host", "127.0.0.1", "--port", "\(port)", "--secret-file", secret.path,
+                        "--report-every", "0", "--admin-socket", socket(node), "--duration", "60",
+                        "--cluster", etcd.map(\.clientURL).joined(separator: ","), "--node", node,
+                        "--advertise", "127.0.0.1:\(port)", "--drain-deadline", "10",
+                    ], directory: directory, label: node)
+            )
+            #expect(relays[node]!.process.waitForOutput("node \(node) of the cluster", seconds: 15))
+        }
+
+        /// Waits until every relay sees every other in the cluster.
+        func waitForMembership() throws {
+            let expected = relays.keys.sorted().map { "/voicechat/nodes/\($0)" }
+            let registered = try time(within: 10) { try etcd[0].keys(prefix: "/voicechat/nodes/") == expected }
+            #expect(registered != nil)
+            // Each relay reads the others' records at its next publication.
+            usleep(1_200_000)
+        }
+
+        func socket(_ node: String) -> String { directory.appendingPathComponent("\(node).sock").path }
+
+        /// `voicechat join` as `name` in `match` through `relays` (the first tried first).
+        func join(_ name: String, match: String, through nodes: [String], seconds: Int) throws {
+            let token = try CommandRunner.token(secretFile: secret, match: match, participant: name)
+            players[name] = try BackgroundCommand(
+                executable: CommandRunner.executable.path,
+                arguments: [
+                    "join", "--relay", nodes.map { "127.0.0.1:\(relays[$0]!.port)" }.joined(separator: ","),
+                    "--match", match, "--name", name, "--token", token, "--channel", "all", "--path", "relay",
+                    "--input", CommandRunner.fixture("speech-male.wav"), "--output",
+                    directory.appendingPathComponent("\(name).wav").path, "--no-console", "--duration", "\(seconds)",
+                ], directory: directory, label: name)
+        }
+
+        /// `relay-admin matches` of `node`: "match: player, player" lines.
+        func matches(on node: String) throws -> String {
+            try CommandRunner.run(["relay-admin", "--socket", socket(node), "matches"]).standardOutput
+        }
+
+        /// The relay whose `matches` lists `line`, if one does.
+        func home(of line: String) throws -> String? {
+            try relays.keys.sorted().first { try matches(on: $0).contains(line) }
+        }
+
+        /// Each player's summary line once it ended.
+        func summaries() -> [String: String] {
+            players.mapValues { player in
+                player.waitForExit(seconds: 20)
+                return player.standardOutput.split(separator: "\n").last { $0.hasPrefix("summary:") }.map(String.init)
+                    ?? player.standardOutput + player.standardError
+            }
+        }
+    }
+
+    /// Polls `condition` every 50 ms for up to `seconds`; returns how long it took, or nil.
+    private static func time(within seconds: Double, _ condition: () throws -> Bool) rethrows -> Double? {
+        let start = Date()
+        while Date().timeIntervalSince(start) < seconds {
+            if try condition() { return Date().timeIntervalSince(start) }
+            usleep(50_000)
+        }
+        return nil
+    }
+
+    private static func twoRelays(etcd: TestPort, peer: TestPort, a: TestPort, b: TestPort) throws -> Cluster {
+        let cluster = try Cluster(etcd: [try EtcdMember(clientPort: etcd.port, peerPort: peer.port)])
+        try cluster.startRelay("a", port: a.port)
+        try cluster.startRelay("b", port: b.port)
+        try cluster.waitForMembership()
+        return cluster
+    }
+
+    /// Two players joining through different relays meet on one home: the other relay redirects
+    /// its player there, the claim is in etcd, and `relay-admin drain` then moves the match to
+    /// the other relay and stops the drained one.
+    @Test func joinsThroughEitherRelayMeetOnTheMatchsHome() throws {
+        let cluster = try Self.twoRelays(
+            etcd: .placementEtcdClient, peer: .placementEtcdPeer, a: .placementRelayA, b: .placementRelayB)
+        try cluster.join("alice", match: "arena", through: ["a", "b"], seconds: 10)
+        try cluster.join("bob", match: "arena", through: ["b", "a"], seconds: 10)
+        let met = try Self.time(within: 8) { try cluster.home(of: "arena: alice, bob") != nil }
+        #expect(met != nil, "\(cluster.players.mapValues { $0.standardOutput + $0.standardError })")
+        let home = try #require(try cluster.home(of: "arena: alice, bob"))
+        let other = home == "a" ? "b" : "a"
+        #expect(try cluster.matches(on: other).contains("no matches"))
+        #expect(cluster.relays[other]!.process.standardError.contains("redirected joins to the match's home"))
+        #expect(try cluster.etcd[0].keys(prefix: "/voicechat/matches/") == ["/voicechat/matches/arena"])
+        #expect(try cluster.etcd[0].keys(prefix: "/voicechat/homes/") == ["/voicechat/homes/\(home)/arena"])
+
+        let drain = try CommandRunner.run(["relay-admin", "--socket", cluster.socket(home), "drain"])
+        #expect(drain.status == 0, "\(drain.standardError)")
+        #expect(drain.standardOutput.contains("draining: moving 1 match"), "\(drain.standardOutput)")
+        let moved = try Self.time(within: 5) { try cluster.matches(on: other).contains("arena: alice, bob") }
+        #expect(moved != nil, "\(cluster.relays[home]!.process.standardError)")
+        #expect(cluster.relays[home]!.process.waitForExit(seconds: 5) == 0)
+        #expect(try cluster.etcd[0].keys(prefix: "/voicechat/homes/") == ["/voicechat/homes/\(other)/arena"])
+        for (player, summary) in cluster.summaries() {
+            #expect(summary.contains("path relay"), "\(player): \(summary)")
+        }
+    }
+
+    /// A home killed outright (SIGKILL): its players rejoin through the other relay, which takes
+    /// the match over, within 3 s.
+    @Test func aKilledHomesMatchComesBackOnTheOtherRelay() throws {
+        let cluster = try Self.twoRelays(
+            etcd: .failoverEtcdClient, peer: .failoverEtcdPeer, a: .failoverRelayA, b: .failoverRelayB)
+        try cluster.join("alice", match: "arena", through: ["a", "b"], seconds: 12)
+        try cluster.join("bob", match: "arena", through: ["b", "a"], seconds: 12)
+        #expect(try Self.time(within: 8) { try cluster.home(of: "arena: alice, bob") != nil } != nil)
+        let home = try #require(try cluster.home(of: "arena: alice, bob"))
+        let other = home == "a" ? "b" : "a"
+        usleep(1_000_000)
+        kill(cluster.relays[home]!.process.process.processIdentifier, SIGKILL)
+        let back = try Self.time(within: 8) { try cluster.matches(on: other).contains("arena: alice, bob") }
+        #expect(back.map { $0 <= 3 } == true, "back after \(back.map { "\($0) s" } ?? "more than 8 s")")
+        #expect(cluster.relays[other]!.process.standardError.contains("match=arena"))
+        for (player, summary) in cluster.summaries() {
+            #expect(summary.contains("path relay"), "\(player): \(summary)")
+        }
+    }
+
+    /// A home drained by SIGTERM: its players join the other relay before they leave it, so
+    /// neither loses a packet; the drained relay exits 0 once they have gone.
+    @Test func aDrainedRelayMovesItsMatchWithoutLosingAPacket() throws {
+        let cluster = try Self.twoRelays(
+            etcd: .drainEtcdClient, peer: .drainEtcdPeer, a: .drainRelayA, b: .drainRelayB)
+        try cluster.join("alice", match: "arena", through: ["a", "b"], seconds: 9)
+        try cluster.join("bob", match: "arena", through: ["b", "a"], seconds: 9)
+        #expect(try Self.time(within: 8) { try cluster.home(of: "arena: alice, bob") != nil } != nil)
+        let home = try #require(try cluster.home(of: "arena: alice, bob"))
+        let other = home == "a" ? "b" : "a"
+        usleep(1_000_000)
+        let drained = cluster.relays[home]!.process
+        kill(drained.process.processIdentifier, SIGTERM)
+        #expect(drained.waitForExit(seconds: 6) == 0, "\(drained.standardError)")
+        #expect(drained.standardError.contains("moving a match"), "\(drained.standardError)")
+        #expect(try cluster.matches(on: other).contains("arena: alice, bob"))
+        for (player, summary) in cluster.summaries() {
+            #expect(summary.contains("path relay") && summary.contains("loss 0.0 %"), "\(player): \(summary)")
+        }
+    }
+
+    /// etcd frozen: a match already placed goes on (its players lose nothing), a join that needs
+    /// placing is told the relay cannot reach its cluster and retries, and gets in within 2 s of
+    /// etcd's return.
+    @Test func joinsWaitWhileEtcdIsDownAndPlacedMatchesGoOn() throws {
+        let cluster = try Cluster(etcd: [
+            try EtcdMember(clientPort: TestPort.outageEtcdClient.port, peerPort: TestPort.outageEtcdPeer.port)
+        ])
+        try cluster.startRelay("a", port: TestPort.outageRelay.port)
+        try cluster.waitForMembership()
+        try cluster.join("alice", match: "placed", through: ["a"], seconds: 12)
+        try cluster.join("bob", match: "placed", through: ["a"], seconds: 12)
+        #expect(try Self.time(within: 8) { try cluster.matches(on: "a").contains("placed: alice, bob") } != nil)
+
+        cluster.etcd[0].pause()
+        try cluster.join("carol", match: "waiting", through: ["a"], seconds: 8)
+        let carol = cluster.players["carol"]!
+        #expect(carol.waitForOutput("the relay cannot reach its cluster", seconds: 5), "\(carol.standardOutput)")
+        usleep(2_000_000)
+        #expect(!carol.standardOutput.contains("joined;"), "\(carol.standardOutput)")
+        cluster.etcd[0].resume()
+        let joined = Self.time(within: 5) { carol.standardOutput.contains("joined;") }
+        #expect(
+            joined.map { $0 <= 2 } == true, "joined \(joined.map { "\($0) s" } ?? "not within 5 s") after etcd returned"
+        )
+        for (player, summary) in cluster.summaries() where player != "carol" {
+            #expect(summary.contains("path relay") && summary.contains("loss 0.0 %"), "\(player): \(summary)")
+        }
+    }
+
+    /// One member of a three-member etcd killed: the relay keeps its lease, the match its players,
+    /// and a new match is still placed.
+    @Test func losingOneOfThreeEtcdMembersChangesNothing() throws {
+        let members = try EtcdMember.cluster(ports: [
+            (TestPort.tripleEtcdClient1.port, TestPort.tripleEtcdPeer1.port),
+            (TestPort.tripleEtcdClient2.port, TestPort.tripleEtcdPeer2.port),
+            (TestPort.tripleEtcdClient3.port, TestPort.tripleEtcdPeer3.port),
+        ])
+        let cluster = try Cluster(etcd: members)
+        try cluster.startRelay("a", port: TestPort.tripleRelay.port)
+        try cluster.waitForMembership()
+        try cluster.join("alice", match: "placed", through: ["a"], seconds: 10)
+        try cluster.join("bob", match: "placed", through: ["a"], seconds: 10)
+        #expect(try Self.time(within: 8) { try cluster.matches(on: "a").contains("placed: alice, bob") } != nil)
+        members[0].kill()
+        usleep(2_500_000)
+        try cluster.join("carol", match: "later", through: ["a"], seconds: 4)
+        #expect(cluster.players["carol"]!.waitForOutput("joined;", seconds: 4))
+        #expect(!cluster.relays["a"]!.process.standardError.contains("lease lapsed"))
+        for (player, summary) in cluster.summaries() where player != "carol" {
+            #expect(summary.contains("path relay") && summary.contains("loss 0.0 %"), "\(player): \(summary)")
+        }
+    }
+}
