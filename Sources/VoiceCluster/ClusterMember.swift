@@ -2,6 +2,7 @@ import CoreMetrics
 import Foundation
 import Logging
 import ServiceLifecycle
+import Synchronization
 import VoiceRelay
 
 /// A relay's membership of the cluster: its record (`ClusterNodeRecord`) put under a lease of
@@ -20,6 +21,8 @@ public final class ClusterMember: Service, Sendable {
     public let view: ClusterView
     /// The node's placement, whose claims are made again after a lease lapsed.
     private let placement: ClusterPlacement?
+    /// Set while lost claims are being made again.
+    private let reclaiming = Atomic<Bool>(false)
 
     /// - Parameter metricsFactory: where the cluster's figures go (the relay's `metricsFactory`).
     public init(
@@ -46,7 +49,9 @@ public final class ClusterMember: Service, Sendable {
             var membership = Membership()
             while !Task.isCancelled {
                 await self.renew(&membership)
-                try? await Task.sleep(for: interval)
+                // While etcd does not answer, it is tried again sooner: once back, the node is
+                // registered and placing matches again within a few hundred milliseconds.
+                try? await Task.sleep(for: membership.isEtcdDown ? interval / 5 : interval)
             }
             return membership.lease
         }
@@ -69,8 +74,6 @@ public final class ClusterMember: Service, Sendable {
         var isEtcdDown = false
         /// The draining state the last publication said.
         var publishedDraining = false
-        /// Set when a lease lapsed: the matches placed here lost their claims with it.
-        var claimsLost = false
     }
 
     private func renew(_ membership: inout Membership) async {
@@ -84,7 +87,6 @@ public final class ClusterMember: Service, Sendable {
                     logger.notice(
                         "the cluster lease lapsed; joining again", metadata: ["node": "\(configuration.node)"])
                     membership.lease = nil
-                    membership.claimsLost = true
                     view.lease = nil
                 }
             }
@@ -107,11 +109,17 @@ public final class ClusterMember: Service, Sendable {
                 membership.publishedDraining = isDraining
                 view.lease = lease
                 let nodes = try await etcd.range(prefix: configuration.nodesPrefix)
-                view.update(nodes)
+                view.update(nodes, gap: configuration.publishInterval * 2)
                 metrics.cluster(view.nodes.map(\.record))
-                if membership.claimsLost {
-                    membership.claimsLost = false
-                    await reclaim()
+                // Claims lost with a lapsed lease, or taken over while this node seemed gone: claimed
+                // again, or their players moved to where the match lives now; beside the renewals,
+                // which must not wait for it.
+                let claimed = try await etcd.range(prefix: configuration.homesPrefix(configuration.node))
+                if reclaiming.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged {
+                    Task {
+                        await reclaim(except: Set(claimed.map(\.key)))
+                        reclaiming.store(false, ordering: .relaxed)
+                    }
                 }
                 if isNew {
                     logger.info(
@@ -133,13 +141,14 @@ public final class ClusterMember: Service, Sendable {
         }
     }
 
-    /// Claims again each match placed here; one another relay took meanwhile moves there.
-    private func reclaim() async {
+    /// Claims again each match placed here whose claim (its key under this node's homes) is not
+    /// in `claimed`; one another relay took meanwhile moves there.
+    private func reclaim(except claimed: Set<String>) async {
         guard let placement, let matches = try? await admin.homeMatches() else { return }
-        for match in matches {
+        for match in matches where !claimed.contains(configuration.homesPrefix(configuration.node) + match) {
             let decision = await placement.reclaim(match: match)
             logger.notice(
-                "claimed a match again after the lease lapsed", metadata: ["match": "\(match)", "home": "\(decision)"])
+                "a match placed here had lost its claim", metadata: ["match": "\(match)", "home now": "\(decision)"])
             if case .elsewhere = decision { try? await admin.matchMoved(match, to: decision) }
         }
     }

@@ -15,6 +15,11 @@ public final class ClusterPlacement: RelayPlacement {
     private let view: ClusterView
     private let etcd: EtcdClient
     private let logger: Logger
+    /// Homes read lately, by match: players of one match join through several relays at about
+    /// the same moment, and each would otherwise ask etcd again.
+    private let recentHomes = Mutex<[String: (node: String, address: String, readAt: ContinuousClock.Instant)]>([:])
+    /// How long a home read is trusted while its node stays live.
+    private static let recentHomeLifetime: Duration = .seconds(2)
 
     public init(configuration: ClusterConfiguration, view: ClusterView, logger: Logger, etcd: EtcdClient? = nil) {
         self.configuration = configuration
@@ -25,7 +30,9 @@ public final class ClusterPlacement: RelayPlacement {
     }
 
     public func place(match: String) async -> RelayPlacementDecision {
+        if let recent = recentHome(of: match) { return recent }
         do throws(EtcdError) {
+            try await readNodesIfStale()
             // A claim made or taken over by another relay at the same moment is read again.
             for _ in 0..<3 {
                 if let existing = try await etcd.get(configuration.matchKey(match)) {
@@ -34,16 +41,19 @@ public final class ClusterPlacement: RelayPlacement {
                         return view.isDraining ? await moveAway(match: match) : .here
                     }
                     if let node = live(excludingDraining: false).first(where: { $0.record.node == home }) {
+                        remember(match, home: home, address: node.record.advertise)
                         return .elsewhere(node: home, address: node.record.advertise)
                     }
                     let unchanged = EtcdClient.Condition.modRevision(existing.key, equals: existing.modRevision)
                     if let decision = try await claim(match, replacing: unchanged) {
+                        if case .unavailable = decision { return decision }
                         logger.notice(
                             "took over a match whose home stopped",
                             metadata: ["match": "\(match)", "home": "\(home)", "now": "\(decision)"])
                         return decision
                     }
                 } else if let decision = try await claim(match, replacing: .absent(configuration.matchKey(match))) {
+                    if case .unavailable = decision { return decision }
                     logger.info("placed a match", metadata: ["match": "\(match)", "home": "\(decision)"])
                     return decision
                 }
@@ -56,6 +66,7 @@ public final class ClusterPlacement: RelayPlacement {
 
     public func moveAway(match: String) async -> RelayPlacementDecision {
         do throws(EtcdError) {
+            try await readNodesIfStale()
             let decision = try await claim(
                 match, replacing: .value(configuration.matchKey(match), equals: Array(configuration.node.utf8)),
                 excludingSelf: true)
@@ -102,12 +113,12 @@ public final class ClusterPlacement: RelayPlacement {
     }
 
     /// Claims `match` for the least loaded node if `condition` holds (nobody has it, or the
-    /// claim is as read); nil when it did not hold. Throws when no node can take it.
+    /// claim is as read); nil when it did not hold, `.unavailable` when no node takes it.
     private func claim(
         _ match: String, replacing condition: EtcdClient.Condition, excludingSelf: Bool = false
     ) async throws(EtcdError) -> RelayPlacementDecision? {
         guard let home = try await leastLoaded(excludingSelf: excludingSelf) else {
-            throw .unreachable(endpoints: [], reason: "no live relay takes new matches")
+            return .unavailable(reason: "no live relay of the cluster takes new matches")
         }
         let key = configuration.matchKey(match)
         var operations: [EtcdClient.Operation] = [
@@ -116,17 +127,50 @@ public final class ClusterPlacement: RelayPlacement {
         ]
         if excludingSelf { operations.append(.delete(configuration.homesPrefix(configuration.node) + match)) }
         guard try await etcd.transaction(if: [condition], then: operations).succeeded else { return nil }
-        return home.record.node == configuration.node
-            ? .here : .elsewhere(node: home.record.node, address: home.record.advertise)
+        guard home.record.node != configuration.node else { return .here }
+        remember(match, home: home.record.node, address: home.record.advertise)
+        return .elsewhere(node: home.record.node, address: home.record.advertise)
+    }
+
+    /// Reads the nodes' records when the view has not been read lately (etcd was just back, and
+    /// this node's own reading waits for its turn): placing needs to know who is live.
+    private func readNodesIfStale() async throws(EtcdError) {
+        let gap = configuration.publishInterval * 2
+        guard !view.isRecent(within: gap) else { return }
+        view.update(try await etcd.range(prefix: configuration.nodesPrefix), gap: gap)
+    }
+
+    /// The home read for `match` lately, if its node is still live.
+    private func recentHome(of match: String) -> RelayPlacementDecision? {
+        let now = ContinuousClock.now
+        guard let recent = recentHomes.withLock({ $0[match] }), now - recent.readAt < Self.recentHomeLifetime,
+            live(excludingDraining: false).contains(where: { $0.record.node == recent.node })
+        else { return nil }
+        return .elsewhere(node: recent.node, address: recent.address)
+    }
+
+    private func remember(_ match: String, home: String, address: String) {
+        let now = ContinuousClock.now
+        recentHomes.withLock { homes in
+            // Bounded: what is older than its lifetime goes whenever the table grows large.
+            if homes.count >= 4_096 { homes = homes.filter { now - $0.value.readAt < Self.recentHomeLifetime } }
+            homes[match] = (home, address, now)
+        }
     }
 
     /// The live node, not draining, with the fewest claims, then the fewest players.
     private func leastLoaded(excludingSelf: Bool) async throws(EtcdError) -> ClusterView.Node? {
         var candidates = live(excludingDraining: true)
         if excludingSelf { candidates.removeAll { $0.record.node == configuration.node } }
+        // Every node's claims in one read: a key a claim, under homes/NODE/.
+        var claimsByNode: [String: Int] = [:]
+        for kv in try await etcd.range(prefix: configuration.prefix + "homes/") {
+            let node = kv.key.dropFirst(configuration.prefix.count + "homes/".count).prefix { $0 != "/" }
+            claimsByNode[String(node), default: 0] += 1
+        }
         var best: (node: ClusterView.Node, claims: Int)?
         for node in candidates.shuffled() {
-            let claims = try await etcd.count(prefix: configuration.homesPrefix(node.record.node))
+            let claims = claimsByNode[node.record.node] ?? 0
             if let current = best,
                 (current.claims, current.node.record.participants) <= (claims, node.record.participants)
             {

@@ -18,6 +18,8 @@ public final class ClusterView: Sendable {
 
     private struct State {
         var nodes: [String: Node] = [:]
+        /// When the records were last read.
+        var readAt: ContinuousClock.Instant?
         var lease: Int64?
         var isDraining = false
     }
@@ -26,8 +28,10 @@ public final class ClusterView: Sendable {
 
     public init() {}
 
-    /// Takes in the records read under the nodes' prefix.
-    func update(_ kvs: [EtcdClient.KeyValue], now: ContinuousClock.Instant = .now) {
+    /// Takes in the records read under the nodes' prefix. A record unchanged since the last read
+    /// counts as unchanged for that long only if the last read was recent: while etcd could not
+    /// be read, nobody could publish, and that says nothing of the nodes.
+    func update(_ kvs: [EtcdClient.KeyValue], now: ContinuousClock.Instant = .now, gap: Duration = .seconds(1)) {
         let records = kvs.compactMap { kv -> (ClusterNodeRecord, EtcdClient.KeyValue)? in
             guard let record = try? JSONDecoder().decode(ClusterNodeRecord.self, from: Data(kv.value)) else {
                 return nil
@@ -35,16 +39,23 @@ public final class ClusterView: Sendable {
             return (record, kv)
         }
         state.withLock { state in
+            let blind = state.readAt.map { now - $0 > gap } ?? true
+            state.readAt = now
             var nodes: [String: Node] = [:]
             for (record, kv) in records {
                 let previous = state.nodes[record.node]
-                let changed = previous?.revision != kv.modRevision
+                let changed = blind || previous?.revision != kv.modRevision
                 nodes[record.node] = Node(
                     record: record, lease: kv.lease, revision: kv.modRevision,
                     changedAt: changed ? now : previous?.changedAt ?? now)
             }
             state.nodes = nodes
         }
+    }
+
+    /// Whether the records were read within `age`.
+    func isRecent(within age: Duration, now: ContinuousClock.Instant = .now) -> Bool {
+        state.withLock { $0.readAt.map { now - $0 <= age } ?? false }
     }
 
     /// Nodes whose record changed within `freshness`, by name.

@@ -2,14 +2,18 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOFoundationCompat
+import Synchronization
 
 /// A client of etcd's v3 API through its JSON gateway (`POST /v3/...`), over AsyncHTTPClient:
-/// leases, puts, reads, counts and transactions. It tries the endpoints
+/// leases, puts, reads and transactions. It tries the endpoints
 /// in turn, so one etcd member down is one failed attempt, not a failed request.
-public struct EtcdClient: Sendable {
+public final class EtcdClient: Sendable {
     public let endpoints: [String]
     private let http: HTTPClient
     private let timeout: TimeAmount
+    /// The endpoint that answered last, tried first: a member that is down costs a request its
+    /// whole timeout (the connection is retried until then), so it is not tried again first.
+    private let lastAnswered = Atomic<Int>(0)
 
     /// - Parameter endpoints: client URLs such as `http://127.0.0.1:2379`.
     public init(endpoints: [String], http: HTTPClient = .shared, timeout: TimeAmount = .seconds(1)) {
@@ -56,7 +60,12 @@ public struct EtcdClient: Sendable {
     /// Renews the lease for another TTL; throws `.leaseExpired` once it has lapsed.
     public func keepAlive(lease: Int64) async throws(EtcdError) {
         let reply: KeepAliveReply = try await call("/v3/lease/keepalive", LeaseIDRequest(ID: String(lease)))
-        guard let ttl = reply.result?.TTL.flatMap(Int64.init), ttl > 0 else { throw .leaseExpired(lease) }
+        // The gateway streams this call: an error (no leader during an election) comes as a body
+        // with no result, and says nothing of the lease; a result with no TTL is a lapsed lease.
+        guard let result = reply.result else {
+            throw .badResponse(endpoint: "lease keepalive", reason: reply.error?.message ?? "no result")
+        }
+        guard let ttl = result.TTL.flatMap(Int64.init), ttl > 0 else { throw .leaseExpired(lease) }
     }
 
     /// Ends the lease now, and with it everything put under it.
@@ -83,14 +92,6 @@ public struct EtcdClient: Sendable {
     public func get(_ key: String) async throws(EtcdError) -> KeyValue? {
         let reply: RangeReply = try await call("/v3/kv/range", RangeRequest(key: Self.encode(key)))
         return Self.decode(reply).first
-    }
-
-    /// How many keys there are under `prefix` (their values are not sent).
-    public func count(prefix: String) async throws(EtcdError) -> Int {
-        let reply: RangeReply = try await call(
-            "/v3/kv/range",
-            RangeRequest(key: Self.encode(prefix), range_end: Self.encode(Self.end(of: prefix)), count_only: true))
-        return reply.count.flatMap(Int.init) ?? 0
     }
 
     /// Runs `then` if every condition holds, else `otherwise`, atomically; returns whether the
@@ -154,7 +155,9 @@ public struct EtcdClient: Sendable {
             throw .badResponse(endpoint: path, reason: "the request does not encode: \(error)")
         }
         var failures: [String] = []
-        for endpoint in endpoints {
+        let first = lastAnswered.load(ordering: .relaxed)
+        for index in endpoints.indices.map({ (first + $0) % endpoints.count }) {
+            let endpoint = endpoints[index]
             var outgoing = HTTPClientRequest(url: endpoint + path)
             outgoing.method = .POST
             outgoing.headers.add(name: "Content-Type", value: "application/json")
@@ -168,6 +171,7 @@ public struct EtcdClient: Sendable {
                 failures.append("\(endpoint): \(error)")
                 continue
             }
+            lastAnswered.store(index, ordering: .relaxed)
             guard response.status == .ok else {
                 let text = String(buffer: bytes)
                 if path == "/v3/lease/keepalive" || text.contains("requested lease not found") {
@@ -206,7 +210,9 @@ private struct LeaseGrantReply: Decodable { var ID: String? }
 private struct LeaseIDRequest: Encodable { var ID: String }
 private struct KeepAliveReply: Decodable {
     struct Result: Decodable { var TTL: String? }
+    struct Failure: Decodable { var message: String? }
     var result: Result?
+    var error: Failure?
 }
 private struct Header: Decodable {}
 private struct PutRequest: Encodable {
@@ -217,7 +223,6 @@ private struct PutRequest: Encodable {
 private struct RangeRequest: Encodable {
     var key: String
     var range_end: String?
-    var count_only: Bool?
 }
 private struct RangeReply: Decodable {
     struct KV: Decodable {
@@ -227,7 +232,6 @@ private struct RangeReply: Decodable {
         var mod_revision: String?
     }
     var kvs: [KV]?
-    var count: String?
 }
 private struct DeleteRequest: Encodable { var key: String }
 private struct TxnRequest: Encodable {

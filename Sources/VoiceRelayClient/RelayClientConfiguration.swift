@@ -18,6 +18,8 @@ public struct RelayClientConfiguration: Sendable {
     /// Other relays of the same cluster (HOST:PORT each): a join that `host` does not answer, or
     /// a relay that went away, is tried at the next one in turn.
     public var otherRelays: [String] = []
+    /// The local address the UDP socket sends from; nil: any (the system picks the route's).
+    public var localHost: String?
     public var transport: RelayTransport
     /// `RelayToken.text`, as the game server issued it.
     public var token: String

@@ -65,7 +65,7 @@ final class RelayClientCore {
     func open() -> EventLoopFuture<Void> {
         guard configuration.transport == .udp else { return loop.makeSucceededVoidFuture() }
         let bound = NIOLoopBound(self, eventLoop: loop)
-        let host = relayAddress.protocol == .inet6 ? "::" : "0.0.0.0"
+        let host = configuration.localHost ?? (relayAddress.protocol == .inet6 ? "::" : "0.0.0.0")
         return DatagramBootstrap(group: loop)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
