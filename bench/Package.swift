@@ -34,6 +34,7 @@ let package = Package(
                 .product(name: "VoiceIO", package: "voicechat"),
                 .product(name: "VoiceRelayClient", package: "voicechat"),
                 .product(name: "VoiceRelay", package: "voicechat"),
+                .product(name: "VoiceCluster", package: "voicechat"),
                 .product(name: "voicechat-c", package: "voicechat"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

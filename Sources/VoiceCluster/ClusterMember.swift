@@ -114,10 +114,9 @@ public final class ClusterMember: Service, Sendable {
                 // Claims lost with a lapsed lease, or taken over while this node seemed gone: claimed
                 // again, or their players moved to where the match lives now; beside the renewals,
                 // which must not wait for it.
-                let claimed = try await etcd.range(prefix: configuration.homesPrefix(configuration.node))
                 if reclaiming.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged {
                     Task {
-                        await reclaim(except: Set(claimed.map(\.key)))
+                        await reclaim()
                         reclaiming.store(false, ordering: .relaxed)
                     }
                 }
@@ -141,11 +140,17 @@ public final class ClusterMember: Service, Sendable {
         }
     }
 
-    /// Claims again each match placed here whose claim (its key under this node's homes) is not
-    /// in `claimed`; one another relay took meanwhile moves there.
-    private func reclaim(except claimed: Set<String>) async {
-        guard let placement, let matches = try? await admin.homeMatches() else { return }
-        for match in matches where !claimed.contains(configuration.homesPrefix(configuration.node) + match) {
+    /// Claims again each match placed here whose claim (its key under this node's homes) is gone;
+    /// one another relay took meanwhile moves there. The matches are read before the claims, so
+    /// that one placed in between is not taken for lost, and each is read again before it is
+    /// claimed, so that one released in between is not claimed for nobody.
+    private func reclaim() async {
+        guard let placement, let matches = try? await admin.homeMatches(),
+            let claimed = try? await etcd.range(prefix: configuration.homesPrefix(configuration.node))
+        else { return }
+        let claimedKeys = Set(claimed.map(\.key))
+        for match in matches where !claimedKeys.contains(configuration.homesPrefix(configuration.node) + match) {
+            guard (try? await admin.homeMatches().contains(match)) == true else { continue }
             let decision = await placement.reclaim(match: match)
             logger.notice(
                 "a match placed here had lost its claim", metadata: ["match": "\(match)", "home now": "\(decision)"])

@@ -34,8 +34,10 @@ public final class ClusterPlacement: RelayPlacement {
         do throws(EtcdError) {
             try await readNodesIfStale()
             // A claim made or taken over by another relay at the same moment is read again.
-            for _ in 0..<3 {
-                if let existing = try await etcd.get(configuration.matchKey(match)) {
+            for attempt in 0..<3 {
+                // The first read need not wait for consensus: a claim it missed is found by the
+                // transaction that then fails, and read again in full.
+                if let existing = try await etcd.get(configuration.matchKey(match), serializable: attempt == 0) {
                     let home = String(decoding: existing.value, as: UTF8.self)
                     if home == configuration.node {
                         return view.isDraining ? await moveAway(match: match) : .here

@@ -88,9 +88,11 @@ public final class EtcdClient: Sendable {
         return Self.decode(reply)
     }
 
-    /// The key, if it exists.
-    public func get(_ key: String) async throws(EtcdError) -> KeyValue? {
-        let reply: RangeReply = try await call("/v3/kv/range", RangeRequest(key: Self.encode(key)))
+    /// The key, if it exists. A `serializable` read is answered by the member asked, without a
+    /// round of consensus: faster, and possibly a moment behind the cluster.
+    public func get(_ key: String, serializable: Bool = false) async throws(EtcdError) -> KeyValue? {
+        let reply: RangeReply = try await call(
+            "/v3/kv/range", RangeRequest(key: Self.encode(key), serializable: serializable ? true : nil))
         return Self.decode(reply).first
     }
 
@@ -223,6 +225,7 @@ private struct PutRequest: Encodable {
 private struct RangeRequest: Encodable {
     var key: String
     var range_end: String?
+    var serializable: Bool?
 }
 private struct RangeReply: Decodable {
     struct KV: Decodable {

@@ -28,6 +28,8 @@ final class RelayMember {
     /// Media IDs whose voice this member does not want.
     var muted: [MediaID]
     var serverMuted = false
+    /// While its match moves away: whether it said it has joined the new home.
+    var hasMoved = false
     var packetBucket: TokenBucket
     var byteBucket: TokenBucket
     var counters = RelayCounters()

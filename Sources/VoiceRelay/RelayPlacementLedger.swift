@@ -28,6 +28,8 @@ struct RelayPlacementLedger {
     var waiting: [String: [RelaySource: WaitingJoin]] = [:]
     /// Matches moving away, and their new home's address.
     var moving: [String: String] = [:]
+    /// Moving matches whose members are being let go, all at once.
+    var lettingGo: Set<String> = []
     /// Matches whose new home was asked for and not yet given.
     var movesAsked: Set<String> = []
     /// Joins sent elsewhere, and matches moved away, since the relay started.

@@ -67,7 +67,9 @@ extension RelayState {
     /// Forgets a match that no longer has anyone here, media or signalling, and releases its
     /// claim if this relay is its home.
     func releaseIfEmpty(_ match: String) {
-        guard placement.isClustered, roster.matches[match] == nil, signallingMatches[match] == nil else { return }
+        guard placement.isClustered else { return }
+        if let held = roster.matches[match] { return letGoIfEveryoneMoved(held) }
+        guard signallingMatches[match] == nil else { return }
         if placement.moving.removeValue(forKey: match) != nil {
             logger.info("a moved match has left", metadata: ["match": "\(match)"])
         }
@@ -119,6 +121,31 @@ extension RelayState {
         case .here, .unavailable:
             logger.warning(
                 "could not move a match; it is asked again", metadata: ["match": "\(match)", "reason": "\(decision)"])
+        }
+    }
+
+    /// A member of a moving match says it has joined the new home. Once every member has, they
+    /// all hear each other there: this relay lets them go. Until then it forwards as before, so
+    /// that a player still on its way hears, and is heard by, those that arrived.
+    func arrived(_ member: RelayMember) {
+        guard placement.moving[member.match.id] != nil else { return }
+        member.hasMoved = true
+        letGoIfEveryoneMoved(member.match)
+    }
+
+    /// Lets every member of a moving `match` go, if each has joined the new home.
+    private func letGoIfEveryoneMoved(_ match: RelayMatch) {
+        // Removing a member comes back here (`releaseIfEmpty`): the loop under way lets go of all.
+        guard placement.moving[match.id] != nil, !placement.lettingGo.contains(match.id),
+            match.members.allSatisfy(\.hasMoved)
+        else { return }
+        placement.lettingGo.insert(match.id)
+        defer { placement.lettingGo.remove(match.id) }
+        for member in match.members {
+            notify(member, .kicked(.moved))
+            let connection = member.tcpConnection
+            remove(member, because: "moved to its match's new home")
+            if let connection { actions.append(.close(connection)) }
         }
     }
 

@@ -239,8 +239,9 @@ final class RelayState {
         case .position(let mediaID, let position): reportedPosition(position, of: mediaID, by: member, now: now)
         case .hearingRange(let channel, let range): setHearingRange(range, on: channel, of: member, source: source)
         case .leave: remove(member, because: "left")
+        case .moving: arrived(member)
         case .join, .joined, .refused, .pong, .kicked, .moved, .serverMute, .signalJoin, .signalJoined,
-            .memberJoined, .memberLeft, .sendSignal, .signal, .redirect, .moving:
+            .memberJoined, .memberLeft, .sendSignal, .signal, .redirect:
             drop(.malformed, member: member)
         }
     }

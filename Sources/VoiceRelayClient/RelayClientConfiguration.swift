@@ -41,9 +41,9 @@ public struct RelayClientConfiguration: Sendable {
     public var livenessTimeout: Duration = .milliseconds(1000)
     /// Pause between join attempts (and TCP reconnects) while not joined.
     public var rejoinInterval: Duration = .milliseconds(250)
-    /// While the match moves to another relay: how long the client stays on the old relay too
-    /// after the new one took it, so that players still moving hear it, and it hears them.
-    public var moveOverlap: Duration = .milliseconds(1000)
+    /// While the match moves to another relay, the client stays on the old one too until it lets
+    /// go (every member has joined the new one); at most this long after the new one took it.
+    public var maximumMoveOverlap: Duration = .seconds(5)
 
     public init(
         host: String, port: Int, transport: RelayTransport, token: String, participant: String,

@@ -20,10 +20,15 @@ final class RelayClientCore {
     /// Redirects followed since the last join, to stop following a loop of them at once.
     private var redirectsInARow = 0
     /// While the match moves (the relay drains): the relay being left, kept (and sent to as well)
-    /// until the new home has had the client for `moveOverlap`, so that no one hears a gap.
+    /// until it lets the client go, once every member has joined the new home (or after
+    /// `maximumMoveOverlap`), so that no one hears a gap.
     private var leaving: SocketAddress?
+    /// The new home, as the move named it; told back to the relay being left once joined there.
+    private var movingTo = ""
     /// When the new home answered the move's join.
     private var movedAt: UInt64?
+    /// When the relay being left was last told the client has joined the new home.
+    private var arrivalToldAt: UInt64 = 0
     /// The refusal the join got last, if it only delays it (full, the cluster unavailable).
     private var lastTemporaryRefusal: RelayRefusal?
     private let loop: any EventLoop
@@ -166,8 +171,8 @@ final class RelayClientCore {
         }
     }
 
-    /// The match moves to `text` (the relay drains): join there, keeping this relay until the new
-    /// one has had the client for `moveOverlap`. Over TCP the connection moves at once.
+    /// The match moves to `text` (the relay drains): join there, keeping this relay until it lets
+    /// the client go. Over TCP the connection moves at once.
     private func beginMove(to text: String, now: UInt64) {
         guard state.isJoined, leaving == nil, let address = Self.address(text), address != relayAddress else { return }
         if configuration.transport == .tcp {
@@ -179,21 +184,28 @@ final class RelayClientCore {
             return
         }
         leaving = relayAddress
+        movingTo = text
         relayAddress = address
         movedAt = nil
         sendJoin(now: now)
     }
 
-    /// While moving: joins the new home again until it answers, and leaves the old one once the
-    /// new one has had the client for `moveOverlap`.
+    /// While moving: joins the new home again until it answers, then tells the relay being left
+    /// (again every keepalive interval, a datagram may be lost) until it lets go; leaves it
+    /// anyway after `maximumMoveOverlap`.
     private func continueMove(now: UInt64) {
-        guard let movedAt else {
+        guard let movedAt, let leaving else {
             if now &- lastJoinAttempt >= nanoseconds(configuration.rejoinInterval) { sendJoin(now: now) }
             return
         }
-        guard now &- movedAt >= nanoseconds(configuration.moveOverlap), let leaving else { return }
-        send(.leave, now: now, to: leaving)
-        finishMove()
+        if now &- movedAt >= nanoseconds(configuration.maximumMoveOverlap) {
+            send(.leave, now: now, to: leaving)
+            return finishMove()
+        }
+        if now &- arrivalToldAt >= nanoseconds(configuration.keepaliveInterval) {
+            arrivalToldAt = now
+            send(.moving(address: movingTo), now: now, to: leaving)
+        }
     }
 
     private func finishMove() {
@@ -228,10 +240,18 @@ final class RelayClientCore {
 
     func received(_ buffer: ByteBuffer, from origin: Origin) {
         guard !isClosed, let first = buffer.getInteger(at: buffer.readerIndex, as: UInt8.self) else { return }
+        // Over UDP, answers to earlier join attempts (another relay, before a redirect or the
+        // next relay was tried) may still arrive: the relay that says `joined` is where the
+        // client is, and only the relay asked last may send it elsewhere.
         let fromLeaving: Bool
+        var fromCurrent = true
         switch origin {
-        case .udp(let address): fromLeaving = address == leaving
-        case .tcp(let from): guard from === channel else { return }; fromLeaving = false
+        case .udp(let address):
+            fromLeaving = address == leaving
+            fromCurrent = address == relayAddress
+        case .tcp(let from):
+            guard from === channel else { return }
+            fromLeaving = false
         }
         let now = NIODeadline.now().uptimeNanoseconds
         guard first == RelayMessage.firstByte else {
@@ -246,15 +266,22 @@ final class RelayClientCore {
         guard let message = parsed else { return }
         lastHeard = now
         if fromLeaving {
-            // The relay being left says only that it is going: the new home has the client.
+            // The relay being left lets the client go once everyone has moved; the rest of what it
+            // says is of a membership that is ending.
+            if case .kicked = message { finishMove() }
             return
         }
         switch message {
         case .joined(let mediaID):
+            if case .udp(let address) = origin, !fromCurrent { relayAddress = address }
             joinAnswered = true
             redirectsInARow = 0
             lastTemporaryRefusal = nil
-            if leaving != nil, movedAt == nil { movedAt = now }
+            if let leaving, movedAt == nil {
+                movedAt = now
+                arrivalToldAt = now
+                send(.moving(address: movingTo), now: now, to: leaving)
+            }
             if state != .joined(mediaID: mediaID) {
                 setState(.joined(mediaID: mediaID))
                 for (channel, range) in configuration.hearingRanges.sorted(by: { $0.key < $1.key }) {
@@ -311,7 +338,7 @@ final class RelayClientCore {
         case .position(let mediaID, let position):
             onEvent(.position(mediaID: mediaID, position))
         case .redirect(let address):
-            followRedirect(to: address, now: now)
+            if fromCurrent { followRedirect(to: address, now: now) }
         case .moving(let address):
             beginMove(to: address, now: now)
         case .pong, .join, .startChannel, .stopChannel, .mute, .unmute, .keepalive, .leave, .signalJoin, .signalJoined,

@@ -119,6 +119,29 @@ import VoiceWire
         #expect(state.hasDrained)
     }
 
+    /// Make before break: the old home forwards as before until every member says it joined the
+    /// new home, then lets them all go at once.
+    @Test func theOldHomeLetsGoOnceEveryMemberHasJoinedTheNewOne() throws {
+        let state = clusteredState()
+        try relay.join("alice", from: .udp(RelayStateTests.address(1)), into: state)
+        try relay.join("bob", from: .udp(RelayStateTests.address(2)), into: state)
+        state.placed(Self.match, .here, now: 1)
+        state.beginDrain()
+        state.movedAway(Self.match, .elsewhere(node: "b", address: "10.0.0.2:7700"))
+        _ = RelayStateTests.take(state)
+        let arrived = ByteBuffer(bytes: try RelayMessage.moving(address: "10.0.0.2:7700").serialized())
+        state.received(arrived, from: .udp(RelayStateTests.address(1)), now: 2)
+        #expect(RelayStateTests.take(state).isEmpty)
+        // Alice has moved, Bob not yet: Bob's voice still reaches her here.
+        state.received(RelayStateTests.envelope(from: "bob"), from: .udp(RelayStateTests.address(2)), now: 3)
+        #expect(RelayStateTests.forwarded(RelayStateTests.take(state)).udp == [1])
+        state.received(arrived, from: .udp(RelayStateTests.address(2)), now: 4)
+        let letGo = RelayStateTests.take(state)
+        #expect(Self.messages(letGo) == [.kicked(.moved), .kicked(.moved)])
+        #expect(state.participantCount == 0)
+        #expect(state.hasDrained)
+    }
+
     @Test func aMoveTheClusterCannotMakeIsAskedAgainAtTheNextSweep() throws {
         let state = clusteredState()
         try relay.join("alice", from: .udp(RelayStateTests.address(1)), into: state)

@@ -134,12 +134,15 @@ public enum RelayKickReason: UInt8, Sendable, Hashable, CaseIterable, CustomStri
     case replaced = 2
     /// The relay is shutting down.
     case shutdown = 3
+    /// The match moved to another relay, where every member has joined: this one lets go.
+    case moved = 4
 
     public var description: String {
         switch self {
         case .admin: "kicked by the game server"
         case .replaced: "replaced by a newer connection of the same participant"
         case .shutdown: "relay shutting down"
+        case .moved: "the match moved to another relay"
         }
     }
 }
@@ -221,7 +224,8 @@ public enum RelayMessage: Sendable, Hashable {
     /// `address` (HOST:PORT) instead, at once. It is not a member here.
     case redirect(address: String)
     /// To a member: its match moves to the relay at `address` (HOST:PORT; this one is draining).
-    /// The client joins there and keeps this membership until it has, then leaves this one.
+    /// The client joins there, keeping this membership, and answers with the same message once
+    /// it has; when every member has, this relay lets them all go (`kicked(.moved)`).
     case moving(address: String)
 
     /// Longest relay address a redirect carries, in UTF-8 bytes.

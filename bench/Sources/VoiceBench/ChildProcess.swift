@@ -166,7 +166,8 @@ final class ChildProcess: Sendable {
         process.waitUntilExit()
     }
 
-    private func waitForExit(seconds: Double) -> Bool {
+    /// Waits up to `seconds` for it to exit; true once it has.
+    func waitForExit(seconds: Double) -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while process.isRunning, Date() < deadline { usleep(20_000) }
         return !process.isRunning

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import NIOCore
+import VoiceCluster
 import VoiceWire
 
 #if canImport(Glibc)
@@ -54,6 +55,7 @@ struct ClusterRun {
     func run() async throws -> BenchmarkReport {
         var report = BenchmarkReport(bench: "cluster")
         print("\(options.matches) matches of \(options.players) players, a datagram each every \(options.intervalMs) ms")
+        print("voice gaps are the longest silence a listener heard from a talker of its match, less the interval")
 
         // The baseline: the same joins to one relay on its own.
         let solo = try await joinAll(clustered: false)
@@ -66,6 +68,11 @@ struct ClusterRun {
         let players = run.players
         let processes = run.processes
         let joins = run.joinSeconds.sorted()
+        // The floor of a match's first join in a cluster: one claim, a transaction etcd commits
+        // to a majority of its members' disks, measured now, under the players' load.
+        let claims = try await claimTransactions(etcd: processes.etcdURLs, count: 200).sorted()
+        report.add("etcd claim transaction p50", percentile(claims, 0.5) * 1000, unit: "ms")
+        report.add("etcd claim transaction p99", percentile(claims, 0.99) * 1000, unit: "ms")
         report.add("placement: players joined", Double(joins.count), unit: "players", target: .atLeast(Double(count)))
         report.add(
             "placement: join time p50", percentile(joins, 0.5) * 1000, unit: "ms",
@@ -94,7 +101,7 @@ struct ClusterRun {
         report.add(
             "node killed: matches back", 100 * Double(back.count) / Double(max(1, orphanedMatches.count)), unit: "%",
             target: .atLeast(100))
-        let gaps = afterKill.values.map { $0.longestSilence }.sorted()
+        let gaps = afterKill.values.map { beyondInterval($0.longestSilence) }.sorted()
         report.add("node killed: voice gap p50", percentile(gaps, 0.5) * 1000, unit: "ms")
         report.add("node killed: voice gap p99", percentile(gaps, 0.99) * 1000, unit: "ms", target: .atMost(3000))
         report.add("node killed: voice gap max", (gaps.last ?? 0) * 1000, unit: "ms")
@@ -105,14 +112,20 @@ struct ClusterRun {
         print("draining \(drained), home to \(processes.matches(on: drained).count) matches")
         players.openWindow(seconds: 6)
         let drainedAt = NIODeadline.now().uptimeNanoseconds
+        let cpuBefore = MachineCPU.now()
         let process = processes.removeRelay(drained)
         if let process { kill(process.processIdentifier, SIGTERM) }
-        let exited = Date()
-        process?.terminate()
-        let drainSeconds = Date().timeIntervalSince(exited)
+        let signalled = Date()
+        // The relay states its deadline (30 s); past it, it is stopped.
+        if let process, !process.waitForExit(seconds: 35) { process.terminate() }
+        let drainSeconds = Date().timeIntervalSince(signalled)
         try await Task.sleep(for: .milliseconds(Int(max(0, 6.5 - drainSeconds) * 1000)))
         let afterDrain = players.closeWindow(players: moving, since: drainedAt)
-        let drainGaps = afterDrain.values.map { $0.longestSilence }.sorted()
+        // Whether the machine had CPU to spare: above ~90 %, what is measured is the queue for it.
+        let cpu = MachineCPU.now().since(cpuBefore)
+        report.add("machine CPU busy during the drain (all processes)", cpu.busy * 100, unit: "%")
+        report.add("machine CPU stolen by the host during the drain", cpu.stolen * 100, unit: "%")
+        let drainGaps = afterDrain.values.map { beyondInterval($0.longestSilence) }.sorted()
         report.add("drain: longest voice gap", (drainGaps.last ?? 0) * 1000, unit: "ms", target: .atMost(60))
         report.add("drain: voice gap p99", percentile(drainGaps, 0.99) * 1000, unit: "ms")
         report.add(
@@ -128,7 +141,7 @@ struct ClusterRun {
         try await Task.sleep(for: .milliseconds(4_500))
         let afterMember = players.closeWindow(players: everyone, since: memberKilledAt)
         report.add(
-            "etcd member killed: longest voice gap", (afterMember.values.map { $0.longestSilence }.max() ?? 0) * 1000,
+            "etcd member killed: longest voice gap", (afterMember.values.map { beyondInterval($0.longestSilence) }.max() ?? 0) * 1000,
             unit: "ms", target: .atMost(60))
 
         players.openWindow(seconds: 10)
@@ -150,7 +163,7 @@ struct ClusterRun {
         let afterFreeze = players.closeWindow(players: everyone, since: frozenAt)
         report.add(
             "etcd stopped 10 s: longest voice gap in placed matches",
-            (afterFreeze.values.map { $0.longestSilence }.max() ?? 0) * 1000, unit: "ms", target: .atMost(60))
+            (afterFreeze.values.map { beyondInterval($0.longestSilence) }.max() ?? 0) * 1000, unit: "ms", target: .atMost(60))
         report.add(
             "etcd stopped: new joins refused as cluster unavailable", Double(refused), unit: "players",
             target: .atLeast(Double(late.count)))
@@ -198,6 +211,26 @@ struct ClusterRun {
         return Joined(processes: processes, players: players, joinSeconds: players.joinSeconds(0..<count))
     }
 
+    /// Seconds each of `count` claims takes: create-if-absent under a lease, as placement claims.
+    private func claimTransactions(etcd urls: [String], count: Int) async throws -> [Double] {
+        let etcd = EtcdClient(endpoints: urls)
+        let lease = try await etcd.grantLease(seconds: 10)
+        var seconds: [Double] = []
+        let clock = ContinuousClock()
+        for index in 0..<count {
+            let key = "/voicechat-bench/claims/\(index)"
+            let start = clock.now
+            _ = try await etcd.transaction(if: [.absent(key)], then: [.put(key, Array("bench".utf8), lease: lease)])
+            let elapsed = clock.now - start
+            seconds.append(Double(elapsed.components.attoseconds) / 1e18 + Double(elapsed.components.seconds))
+        }
+        try await etcd.revoke(lease: lease)
+        return seconds
+    }
+
+    /// A silence heard, less the talking interval itself: what a listener missed.
+    private func beyondInterval(_ silence: Double) -> Double { max(0, silence - Double(options.intervalMs) / 1000) }
+
     private func busiest(_ processes: ClusterProcesses) -> String {
         processes.relays.keys.sorted().max { processes.matches(on: $0).count < processes.matches(on: $1).count }!
     }
@@ -207,5 +240,30 @@ struct ClusterRun {
         matches.compactMap { Int($0.dropFirst()) }.flatMap { match in
             (match * options.players)..<(match * options.players + options.players)
         }
+    }
+}
+
+/// The machine's CPU time by kind, from /proc/stat.
+struct MachineCPU {
+    var busy: Double
+    var stolen: Double
+    var total: Double
+
+    static func now() -> MachineCPU {
+        guard let stat = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
+            let line = stat.split(separator: "\n").first(where: { $0.hasPrefix("cpu ") })
+        else { return MachineCPU(busy: 0, stolen: 0, total: 0) }
+        // user nice system idle iowait irq softirq steal
+        let fields = line.split(separator: " ").dropFirst().compactMap { Double($0) }
+        guard fields.count >= 8 else { return MachineCPU(busy: 0, stolen: 0, total: 0) }
+        let idle = fields[3] + fields[4]
+        let total = fields[0..<8].reduce(0, +)
+        return MachineCPU(busy: total - idle - fields[7], stolen: fields[7], total: total)
+    }
+
+    /// Shares of the time since `earlier`: busy (not idle, not stolen) and stolen.
+    func since(_ earlier: MachineCPU) -> (busy: Double, stolen: Double) {
+        let total = max(1, self.total - earlier.total)
+        return ((busy - earlier.busy) / total, (stolen - earlier.stolen) / total)
     }
 }
