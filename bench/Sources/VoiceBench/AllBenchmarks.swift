@@ -19,7 +19,7 @@ struct AllBenchmarks: ParsableCommand {
 
     static let benchmarks = [
         "codec", "ring", "quality", "pipeline", "engine-rt", "echo", "seal", "failover", "relay", "latency", "e2e",
-        "chaos", "proximity", "fuzz",
+        "chaos", "proximity", "cluster", "fuzz",
     ]
     /// Benchmarks that write reports (WAVs, plots) and take --report-directory.
     static let plotting: Set = ["quality", "relay", "latency", "e2e", "echo"]
@@ -38,6 +38,7 @@ struct AllBenchmarks: ParsableCommand {
         "relay": ["--participants", "100,1000", "--seconds", "2", "--soak-seconds", "0"],
         "latency": ["--seconds", "5", "--warmup", "2"],
         "e2e": ["--frames", "20", "--conditions", "clean,loss10,bursty10"],
+        "cluster": ["--matches", "50"],
     ]
 
     @Option(help: "Where to write the report (default: bench/reports/<timestamp>).") var reportDirectory: String?

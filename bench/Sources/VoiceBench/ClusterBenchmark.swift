@@ -94,7 +94,7 @@ struct ClusterRun {
         players.openWindow(seconds: 9)
         let killedAt = NIODeadline.now().uptimeNanoseconds
         processes.removeRelay(victim)?.killAbruptly()
-        try await Task.sleep(for: .milliseconds(9_500))
+        try await Task.sleep(for: .milliseconds(9_000 + Self.straggling))
         let afterKill = players.closeWindow(players: orphaned, since: killedAt)
         let back = Set(afterKill.filter { $0.value.heardEveryoneAfter }.keys.map { ClusterPlayers.match(of: $0, playersPerMatch: options.players) })
         let orphanedMatches = Set(orphaned.map { ClusterPlayers.match(of: $0, playersPerMatch: options.players) })
@@ -113,18 +113,29 @@ struct ClusterRun {
         players.openWindow(seconds: 6)
         let drainedAt = NIODeadline.now().uptimeNanoseconds
         let cpuBefore = MachineCPU.now()
+        let udpDropsBefore = MachineCPU.udpReceiveDrops()
+        let relayDropsBefore = relayDrops(processes, except: drained)
         let process = processes.removeRelay(drained)
         if let process { kill(process.processIdentifier, SIGTERM) }
         let signalled = Date()
         // The relay states its deadline (30 s); past it, it is stopped.
         if let process, !process.waitForExit(seconds: 35) { process.terminate() }
         let drainSeconds = Date().timeIntervalSince(signalled)
-        try await Task.sleep(for: .milliseconds(Int(max(0, 6.5 - drainSeconds) * 1000)))
+        try await Task.sleep(for: .milliseconds(Int(max(0, 6 - drainSeconds) * 1000) + Self.straggling))
         let afterDrain = players.closeWindow(players: moving, since: drainedAt)
         // Whether the machine had CPU to spare: above ~90 %, what is measured is the queue for it.
         let cpu = MachineCPU.now().since(cpuBefore)
         report.add("machine CPU busy during the drain (all processes)", cpu.busy * 100, unit: "%")
         report.add("machine CPU stolen by the host during the drain", cpu.stolen * 100, unit: "%")
+        // Datagrams the kernel dropped for full receive buffers (any socket): loss of the loopback
+        // "network" itself, which the relays never saw or the players never read.
+        for (reason, count) in relayDrops(processes, except: drained).merging(relayDropsBefore, uniquingKeysWith: -)
+        where count > 0 {
+            report.add("drain: the other relays dropped (\(reason))", Double(count), unit: "datagrams")
+        }
+        report.add(
+            "drain: datagrams the kernel dropped (receive buffers full)",
+            Double(MachineCPU.udpReceiveDrops() - udpDropsBefore), unit: "datagrams")
         let drainGaps = afterDrain.values.map { beyondInterval($0.longestSilence) }.sorted()
         report.add("drain: longest voice gap", (drainGaps.last ?? 0) * 1000, unit: "ms", target: .atMost(60))
         report.add("drain: voice gap p99", percentile(drainGaps, 0.99) * 1000, unit: "ms")
@@ -138,7 +149,7 @@ struct ClusterRun {
         players.openWindow(seconds: 4)
         let memberKilledAt = NIODeadline.now().uptimeNanoseconds
         processes.etcd[0].killAbruptly()
-        try await Task.sleep(for: .milliseconds(4_500))
+        try await Task.sleep(for: .milliseconds(4_000 + Self.straggling))
         let afterMember = players.closeWindow(players: everyone, since: memberKilledAt)
         report.add(
             "etcd member killed: longest voice gap", (afterMember.values.map { beyondInterval($0.longestSilence) }.max() ?? 0) * 1000,
@@ -172,6 +183,10 @@ struct ClusterRun {
         await players.shutdown()
         return report
     }
+
+    /// Milliseconds a window stays open after its last tick, for datagrams still on their way: what
+    /// has not arrived by then counts as lost.
+    static let straggling = 2_000
 
     /// The processes and players of one placement run.
     struct Joined {
@@ -231,6 +246,19 @@ struct ClusterRun {
     /// A silence heard, less the talking interval itself: what a listener missed.
     private func beyondInterval(_ silence: Double) -> Double { max(0, silence - Double(options.intervalMs) / 1000) }
 
+    /// What the relays other than `except` dropped so far, by reason (`relay-admin stats`).
+    private func relayDrops(_ processes: ClusterProcesses, except: String) -> [String: Int] {
+        var drops: [String: Int] = [:]
+        for node in processes.relays.keys where node != except {
+            for line in processes.adminLines(node, "stats") where line.hasPrefix("dropped ") {
+                let parts = line.dropFirst("dropped ".count).split(separator: ":")
+                guard parts.count == 2, let count = Int(parts[1].trimmingCharacters(in: .whitespaces)) else { continue }
+                drops[String(parts[0]), default: 0] += count
+            }
+        }
+        return drops
+    }
+
     private func busiest(_ processes: ClusterProcesses) -> String {
         processes.relays.keys.sorted().max { processes.matches(on: $0).count < processes.matches(on: $1).count }!
     }
@@ -259,6 +287,17 @@ struct MachineCPU {
         let idle = fields[3] + fields[4]
         let total = fields[0..<8].reduce(0, +)
         return MachineCPU(busy: total - idle - fields[7], stolen: fields[7], total: total)
+    }
+
+    /// UDP datagrams the kernel has dropped for full receive buffers, since boot (/proc/net/snmp).
+    static func udpReceiveDrops() -> Int {
+        guard let snmp = try? String(contentsOfFile: "/proc/net/snmp", encoding: .utf8) else { return 0 }
+        let lines = snmp.split(separator: "\n").filter { $0.hasPrefix("Udp: ") }
+        guard lines.count >= 2 else { return 0 }
+        let names = lines[0].split(separator: " ")
+        let values = lines[1].split(separator: " ")
+        guard let index = names.firstIndex(of: "RcvbufErrors"), index < values.count else { return 0 }
+        return Int(values[index]) ?? 0
     }
 
     /// Shares of the time since `earlier`: busy (not idle, not stolen) and stolen.
