@@ -34,16 +34,15 @@ public final class ClusterPlacement: RelayPlacement {
         do throws(EtcdError) {
             try await readNodesIfStale()
             // A claim made or taken over by another relay at the same moment is read again.
-            for attempt in 0..<3 {
-                // The first read need not wait for consensus: a claim it missed is found by the
-                // transaction that then fails, and read again in full.
-                if let existing = try await etcd.get(configuration.matchKey(match), serializable: attempt == 0) {
+            for _ in 0..<3 {
+                if let existing = try await etcd.get(configuration.matchKey(match)) {
                     let home = String(decoding: existing.value, as: UTF8.self)
                     if home == configuration.node {
                         return view.isDraining ? await moveAway(match: match) : .here
                     }
                     if let node = live(excludingDraining: false).first(where: { $0.record.node == home }) {
-                        remember(match, home: home, address: node.record.advertise)
+                        // A draining home is about to move the match: not worth remembering.
+                        if !node.record.draining { remember(match, home: home, address: node.record.advertise) }
                         return .elsewhere(node: home, address: node.record.advertise)
                     }
                     let unchanged = EtcdClient.Condition.modRevision(existing.key, equals: existing.modRevision)

@@ -88,11 +88,9 @@ public final class EtcdClient: Sendable {
         return Self.decode(reply)
     }
 
-    /// The key, if it exists. A `serializable` read is answered by the member asked, without a
-    /// round of consensus: faster, and possibly a moment behind the cluster.
-    public func get(_ key: String, serializable: Bool = false) async throws(EtcdError) -> KeyValue? {
-        let reply: RangeReply = try await call(
-            "/v3/kv/range", RangeRequest(key: Self.encode(key), serializable: serializable ? true : nil))
+    /// The key, if it exists.
+    public func get(_ key: String) async throws(EtcdError) -> KeyValue? {
+        let reply: RangeReply = try await call("/v3/kv/range", RangeRequest(key: Self.encode(key)))
         return Self.decode(reply).first
     }
 
@@ -225,7 +223,6 @@ private struct PutRequest: Encodable {
 private struct RangeRequest: Encodable {
     var key: String
     var range_end: String?
-    var serializable: Bool?
 }
 private struct RangeReply: Decodable {
     struct KV: Decodable {

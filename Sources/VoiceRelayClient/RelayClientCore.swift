@@ -118,9 +118,10 @@ final class RelayClientCore {
                     channel?.close(promise: nil)
                     channel = nil
                 }
-            } else if leaving != nil {
-                continueMove(now: now)
-            } else if position != nil, now &- lastPositionSent >= nanoseconds(configuration.positionRepeatInterval) {
+                return
+            }
+            if leaving != nil { continueMove(now: now) }
+            if position != nil, now &- lastPositionSent >= nanoseconds(configuration.positionRepeatInterval) {
                 sendPosition(now: now)
             } else if now &- lastSent >= nanoseconds(configuration.keepaliveInterval) {
                 nonce &+= 1
