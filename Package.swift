@@ -85,7 +85,8 @@ let package = Package(
         .target(name: "VoiceTransport", dependencies: ["VoiceCore", "VoiceWire"]),
         // The engine's logic, without NIO: it sends and receives through `DatagramNetwork` and
         // `RelayConnection`, which VoiceIO implements.
-        .target(name: "VoiceEngine", dependencies: ["VoiceCore", "VoiceCodec", "VoiceWire", "VoiceMedia", "VoiceTransport"]),
+        .target(
+            name: "VoiceEngine", dependencies: ["VoiceCore", "VoiceCodec", "VoiceWire", "VoiceMedia", "VoiceTransport"]),
         // What the relay server and its clients (and the engine's signalling listener) share: who
         // owns an event-loop group, the NIO clock in nanoseconds, and per-address admission limits.
         .target(
@@ -155,7 +156,8 @@ let package = Package(
         // The simulation `voicechat simulate` runs, and tests and benchmarks share: a seeded network,
         // a call simulation with its reference receiver, and engines in one process on one virtual clock.
         .target(
-            name: "VoiceSimulation", dependencies: ["VoiceCore", "VoiceCodec", "VoiceWire", "VoiceMedia", "VoiceEngine"]),
+            name: "VoiceSimulation",
+            dependencies: ["VoiceCore", "VoiceCodec", "VoiceWire", "VoiceMedia", "VoiceEngine"]),
         // What real-time tests and benchmarks run around the product: a JACK server to pace devices,
         // and a watch that tells a stalled machine from a slow engine.
         .target(name: "VoiceTestHarness", dependencies: ["VoiceCore"]),
@@ -178,7 +180,8 @@ let package = Package(
             name: "voicechat",
             dependencies: [
                 "VoiceCore", "VoiceCodec", "VoiceDevices", "VoiceMedia", "VoiceSimulation", "VoiceRelay",
-                "VoiceRelayClient", "VoiceTransport", "VoiceWire", "VoiceEngine", "VoiceControl", "VoiceIO", "VoiceCluster",
+                "VoiceRelayClient", "VoiceTransport", "VoiceWire", "VoiceEngine", "VoiceControl", "VoiceIO",
+                "VoiceCluster",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -196,9 +199,11 @@ let package = Package(
             dependencies: ["VoiceCore", "VoiceEngine", "VoiceIO", "VoiceSimulation", "VoiceTransport"],
             path: "Tests/VoiceTestSupport"),
         .testTarget(name: "VoiceCoreTests", dependencies: ["VoiceCore", "VoiceSimulation"]),
-        .testTarget(name: "VoiceCodecTests", dependencies: ["VoiceCodec", "VoiceCore", "VoiceDevices", "VoiceSimulation"]),
         .testTarget(
-            name: "VoiceDevicesTests", dependencies: ["VoiceDevices", "VoiceCore", "VoiceSimulation", "VoiceTestHarness"]),
+            name: "VoiceCodecTests", dependencies: ["VoiceCodec", "VoiceCore", "VoiceDevices", "VoiceSimulation"]),
+        .testTarget(
+            name: "VoiceDevicesTests",
+            dependencies: ["VoiceDevices", "VoiceCore", "VoiceSimulation", "VoiceTestHarness"]),
         .testTarget(name: "VoiceWireTests", dependencies: ["VoiceWire", "VoiceSimulation"]),
         .testTarget(
             name: "VoiceMediaTests",
@@ -229,7 +234,9 @@ let package = Package(
             name: "VoiceTransportTests", dependencies: ["VoiceTransport", "VoiceCore", "VoiceSimulation", "VoiceWire"]),
         .testTarget(
             name: "VoiceControlTests",
-            dependencies: ["VoiceTestSupport", "VoiceControl", "VoiceEngine", "VoiceCore", "VoiceSimulation", "voicechat"]
+            dependencies: [
+                "VoiceTestSupport", "VoiceControl", "VoiceEngine", "VoiceCore", "VoiceSimulation", "voicechat",
+            ]
         ),
         .testTarget(
             name: "VoiceIOTests",

@@ -54,7 +54,8 @@ struct ClusterRun {
 
     func run() async throws -> BenchmarkReport {
         var report = BenchmarkReport(bench: "cluster")
-        print("\(options.matches) matches of \(options.players) players, a datagram each every \(options.intervalMs) ms")
+        print(
+            "\(options.matches) matches of \(options.players) players, a datagram each every \(options.intervalMs) ms")
         print("voice gaps are the longest silence a listener heard from a talker of its match, less the interval")
 
         // The baseline: the same joins to one relay on its own.
@@ -96,7 +97,10 @@ struct ClusterRun {
         processes.removeRelay(victim)?.killAbruptly()
         try await Task.sleep(for: .milliseconds(9_000 + Self.straggling))
         let afterKill = players.closeWindow(players: orphaned, since: killedAt)
-        let back = Set(afterKill.filter { $0.value.heardEveryoneAfter }.keys.map { ClusterPlayers.match(of: $0, playersPerMatch: options.players) })
+        let back = Set(
+            afterKill.filter { $0.value.heardEveryoneAfter }.keys.map {
+                ClusterPlayers.match(of: $0, playersPerMatch: options.players)
+            })
         let orphanedMatches = Set(orphaned.map { ClusterPlayers.match(of: $0, playersPerMatch: options.players) })
         report.add(
             "node killed: matches back", 100 * Double(back.count) / Double(max(1, orphanedMatches.count)), unit: "%",
@@ -152,7 +156,8 @@ struct ClusterRun {
         try await Task.sleep(for: .milliseconds(4_000 + Self.straggling))
         let afterMember = players.closeWindow(players: everyone, since: memberKilledAt)
         report.add(
-            "etcd member killed: longest voice gap", (afterMember.values.map { beyondInterval($0.longestSilence) }.max() ?? 0) * 1000,
+            "etcd member killed: longest voice gap",
+            (afterMember.values.map { beyondInterval($0.longestSilence) }.max() ?? 0) * 1000,
             unit: "ms", target: .atMost(60))
 
         players.openWindow(seconds: 10)
@@ -174,7 +179,8 @@ struct ClusterRun {
         let afterFreeze = players.closeWindow(players: everyone, since: frozenAt)
         report.add(
             "etcd stopped 10 s: longest voice gap in placed matches",
-            (afterFreeze.values.map { beyondInterval($0.longestSilence) }.max() ?? 0) * 1000, unit: "ms", target: .atMost(60))
+            (afterFreeze.values.map { beyondInterval($0.longestSilence) }.max() ?? 0) * 1000, unit: "ms",
+            target: .atMost(60))
         report.add(
             "etcd stopped: new joins refused as cluster unavailable", Double(refused), unit: "players",
             target: .atLeast(Double(late.count)))

@@ -76,7 +76,9 @@ final class ClusterPlayers: Sendable {
             onEvent: { [self] event in
                 switch event {
                 case .joined:
-                    all[player].figures.withLock { if $0.joinedAt == nil { $0.joinedAt = NIODeadline.now().uptimeNanoseconds } }
+                    all[player].figures.withLock {
+                        if $0.joinedAt == nil { $0.joinedAt = NIODeadline.now().uptimeNanoseconds }
+                    }
                 case .refused(let reason): all[player].figures.withLock { $0.lastRefusal = reason }
                 default: break
                 }
@@ -97,7 +99,9 @@ final class ClusterPlayers: Sendable {
         }
     }
 
-    func joined(_ players: Range<Int>) -> Int { players.filter { all[$0].figures.withLock { $0.joinedAt != nil } }.count }
+    func joined(_ players: Range<Int>) -> Int {
+        players.filter { all[$0].figures.withLock { $0.joinedAt != nil } }.count
+    }
 
     func lastRefusal(_ player: Int) -> RelayRefusal? { all[player].figures.withLock { $0.lastRefusal } }
 
@@ -130,8 +134,10 @@ final class ClusterPlayers: Sendable {
                 content: .voice, channel: 1, sender: ParticipantID("p\(player)").mediaID,
                 destination: SealedEnvelopeHeader.everyone, epoch: 0, counter: UInt64(tick)
             ).write(into: raw)
-            raw.storeBytes(of: UInt32(player).bigEndian, toByteOffset: SealedEnvelopeHeader.encodedBytes, as: UInt32.self)
-            raw.storeBytes(of: UInt32(tick).bigEndian, toByteOffset: SealedEnvelopeHeader.encodedBytes + 4, as: UInt32.self)
+            raw.storeBytes(
+                of: UInt32(player).bigEndian, toByteOffset: SealedEnvelopeHeader.encodedBytes, as: UInt32.self)
+            raw.storeBytes(
+                of: UInt32(tick).bigEndian, toByteOffset: SealedEnvelopeHeader.encodedBytes + 4, as: UInt32.self)
         }
         return bytes
     }
@@ -140,8 +146,14 @@ final class ClusterPlayers: Sendable {
         guard datagram.count >= SealedEnvelopeHeader.encodedBytes + 8 else { return }
         let (talker, tick) = datagram.withUnsafeBytes { raw in
             (
-                Int(UInt32(bigEndian: raw.loadUnaligned(fromByteOffset: SealedEnvelopeHeader.encodedBytes, as: UInt32.self))),
-                Int(UInt32(bigEndian: raw.loadUnaligned(fromByteOffset: SealedEnvelopeHeader.encodedBytes + 4, as: UInt32.self)))
+                Int(
+                    UInt32(
+                        bigEndian: raw.loadUnaligned(fromByteOffset: SealedEnvelopeHeader.encodedBytes, as: UInt32.self)
+                    )),
+                Int(
+                    UInt32(
+                        bigEndian: raw.loadUnaligned(
+                            fromByteOffset: SealedEnvelopeHeader.encodedBytes + 4, as: UInt32.self)))
             )
         }
         let now = NIODeadline.now().uptimeNanoseconds
@@ -151,7 +163,9 @@ final class ClusterPlayers: Sendable {
                 let last = max(figures.lastArrival[talker] ?? window.opened, window.opened)
                 figures.longestSilence[talker] = max(figures.longestSilence[talker] ?? 0, now &- last)
                 let index = tick - window.firstTick
-                if index >= 0, index < window.ticks { figures.heard[talker, default: Array(repeating: false, count: window.ticks)][index] = true }
+                if index >= 0, index < window.ticks {
+                    figures.heard[talker, default: Array(repeating: false, count: window.ticks)][index] = true
+                }
             }
             figures.lastArrival[talker] = now
         }
@@ -190,7 +204,8 @@ final class ClusterPlayers: Sendable {
         }
         guard let window else { return [:] }
         let end = window.opened + UInt64(window.ticks) * UInt64(intervalNanoseconds)
-        let sent = Dictionary(uniqueKeysWithValues: players.map { player in (player, all[player].figures.withLock { $0.sent }) })
+        let sent = Dictionary(
+            uniqueKeysWithValues: players.map { player in (player, all[player].figures.withLock { $0.sent }) })
         var result: [Int: Hearing] = [:]
         for player in players {
             let first = player / playersPerMatch * playersPerMatch

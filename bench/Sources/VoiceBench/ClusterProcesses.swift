@@ -27,7 +27,8 @@ final class ClusterProcesses {
     /// Starts a cluster of `members` etcd members and waits until each answers.
     func startEtcd(members: Int) throws {
         let names = (0..<members).map { "member\($0)" }
-        let initial = names.enumerated().map { "\($1)=http://127.0.0.1:\(basePort + 2 * $0 + 1)" }.joined(separator: ",")
+        let initial = names.enumerated().map { "\($1)=http://127.0.0.1:\(basePort + 2 * $0 + 1)" }.joined(
+            separator: ",")
         for (index, name) in names.enumerated() {
             let client = "http://127.0.0.1:\(basePort + 2 * index)"
             let peer = "http://127.0.0.1:\(basePort + 2 * index + 1)"
@@ -42,7 +43,9 @@ final class ClusterProcesses {
         }
         for url in etcdURLs {
             let deadline = Date().addingTimeInterval(20)
-            while Self.tool("/usr/bin/curl", ["-s", "-m", "1", "-X", "POST", url + "/v3/kv/range", "-d", "{\"key\":\"Lw==\"}"]).status != 0 {
+            while Self.tool(
+                "/usr/bin/curl", ["-s", "-m", "1", "-X", "POST", url + "/v3/kv/range", "-d", "{\"key\":\"Lw==\"}"]
+            ).status != 0 {
                 guard Date() < deadline else { throw BenchFailure("etcd at \(url) did not answer within 20 s") }
                 usleep(100_000)
             }
