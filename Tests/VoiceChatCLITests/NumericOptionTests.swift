@@ -51,7 +51,7 @@ import Testing
         Case(command: ["relay", "--secret-file", "s"], options: ["--port"]),
         Case(
             command: ["relay", "--port", "7700", "--secret-file", "s"],
-            options: ["--prometheus-port", "--liveness-timeout", "--report-every", "--duration"]),
+            options: ["--prometheus-port", "--liveness-timeout", "--report-every", "--duration", "--drain-deadline"]),
         Case(command: ["token", "--secret-file", "s", "--match", "m", "--participant", "p"], options: ["--ttl"]),
     ]
 

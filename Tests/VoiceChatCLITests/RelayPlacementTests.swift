@@ -79,6 +79,17 @@ import Testing
             try relays.keys.sorted().first { try matches(on: $0).contains(line) }
         }
 
+        /// Alice joins match arena through a (then b), Bob through b (then a); returns the relay
+        /// they met on, once both are members there, and the other.
+        func meetInArena(seconds: Int) throws -> (home: String, other: String) {
+            try join("alice", match: "arena", through: ["a", "b"], seconds: seconds)
+            try join("bob", match: "arena", through: ["b", "a"], seconds: seconds)
+            let met = try RelayPlacementTests.time(within: 8) { try home(of: "arena: alice, bob") != nil }
+            #expect(met != nil, "\(players.mapValues { $0.standardOutput + $0.standardError })")
+            let found = try #require(try home(of: "arena: alice, bob"))
+            return (found, found == "a" ? "b" : "a")
+        }
+
         /// Each player's summary line once it ended.
         func summaries() -> [String: String] {
             players.mapValues { player in
@@ -90,7 +101,7 @@ import Testing
     }
 
     /// Polls `condition` every 50 ms for up to `seconds`; returns how long it took, or nil.
-    private static func time(within seconds: Double, _ condition: () throws -> Bool) rethrows -> Double? {
+    static func time(within seconds: Double, _ condition: () throws -> Bool) rethrows -> Double? {
         let start = Date()
         while Date().timeIntervalSince(start) < seconds {
             if try condition() { return Date().timeIntervalSince(start) }
@@ -113,12 +124,7 @@ import Testing
     @Test func joinsThroughEitherRelayMeetOnTheMatchsHome() throws {
         let cluster = try Self.twoRelays(
             etcd: .placementEtcdClient, peer: .placementEtcdPeer, a: .placementRelayA, b: .placementRelayB)
-        try cluster.join("alice", match: "arena", through: ["a", "b"], seconds: 10)
-        try cluster.join("bob", match: "arena", through: ["b", "a"], seconds: 10)
-        let met = try Self.time(within: 8) { try cluster.home(of: "arena: alice, bob") != nil }
-        #expect(met != nil, "\(cluster.players.mapValues { $0.standardOutput + $0.standardError })")
-        let home = try #require(try cluster.home(of: "arena: alice, bob"))
-        let other = home == "a" ? "b" : "a"
+        let (home, other) = try cluster.meetInArena(seconds: 10)
         #expect(try cluster.matches(on: other).contains("no matches"))
         #expect(cluster.relays[other]!.process.standardError.contains("redirected joins to the match's home"))
         #expect(try cluster.etcd[0].keys(prefix: "/voicechat/matches/") == ["/voicechat/matches/arena"])
@@ -141,11 +147,7 @@ import Testing
     @Test func aKilledHomesMatchComesBackOnTheOtherRelay() throws {
         let cluster = try Self.twoRelays(
             etcd: .failoverEtcdClient, peer: .failoverEtcdPeer, a: .failoverRelayA, b: .failoverRelayB)
-        try cluster.join("alice", match: "arena", through: ["a", "b"], seconds: 12)
-        try cluster.join("bob", match: "arena", through: ["b", "a"], seconds: 12)
-        #expect(try Self.time(within: 8) { try cluster.home(of: "arena: alice, bob") != nil } != nil)
-        let home = try #require(try cluster.home(of: "arena: alice, bob"))
-        let other = home == "a" ? "b" : "a"
+        let (home, other) = try cluster.meetInArena(seconds: 12)
         usleep(1_000_000)
         kill(cluster.relays[home]!.process.process.processIdentifier, SIGKILL)
         let back = try Self.time(within: 8) { try cluster.matches(on: other).contains("arena: alice, bob") }
@@ -161,11 +163,7 @@ import Testing
     @Test func aDrainedRelayMovesItsMatchWithoutLosingAPacket() throws {
         let cluster = try Self.twoRelays(
             etcd: .drainEtcdClient, peer: .drainEtcdPeer, a: .drainRelayA, b: .drainRelayB)
-        try cluster.join("alice", match: "arena", through: ["a", "b"], seconds: 9)
-        try cluster.join("bob", match: "arena", through: ["b", "a"], seconds: 9)
-        #expect(try Self.time(within: 8) { try cluster.home(of: "arena: alice, bob") != nil } != nil)
-        let home = try #require(try cluster.home(of: "arena: alice, bob"))
-        let other = home == "a" ? "b" : "a"
+        let (home, other) = try cluster.meetInArena(seconds: 9)
         usleep(1_000_000)
         let drained = cluster.relays[home]!.process
         kill(drained.process.processIdentifier, SIGTERM)
