@@ -27,7 +27,6 @@ let package = Package(
         .library(name: "VoiceIO", targets: ["VoiceIO"]),
         // The C ABI (`Sources/CVoiceChatABI/include/voicechat.h`), as the shared library games link.
         .library(name: "voicechat-c", type: .dynamic, targets: ["VoiceChatC"]),
-        .library(name: "VoiceCluster", targets: ["VoiceCluster"]),
         .executable(name: "voicechat", targets: ["voicechat"]),
     ],
     dependencies: [

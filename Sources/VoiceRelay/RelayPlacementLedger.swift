@@ -32,7 +32,4 @@ struct RelayPlacementLedger {
     var lettingGo: Set<String> = []
     /// Matches whose new home was asked for and not yet given.
     var movesAsked: Set<String> = []
-    /// Joins sent elsewhere, and matches moved away, since the relay started.
-    var redirects = 0
-    var moves = 0
 }

@@ -20,7 +20,6 @@ extension RelayState {
             {
                 return false
             }
-            placement.redirects &+= 1
             send(.redirect(address: address), to: source)
             return true
         }
@@ -54,7 +53,6 @@ extension RelayState {
                     "match": "\(match)", "node": "\(node)", "address": "\(address)",
                     "participants": "\(participants)",
                 ])
-            placement.redirects &+= waiting.count
             send(.redirect(address: address), to: Array(waiting.keys))
         case .unavailable(let reason):
             logger.warning(
@@ -108,7 +106,6 @@ extension RelayState {
         case .elsewhere(let node, let address):
             placement.home.remove(match)
             placement.moving[match] = address
-            placement.moves &+= 1
             logger.info(
                 "moving a match",
                 metadata: [
