@@ -15,6 +15,20 @@ public func cRelayJoinOptionsInit(_ options: UnsafeMutablePointer<vc_relay_join_
     options.pointee.port = 7_700
 }
 
+/// `options.other_relays`: "HOST:PORT,HOST:PORT", none when NULL or empty.
+private func otherRelays(_ pointer: UnsafePointer<CChar>?) throws(CallFailure) -> [String] {
+    guard let pointer else { return [] }
+    let list = try text(pointer, "options.other_relays", allowEmpty: true)
+    guard !list.isEmpty else { return [] }
+    return try list.split(separator: ",", omittingEmptySubsequences: false).map { entry throws(CallFailure) in
+        guard RelayClientConfiguration.hostAndPort(String(entry)) != nil else {
+            throw .invalidArgument(
+                "options.other_relays: \"\(entry)\" is not HOST:PORT; give the relays as \"HOST:PORT,HOST:PORT\"")
+        }
+        return String(entry)
+    }
+}
+
 /// Registers a match made under `number`, which its events already carry.
 private func register(_ match: MatchHandle, as number: OpaquePointer) {
     match.owner.matches.withLock { $0[match.number] = match }
@@ -33,6 +47,7 @@ public func cMatchJoinRelay(
         let matchID = try text(given.match, "options.match", maximumBytes: RelayToken.maximumIDBytes)
         let host = try text(given.host, "options.host", maximumBytes: 255)
         guard given.port != 0 else { throw .invalidArgument("options.port is 0; give the relay's port (default 7700)") }
+        let otherRelays = try otherRelays(given.other_relays)
         let token = try text(given.token, "options.token", maximumBytes: 4_096)
         let participant = owner.engine.participant
         let parsed: RelayToken
@@ -55,7 +70,7 @@ public func cMatchJoinRelay(
         let client = try waitFor { () async throws(CallFailure) -> RelayMatchClient in
             do {
                 return try await RelayMatchClient.connect(
-                    host: host, port: port, token: token, participant: participant
+                    host: host, port: port, otherRelays: otherRelays, token: token, participant: participant
                 ) { event in
                     roster.note(event)
                     if let record = EngineEventRecord(event, match: tag) { events.post(record) }
@@ -66,6 +81,7 @@ public func cMatchJoinRelay(
         }
         var relay = RelayOptions(host: host, port: port, token: token)
         relay.isPrimary = given.relay_primary != 0
+        relay.otherRelays = otherRelays
         let joined: Match
         do throws(VoiceChatError) {
             joined = try Match(

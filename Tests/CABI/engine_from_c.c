@@ -272,6 +272,10 @@ static void bad_engine_calls(void) {
     refused(vc_match_join_relay(alice, &join, &match), VC_ERROR_INVALID_ARGUMENT, "match", "a join without a match");
     join.match = "m";
     join.host = "127.0.0.1";
+    join.other_relays = "127.0.0.1:7701,127.0.0.1";
+    refused(vc_match_join_relay(alice, &join, &match), VC_ERROR_INVALID_ARGUMENT, "other_relays",
+            "another relay without a port");
+    join.other_relays = NULL;
     join.token = "not a token";
     refused(vc_match_join_relay(alice, &join, &match), VC_ERROR_INVALID_ARGUMENT, "token", "a join with a bad token");
     join.struct_size = 1;

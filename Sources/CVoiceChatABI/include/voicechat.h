@@ -361,6 +361,9 @@ typedef struct vc_relay_join_options {
     const char *token;
     /* Non-zero: voice always goes through the relay, and players' addresses stay hidden. Default 0. */
     int relay_primary;
+    /* Other relays of the same cluster, "HOST:PORT,HOST:PORT": tried in turn when `host` does not answer
+     * or goes away (a relay of the cluster sends the player to its match's home). NULL or "": none. */
+    const char *other_relays;
 } vc_relay_join_options;
 
 void vc_relay_join_options_init(vc_relay_join_options *options);

@@ -73,6 +73,7 @@ class RelayJoinOptions(Structure):
         ("port", c_uint16),
         ("token", c_char_p),
         ("relay_primary", c_int),
+        ("other_relays", c_char_p),
     ]
 
 

@@ -250,12 +250,16 @@ class Engine:
 
     # Matches
 
-    def join_relay(self, match: str, host: str, port: int, token: str, relay_primary: bool = False) -> "Match":
-        """Joins `match` through the relay at host:port with the game server's token."""
+    def join_relay(
+        self, match: str, host: str, port: int, token: str, relay_primary: bool = False,
+        other_relays: Sequence[str] = (),
+    ) -> "Match":
+        """Joins `match` through the relay at host:port with the game server's token; `other_relays`
+        ("HOST:PORT" each) are the cluster's other relays, tried when that one does not answer."""
         options = _native.RelayJoinOptions()
         library.vc_relay_join_options_init(byref(options))
-        keep = [text(match), text(host), text(token)]
-        options.match, options.host, options.token = keep
+        keep = [text(match), text(host), text(token), text(",".join(other_relays))]
+        options.match, options.host, options.token, options.other_relays = keep
         options.port = port
         options.relay_primary = int(relay_primary)
         handle = ctypes.c_void_p()
