@@ -1,14 +1,14 @@
 /// What a relay publishes of itself in the cluster, at `/voicechat/nodes/NAME` under its lease:
-/// where players reach it, and its load, renewed every second.
+/// where players reach it, and its load, republished every half second.
 public struct ClusterNodeRecord: Codable, Sendable, Hashable {
     public var node: String
     /// HOST:PORT players and other relays reach it at.
     public var advertise: String
     public var participants: Int
     public var matches: Int
-    /// Packets forwarded per second over the last second.
+    /// Packets forwarded per second since the previous publication.
     public var forwardedPerSecond: Double
-    /// The relay process's CPU over the last second, in cores.
+    /// The relay process's CPU since the previous publication, in cores.
     public var cpuCores: Double
     /// True while it takes no new matches.
     public var draining: Bool
