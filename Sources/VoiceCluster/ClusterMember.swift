@@ -185,8 +185,6 @@ extension ClusterMember {
         -> [ClusterNodeRecord]
     {
         let client = etcd ?? EtcdClient(endpoints: configuration.endpoints)
-        return try await client.range(prefix: configuration.nodesPrefix).compactMap {
-            try? JSONDecoder().decode(ClusterNodeRecord.self, from: Data($0.value))
-        }
+        return ClusterView.records(try await client.range(prefix: configuration.nodesPrefix)).map(\.0)
     }
 }

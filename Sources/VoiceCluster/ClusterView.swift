@@ -32,12 +32,7 @@ public final class ClusterView: Sendable {
     /// counts as unchanged for that long only if the last read was recent: while etcd could not
     /// be read, nobody could publish, and that says nothing of the nodes.
     func update(_ kvs: [EtcdClient.KeyValue], now: ContinuousClock.Instant = .now, gap: Duration = .seconds(1)) {
-        let records = kvs.compactMap { kv -> (ClusterNodeRecord, EtcdClient.KeyValue)? in
-            guard let record = try? JSONDecoder().decode(ClusterNodeRecord.self, from: Data(kv.value)) else {
-                return nil
-            }
-            return (record, kv)
-        }
+        let records = Self.records(kvs)
         state.withLock { state in
             let blind = state.readAt.map { now - $0 > gap } ?? true
             state.readAt = now
@@ -50,6 +45,14 @@ public final class ClusterView: Sendable {
                     changedAt: changed ? now : previous?.changedAt ?? now)
             }
             state.nodes = nodes
+        }
+    }
+
+    /// The node records among `kvs` (read under the nodes' prefix), each with its key's entry;
+    /// what does not decode as one is left out.
+    static func records(_ kvs: [EtcdClient.KeyValue]) -> [(ClusterNodeRecord, EtcdClient.KeyValue)] {
+        kvs.compactMap { kv in
+            (try? JSONDecoder().decode(ClusterNodeRecord.self, from: Data(kv.value))).map { ($0, kv) }
         }
     }
 

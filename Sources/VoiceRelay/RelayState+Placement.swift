@@ -12,7 +12,6 @@ extension RelayState {
         of match: String, _ join: RelayPlacementLedger.WaitingJoin, from source: RelaySource
     ) -> Bool {
         guard placement.isClustered else { return false }
-        let isHeld = roster.matches[match] != nil || signallingMatches[match] != nil
         if let address = placement.moving[match] {
             // A member repeating itself stays until it has joined the new home.
             if member(match: match, participant: join.participant) != nil
@@ -23,7 +22,9 @@ extension RelayState {
             send(.redirect(address: address), to: source)
             return true
         }
-        if isHeld || placement.home.contains(match) { return false }
+        if roster.matches[match] != nil || signallingMatches[match] != nil || placement.home.contains(match) {
+            return false
+        }
         if placement.waiting[match] == nil { actions.append(.place(match: match)) }
         placement.waiting[match, default: [:]][source] = join
         return true

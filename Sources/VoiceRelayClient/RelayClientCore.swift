@@ -10,15 +10,14 @@ import VoiceWire
 /// Thread contract: created, used and released only on the client's event loop.
 final class RelayClientCore {
     private(set) var configuration: RelayClientConfiguration
-    /// The relays the client was given, in order; a join that gets no answer tries the next.
-    private let relays: [SocketAddress]
-    private var relayIndex = 0
-    /// Where the client joins now: one of `relays`, or where a relay redirected it.
-    private var relayAddress: SocketAddress
+    /// The relays the client was given, and the one it joins now.
+    private var relays: RelayAddresses
+    private var relayAddress: SocketAddress {
+        get { relays.current }
+        set { relays.current = newValue }
+    }
     /// Whether the last join attempt was answered (joined, refused or redirected).
     private var joinAnswered = true
-    /// Redirects followed since the last join, to stop following a loop of them at once.
-    private var redirectsInARow = 0
     /// While the match moves (the relay drains): the relay being left, kept (and sent to as well)
     /// until it lets the client go, once every member has joined the new home (or after
     /// `maximumMoveOverlap`), so that no one hears a gap.
@@ -57,8 +56,7 @@ final class RelayClientCore {
         publishState: @escaping @Sendable (RelayClientState) -> Void
     ) {
         self.configuration = configuration
-        self.relays = relays
-        relayAddress = relays[0]
+        self.relays = RelayAddresses(relays)
         self.loop = loop
         self.onDatagram = onDatagram
         self.onEvent = onEvent
@@ -141,9 +139,7 @@ final class RelayClientCore {
 
     /// Moves on to the next relay the client was given (a TCP connection is made anew).
     private func tryNextRelay() {
-        guard relays.count > 1 || relayAddress != relays[relayIndex] else { return }
-        if relayAddress == relays[relayIndex] { relayIndex = (relayIndex + 1) % relays.count }
-        switchRelay(to: relays[relayIndex])
+        if let next = relays.next() { switchRelay(to: next) }
     }
 
     /// Joins at `address` from now on; over TCP, on a connection to it.
@@ -159,11 +155,10 @@ final class RelayClientCore {
 
     /// The relay redirected the join to the match's home: join there at once.
     private func followRedirect(to text: String, now: UInt64) {
-        guard !state.isJoined, let address = Self.address(text) else { return }
-        redirectsInARow += 1
+        guard !state.isJoined, let address = RelayAddresses.address(text) else { return }
+        let atOnce = relays.redirected()
         switchRelay(to: address)
-        // A loop of redirects (a cluster in flux) is followed at the normal pace.
-        guard redirectsInARow <= 4 else { return }
+        guard atOnce else { return }
         joinAnswered = true
         if configuration.transport == .tcp {
             if channel == nil { connectTCP(now: now) }
@@ -175,7 +170,9 @@ final class RelayClientCore {
     /// The match moves to `text` (the relay drains): join there, keeping this relay until it lets
     /// the client go. Over TCP the connection moves at once.
     private func beginMove(to text: String, now: UInt64) {
-        guard state.isJoined, leaving == nil, let address = Self.address(text), address != relayAddress else { return }
+        guard state.isJoined, leaving == nil, let address = RelayAddresses.address(text), address != relayAddress else {
+            return
+        }
         if configuration.transport == .tcp {
             switchRelay(to: address)
             setState(.lost)
@@ -214,12 +211,6 @@ final class RelayClientCore {
         movedAt = nil
     }
 
-    /// A relay's HOST:PORT as a redirect gives it; nil (and ignored) if it is not one.
-    static func address(_ text: String) -> SocketAddress? {
-        guard let (host, port) = RelayClientConfiguration.hostAndPort(text) else { return nil }
-        return try? SocketAddress.makeAddressResolvingHost(host, port: port)
-    }
-
     private func sendJoin(now: UInt64) {
         lastJoinAttempt = now
         namesInJoin = configuration.channelNames
@@ -241,19 +232,7 @@ final class RelayClientCore {
 
     func received(_ buffer: ByteBuffer, from origin: Origin) {
         guard !isClosed, let first = buffer.getInteger(at: buffer.readerIndex, as: UInt8.self) else { return }
-        // Over UDP, answers to earlier join attempts (another relay, before a redirect or the
-        // next relay was tried) may still arrive: the relay that says `joined` is where the
-        // client is, and only the relay asked last may send it elsewhere.
-        let fromLeaving: Bool
-        var fromCurrent = true
-        switch origin {
-        case .udp(let address):
-            fromLeaving = address == leaving
-            fromCurrent = address == relayAddress
-        case .tcp(let from):
-            guard from === channel else { return }
-            fromLeaving = false
-        }
+        if case .tcp(let from) = origin, from !== channel { return }
         let now = NIODeadline.now().uptimeNanoseconds
         guard first == RelayMessage.firstByte else {
             guard state.isJoined else { return }
@@ -266,6 +245,13 @@ final class RelayClientCore {
         }
         guard let message = parsed else { return }
         lastHeard = now
+        // Over UDP, answers to earlier join attempts (another relay, before a redirect or the
+        // next relay was tried) may still arrive: the relay that says `joined` is where the
+        // client is, and only the relay asked last may send it elsewhere. Voice needs neither.
+        var (fromLeaving, fromCurrent) = (false, true)
+        if case .udp(let address) = origin {
+            (fromLeaving, fromCurrent) = (address == leaving, address == relayAddress)
+        }
         if fromLeaving {
             // The relay being left lets the client go once everyone has moved; the rest of what it
             // says is of a membership that is ending.
@@ -276,7 +262,7 @@ final class RelayClientCore {
         case .joined(let mediaID):
             if case .udp(let address) = origin, !fromCurrent { relayAddress = address }
             joinAnswered = true
-            redirectsInARow = 0
+            relays.joined()
             lastTemporaryRefusal = nil
             if let leaving, movedAt == nil {
                 movedAt = now
@@ -308,7 +294,7 @@ final class RelayClientCore {
                 sendJoin(now: now)
             case .tooManyChannels, .tooManyMutes:
                 onEvent(.refused(reason))
-            case .matchFull, .relayFull, .clusterUnavailable, .draining:
+            case let reason where reason.isTemporary:
                 // A draining relay leaves the join to another relay of the cluster.
                 if reason == .draining { joinAnswered = false }
                 // Retried until it passes: reported once, not at every attempt.

@@ -20,15 +20,10 @@ final class RelaySignallingClientCore {
         var since: UInt64
     }
 
-    /// The relays the client was given; a connection that gets no answer tries the next.
-    private let relays: [SocketAddress]
-    private var relayIndex = 0
-    /// Where the client joins now: one of `relays`, or where a relay sent it.
-    private var relayAddress: SocketAddress
+    /// The relays the client was given, and the one it connects to now.
+    private var relays: RelayAddresses
     /// Whether the relay answered the last attempt (joined, refused or redirected).
     private var attemptAnswered = true
-    /// Redirects followed since the last join, to stop following a loop of them at once.
-    private var redirectsInARow = 0
     private let token: String
     private let participant: String
     private let timing: RelaySignallingTiming
@@ -57,8 +52,7 @@ final class RelaySignallingClientCore {
         loop: any EventLoop, onEvent: @escaping @Sendable (RelaySignallingEvent) -> Void,
         publish: @escaping @Sendable (@Sendable (inout Published) -> Void) -> Void
     ) {
-        self.relays = relays
-        relayAddress = relays[0]
+        self.relays = RelayAddresses(relays)
         self.token = token
         self.participant = participant
         self.timing = timing
@@ -89,10 +83,7 @@ final class RelaySignallingClientCore {
                 channel = nil
             }
             if channel == nil, !connecting, now &- lastAttempt >= nanoseconds(timing.reconnectInterval) {
-                if !attemptAnswered, relays.count > 1 || relayAddress != relays[relayIndex] {
-                    if relayAddress == relays[relayIndex] { relayIndex = (relayIndex + 1) % relays.count }
-                    relayAddress = relays[relayIndex]
-                }
+                if !attemptAnswered, let next = relays.next() { relays.current = next }
                 connect(now: now)
             }
         }
@@ -104,7 +95,7 @@ final class RelaySignallingClientCore {
         lastAttempt = now
         let bound = NIOLoopBound(self, eventLoop: loop)
         RelayTCPConnection.open(
-            on: loop, to: relayAddress, timeout: TimeAmount(timing.livenessTimeout),
+            on: loop, to: relays.current, timeout: TimeAmount(timing.livenessTimeout),
             received: { bound.value.received($0, on: $1) }, closed: { bound.value.tcpClosed($0) }
         )
         .whenComplete { result in
@@ -133,7 +124,7 @@ final class RelaySignallingClientCore {
         switch message {
         case .signalJoined(let roster):
             attemptAnswered = true
-            redirectsInARow = 0
+            relays.joined()
             joined(roster, now: now)
         case .memberJoined(let member):
             guard state == .joined else { return }
@@ -148,8 +139,7 @@ final class RelaySignallingClientCore {
             refused(reason)
         case .redirect(let address):
             guard state != .joined else { return }
-            redirectsInARow += 1
-            reconnect(to: address, now: now, atOnce: redirectsInARow <= 4)
+            reconnect(to: address, now: now, atOnce: relays.redirected())
         case .moving(let address):
             // The others hear this member gone only after their leave grace: it is back sooner.
             guard state == .joined else { return }
@@ -169,8 +159,8 @@ final class RelaySignallingClientCore {
 
     /// Connects to the relay at `text` (HOST:PORT) instead, at once or at the normal pace.
     private func reconnect(to text: String, now: UInt64, atOnce: Bool) {
-        guard let address = RelayClientCore.address(text) else { return }
-        relayAddress = address
+        guard let address = RelayAddresses.address(text) else { return }
+        relays.current = address
         attemptAnswered = true
         if let channel {
             // Closed on purpose: not a loss to report.
@@ -224,7 +214,7 @@ final class RelaySignallingClientCore {
         switch reason {
         case .notJoined:
             write(.signalJoin(token: token, participant: participant), flush: true)
-        case .matchFull, .relayFull, .clusterUnavailable, .draining:
+        case let reason where reason.isTemporary:
             // Room may open up, the cluster answer again, another relay take it: try again later.
             onEvent(.refused(reason))
             connectionLost()

@@ -28,16 +28,6 @@ import Testing
         ])
     }
 
-    /// Polls `condition` every 50 ms for up to `seconds`; returns how long it took, or nil.
-    private func time(within seconds: Double, _ condition: () throws -> Bool) rethrows -> Double? {
-        let start = Date()
-        while Date().timeIntervalSince(start) < seconds {
-            if try condition() { return Date().timeIntervalSince(start) }
-            usleep(50_000)
-        }
-        return nil
-    }
-
     /// Both relays show up in each other's `relay-admin cluster`; one killed (SIGKILL) is gone for
     /// the other once its 2 s lease lapses; one stopped (SIGTERM) leaves at once.
     @Test func nodesRegisterUnderALeaseAndLeaveWithIt() throws {
@@ -55,7 +45,7 @@ import Testing
         defer { b.stop() }
         #expect(a.waitForOutput("node a of the cluster", seconds: 15), "\(a.standardError)")
         #expect(b.waitForOutput("node b of the cluster", seconds: 15), "\(b.standardError)")
-        let bothListed = try time(within: 10) {
+        let bothListed = try secondsUntil(within: 10) {
             try etcd.keys(prefix: "/voicechat/nodes/") == ["/voicechat/nodes/a", "/voicechat/nodes/b"]
         }
         #expect(bothListed != nil, "\((try? etcd.keys(prefix: "/voicechat/")) ?? [])")
@@ -65,7 +55,9 @@ import Testing
         #expect(view.standardOutput.contains("b  127.0.0.1:\(TestPort.clusterRelayB.port)"), "\(view.standardOutput)")
 
         // The cluster's view in a's metrics: two nodes, etcd answering, the lease renewed.
-        let counted = try time(within: 5) { try metrics(port: metricsPort).contains("voicechat_relay_cluster_nodes 2") }
+        let counted = try secondsUntil(within: 5) {
+            try metrics(port: metricsPort).contains("voicechat_relay_cluster_nodes 2")
+        }
         let exposition = try metrics(port: metricsPort)
         #expect(counted != nil, "\(exposition)")
         #expect(exposition.contains("voicechat_relay_cluster_etcd_reachable 1"), "\(exposition)")
@@ -73,7 +65,9 @@ import Testing
 
         kill(b.process.processIdentifier, SIGKILL)
         b.process.waitUntilExit()
-        let lapsed = try time(within: 6) { try !cluster("a", in: directory).standardOutput.contains("b  127.0.0.1") }
+        let lapsed = try secondsUntil(within: 6) {
+            try !cluster("a", in: directory).standardOutput.contains("b  127.0.0.1")
+        }
         // The lease is 2 s, renewed every 0.5 s: the node is gone 1.5 to 2 s after its last renewal.
         #expect(lapsed.map { $0 <= 3 } == true, "b still listed \(lapsed.map { "\($0) s" } ?? "after 6 s")")
 
@@ -92,11 +86,13 @@ import Testing
         let relay = try relay("late", port: TestPort.lateClusterRelay.port, etcd: url, in: directory, secret: secret)
         defer { relay.stop() }
         #expect(relay.waitForOutput("relay listening", seconds: 15), "\(relay.standardError)")
-        let complained = time(within: 10) { relay.standardError.contains("cannot reach the cluster") }
+        let complained = secondsUntil(within: 10) { relay.standardError.contains("cannot reach the cluster") }
         #expect(complained != nil, "\(relay.standardError)")
         let etcd = try EtcdMember(clientPort: TestPort.lateEtcdClient.port, peerPort: TestPort.lateEtcdPeer.port)
         defer { etcd.stop() }
-        let joined = try time(within: 10) { try etcd.keys(prefix: "/voicechat/nodes/") == ["/voicechat/nodes/late"] }
+        let joined = try secondsUntil(within: 10) {
+            try etcd.keys(prefix: "/voicechat/nodes/") == ["/voicechat/nodes/late"]
+        }
         #expect(joined != nil, "\(relay.standardError)")
         #expect(relay.standardError.contains("etcd is reachable again"), "\(relay.standardError)")
     }
@@ -149,7 +145,7 @@ import Testing
             secret: secret)
         defer { relay.stop() }
         #expect(relay.waitForOutput("relay listening", seconds: 15), "\(relay.standardError)")
-        let complained = time(within: 10) { relay.standardError.contains("cannot reach the cluster") }
+        let complained = secondsUntil(within: 10) { relay.standardError.contains("cannot reach the cluster") }
         #expect(complained != nil, "\(relay.standardError)")
         let start = Date()
         kill(relay.process.processIdentifier, SIGTERM)

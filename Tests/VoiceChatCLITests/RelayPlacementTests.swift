@@ -48,7 +48,7 @@ import Testing
         /// Waits until every relay sees every other in the cluster.
         func waitForMembership() throws {
             let expected = relays.keys.sorted().map { "/voicechat/nodes/\($0)" }
-            let registered = try time(within: 10) { try etcd[0].keys(prefix: "/voicechat/nodes/") == expected }
+            let registered = try secondsUntil(within: 10) { try etcd[0].keys(prefix: "/voicechat/nodes/") == expected }
             #expect(registered != nil)
             // Each relay reads the others' records at its next publication.
             usleep(1_200_000)
@@ -84,10 +84,28 @@ import Testing
         func meetInArena(seconds: Int) throws -> (home: String, other: String) {
             try join("alice", match: "arena", through: ["a", "b"], seconds: seconds)
             try join("bob", match: "arena", through: ["b", "a"], seconds: seconds)
-            let met = try RelayPlacementTests.time(within: 8) { try home(of: "arena: alice, bob") != nil }
+            let met = try secondsUntil(within: 8) { try home(of: "arena: alice, bob") != nil }
             #expect(met != nil, "\(players.mapValues { $0.standardOutput + $0.standardError })")
             let found = try #require(try home(of: "arena: alice, bob"))
             return (found, found == "a" ? "b" : "a")
+        }
+
+        /// Relay a alone in the cluster, with Alice and Bob talking in match "placed" through it.
+        func placedMatchOnOneRelay(port: Int, seconds: Int) throws {
+            try startRelay("a", port: port)
+            try waitForMembership()
+            try join("alice", match: "placed", through: ["a"], seconds: seconds)
+            try join("bob", match: "placed", through: ["a"], seconds: seconds)
+            #expect(try secondsUntil(within: 8) { try matches(on: "a").contains("placed: alice, bob") } != nil)
+        }
+
+        /// Alice's and Bob's summaries: heard through the relay, nothing lost.
+        func expectNothingLost(sourceLocation: SourceLocation = #_sourceLocation) {
+            for (player, summary) in summaries() where player == "alice" || player == "bob" {
+                #expect(
+                    summary.contains("path relay") && summary.contains("loss 0.0 %"), "\(player): \(summary)",
+                    sourceLocation: sourceLocation)
+            }
         }
 
         /// Each player's summary line once it ended.
@@ -98,16 +116,6 @@ import Testing
                     ?? player.standardOutput + player.standardError
             }
         }
-    }
-
-    /// Polls `condition` every 50 ms for up to `seconds`; returns how long it took, or nil.
-    static func time(within seconds: Double, _ condition: () throws -> Bool) rethrows -> Double? {
-        let start = Date()
-        while Date().timeIntervalSince(start) < seconds {
-            if try condition() { return Date().timeIntervalSince(start) }
-            usleep(50_000)
-        }
-        return nil
     }
 
     private static func twoRelays(etcd: TestPort, peer: TestPort, a: TestPort, b: TestPort) throws -> Cluster {
@@ -133,7 +141,7 @@ import Testing
         let drain = try CommandRunner.run(["relay-admin", "--socket", cluster.socket(home), "drain"])
         #expect(drain.status == 0, "\(drain.standardError)")
         #expect(drain.standardOutput.contains("draining: moving 1 match"), "\(drain.standardOutput)")
-        let moved = try Self.time(within: 5) { try cluster.matches(on: other).contains("arena: alice, bob") }
+        let moved = try secondsUntil(within: 5) { try cluster.matches(on: other).contains("arena: alice, bob") }
         #expect(moved != nil, "\(cluster.relays[home]!.process.standardError)")
         #expect(cluster.relays[home]!.process.waitForExit(seconds: 5) == 0)
         #expect(try cluster.etcd[0].keys(prefix: "/voicechat/homes/") == ["/voicechat/homes/\(other)/arena"])
@@ -150,7 +158,7 @@ import Testing
         let (home, other) = try cluster.meetInArena(seconds: 12)
         usleep(1_000_000)
         kill(cluster.relays[home]!.process.process.processIdentifier, SIGKILL)
-        let back = try Self.time(within: 8) { try cluster.matches(on: other).contains("arena: alice, bob") }
+        let back = try secondsUntil(within: 8) { try cluster.matches(on: other).contains("arena: alice, bob") }
         #expect(back.map { $0 <= 3 } == true, "back after \(back.map { "\($0) s" } ?? "more than 8 s")")
         #expect(cluster.relays[other]!.process.standardError.contains("match=arena"))
         for (player, summary) in cluster.summaries() {
@@ -170,9 +178,7 @@ import Testing
         #expect(drained.waitForExit(seconds: 6) == 0, "\(drained.standardError)")
         #expect(drained.standardError.contains("moving a match"), "\(drained.standardError)")
         #expect(try cluster.matches(on: other).contains("arena: alice, bob"))
-        for (player, summary) in cluster.summaries() {
-            #expect(summary.contains("path relay") && summary.contains("loss 0.0 %"), "\(player): \(summary)")
-        }
+        cluster.expectNothingLost()
     }
 
     /// etcd frozen: a match already placed goes on (its players lose nothing), a join that needs
@@ -182,11 +188,7 @@ import Testing
         let cluster = try Cluster(etcd: [
             try EtcdMember(clientPort: TestPort.outageEtcdClient.port, peerPort: TestPort.outageEtcdPeer.port)
         ])
-        try cluster.startRelay("a", port: TestPort.outageRelay.port)
-        try cluster.waitForMembership()
-        try cluster.join("alice", match: "placed", through: ["a"], seconds: 12)
-        try cluster.join("bob", match: "placed", through: ["a"], seconds: 12)
-        #expect(try Self.time(within: 8) { try cluster.matches(on: "a").contains("placed: alice, bob") } != nil)
+        try cluster.placedMatchOnOneRelay(port: TestPort.outageRelay.port, seconds: 12)
 
         cluster.etcd[0].pause()
         try cluster.join("carol", match: "waiting", through: ["a"], seconds: 8)
@@ -195,13 +197,11 @@ import Testing
         usleep(2_000_000)
         #expect(!carol.standardOutput.contains("joined;"), "\(carol.standardOutput)")
         cluster.etcd[0].resume()
-        let joined = Self.time(within: 5) { carol.standardOutput.contains("joined;") }
+        let joined = secondsUntil(within: 5) { carol.standardOutput.contains("joined;") }
         #expect(
             joined.map { $0 <= 2 } == true, "joined \(joined.map { "\($0) s" } ?? "not within 5 s") after etcd returned"
         )
-        for (player, summary) in cluster.summaries() where player != "carol" {
-            #expect(summary.contains("path relay") && summary.contains("loss 0.0 %"), "\(player): \(summary)")
-        }
+        cluster.expectNothingLost()
     }
 
     /// One member of a three-member etcd killed: the relay keeps its lease, the match its players,
@@ -213,18 +213,12 @@ import Testing
             (TestPort.tripleEtcdClient3.port, TestPort.tripleEtcdPeer3.port),
         ])
         let cluster = try Cluster(etcd: members)
-        try cluster.startRelay("a", port: TestPort.tripleRelay.port)
-        try cluster.waitForMembership()
-        try cluster.join("alice", match: "placed", through: ["a"], seconds: 10)
-        try cluster.join("bob", match: "placed", through: ["a"], seconds: 10)
-        #expect(try Self.time(within: 8) { try cluster.matches(on: "a").contains("placed: alice, bob") } != nil)
+        try cluster.placedMatchOnOneRelay(port: TestPort.tripleRelay.port, seconds: 10)
         members[0].kill()
         usleep(2_500_000)
         try cluster.join("carol", match: "later", through: ["a"], seconds: 4)
         #expect(cluster.players["carol"]!.waitForOutput("joined;", seconds: 4))
         #expect(!cluster.relays["a"]!.process.standardError.contains("lease lapsed"))
-        for (player, summary) in cluster.summaries() where player != "carol" {
-            #expect(summary.contains("path relay") && summary.contains("loss 0.0 %"), "\(player): \(summary)")
-        }
+        cluster.expectNothingLost()
     }
 }

@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 
 #if canImport(Glibc)
@@ -43,10 +44,11 @@ final class ClusterProcesses {
         }
         for url in etcdURLs {
             let deadline = Date().addingTimeInterval(20)
-            while Self.tool(
-                "/usr/bin/curl", ["-s", "-m", "1", "-X", "POST", url + "/v3/kv/range", "-d", "{\"key\":\"Lw==\"}"]
-            ).status != 0 {
-                guard Date() < deadline else { throw BenchFailure("etcd at \(url) did not answer within 20 s") }
+            while (try? runToCompletion(
+                "/usr/bin/curl", ["-s", "-m", "1", "-X", "POST", url + "/v3/kv/range", "-d", "{\"key\":\"Lw==\"}"],
+                environment: ["LD_PRELOAD": nil])) == nil
+            {
+                guard Date() < deadline else { throw ValidationError("etcd at \(url) did not answer within 20 s") }
                 usleep(100_000)
             }
         }
@@ -66,7 +68,7 @@ final class ClusterProcesses {
         let process = try ChildProcess(
             label: node, executable: ProcessInfo.processInfo.environment["VOICECHAT_BIN"], arguments: arguments)
         guard process.waitForLine(containing: "relay listening", timeout: 20) != nil else {
-            throw BenchFailure("relay \(node) did not start: \(process.keptLines)")
+            throw ValidationError("relay \(node) did not start: \(process.keptLines)")
         }
         relays[node] = (port, process)
     }
@@ -75,7 +77,7 @@ final class ClusterProcesses {
     func waitForNodes(_ count: Int, seenBy node: String) throws {
         let deadline = Date().addingTimeInterval(15)
         while adminLines(node, "cluster").filter({ $0.contains("127.0.0.1:") }).count != count {
-            guard Date() < deadline else { throw BenchFailure("the cluster did not reach \(count) nodes") }
+            guard Date() < deadline else { throw ValidationError("the cluster did not reach \(count) nodes") }
             usleep(100_000)
         }
     }
@@ -85,8 +87,10 @@ final class ClusterProcesses {
     /// The lines `voicechat relay-admin` prints for `command` on `node`.
     func adminLines(_ node: String, _ command: String) -> [String] {
         let bin = ProcessInfo.processInfo.environment["VOICECHAT_BIN"] ?? "voicechat"
-        return Self.tool(bin, ["relay-admin", "--socket", socket(node), command]).output
-            .split(separator: "\n").map(String.init)
+        let output =
+            (try? runToCompletion(
+                bin, ["relay-admin", "--socket", socket(node), command], environment: ["LD_PRELOAD": nil])) ?? ""
+        return output.split(separator: "\n").map(String.init)
     }
 
     /// The matches `node` holds, by name.
@@ -113,27 +117,4 @@ final class ClusterProcesses {
         etcd = []
         try? FileManager.default.removeItem(at: directory)
     }
-
-    /// Runs a tool to its end: its exit status and standard output.
-    static func tool(_ executable: String, _ arguments: [String]) -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment["LD_PRELOAD"] = nil
-        process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        do { try process.run() } catch { return (-1, "") }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-    }
-}
-
-/// A benchmark that could not run as designed, in words.
-struct BenchFailure: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
 }
