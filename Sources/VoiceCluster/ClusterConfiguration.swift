@@ -34,6 +34,13 @@ public struct ClusterConfiguration: Sendable, Hashable {
     /// The key of `match`'s claim: its home node's name, under that node's lease.
     public func matchKey(_ match: String) -> String { prefix + "matches/" + match }
 
+    /// Where the relays holding part of a match that spans relays are listed, one key each.
+    public var partsPrefix: String { prefix + "parts/" }
+
+    /// The key saying that `node` holds part of `match`: empty while the part takes players,
+    /// `full` once it does not, under `node`'s lease.
+    public func partKey(_ match: String, _ node: String) -> String { partsPrefix + match + "/" + node }
+
     /// Where `node`'s claims are counted: one key per match it is home to, under its lease.
     public func homesPrefix(_ node: String) -> String { prefix + "homes/" + node + "/" }
 }

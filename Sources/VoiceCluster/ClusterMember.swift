@@ -112,11 +112,13 @@ public final class ClusterMember: Service, Sendable {
                 view.update(nodes, gap: configuration.publishInterval * 2)
                 metrics.cluster(view.nodes.map(\.record))
                 // Claims lost with a lapsed lease, or taken over while this node seemed gone: claimed
-                // again, or their players moved to where the match lives now; beside the renewals,
-                // which must not wait for it.
+                // again, or their players moved to where the match lives now; and the matches that
+                // span relays linked as the cluster lists them; beside the renewals, which must not
+                // wait for either.
                 if reclaiming.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged {
                     Task {
                         await reclaim()
+                        await linkSpans()
                         reclaiming.store(false, ordering: .relaxed)
                     }
                 }
@@ -155,6 +157,19 @@ public final class ClusterMember: Service, Sendable {
             logger.notice(
                 "a match placed here had lost its claim", metadata: ["match": "\(match)", "home now": "\(decision)"])
             if case .elsewhere = decision { try? await admin.matchMoved(match, to: decision) }
+        }
+    }
+
+    /// Tells the relay which matches span which relays, and lists its part of each it holds
+    /// without being listed (a home whose match another relay linked, a part given before a restart).
+    private func linkSpans() async {
+        guard let placement else { return }
+        do throws(EtcdError) {
+            let listing = try await placement.spanningMatches()
+            guard let unlisted = try? await admin.spansListed(listing) else { return }
+            for match in unlisted { try await placement.listPart(of: match) }
+        } catch {
+            logger.debug("could not read the matches that span relays", metadata: ["reason": "\(error)"])
         }
     }
 

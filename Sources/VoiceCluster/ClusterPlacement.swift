@@ -41,6 +41,11 @@ public final class ClusterPlacement: RelayPlacement {
                         return view.isDraining ? await moveAway(match: match) : .here
                     }
                     if let node = live(excludingDraining: false).first(where: { $0.record.node == home }) {
+                        // A relay given part of a match that spans relays takes its players.
+                        if try await etcd.get(configuration.partKey(match, configuration.node)) != nil {
+                            let parts = Set(try await holders(of: match).keys).union([home])
+                            return .part(peers: parts.sorted().compactMap(peer))
+                        }
                         // A draining home is about to move the match: not worth remembering.
                         if !node.record.draining { remember(match, home: home, address: node.record.advertise) }
                         return .elsewhere(node: home, address: node.record.advertise)
@@ -68,6 +73,15 @@ public final class ClusterPlacement: RelayPlacement {
     public func moveAway(match: String) async -> RelayPlacementDecision {
         do throws(EtcdError) {
             try await readNodesIfStale()
+            // A part of a match that spans relays moves to another part, or a new one.
+            let ownPart = configuration.partKey(match, configuration.node)
+            if try await etcd.get(ownPart) != nil {
+                let decision = await spill(match: match)
+                if case .elsewhere = decision {
+                    _ = try await etcd.transaction(if: [], then: [.delete(ownPart)])
+                }
+                return decision
+            }
             let decision = try await claim(
                 match, replacing: .value(configuration.matchKey(match), equals: Array(configuration.node.utf8)),
                 excludingSelf: true)
@@ -82,6 +96,7 @@ public final class ClusterPlacement: RelayPlacement {
     public func release(match: String) async {
         let key = configuration.matchKey(match)
         do throws(EtcdError) {
+            _ = try await etcd.transaction(if: [], then: [.delete(configuration.partKey(match, configuration.node))])
             _ = try await etcd.transaction(
                 if: [.value(key, equals: Array(configuration.node.utf8))],
                 then: [.delete(key), .delete(configuration.homesPrefix(configuration.node) + match)])
@@ -93,6 +108,106 @@ public final class ClusterPlacement: RelayPlacement {
     }
 
     public func setDraining(_ draining: Bool) async { view.isDraining = draining }
+
+    public func spill(match: String) async -> RelayPlacementDecision {
+        guard let lease = view.lease else { return .unavailable(reason: "this relay has no lease yet") }
+        let ownPart = configuration.partKey(match, configuration.node)
+        do throws(EtcdError) {
+            try await readNodesIfStale()
+            // Another relay may give a relay part of the match at the same moment: read again.
+            for _ in 0..<3 {
+                let holders = try await holders(of: match)
+                let others = live(excludingDraining: true).filter { $0.record.node != configuration.node }
+                    .sorted { ($0.record.participants, $0.record.node) < ($1.record.participants, $1.record.node) }
+                // A part with room first, then a relay that holds none of the match yet.
+                if let open = others.first(where: { holders[$0.record.node] == false }) {
+                    try await etcd.put(ownPart, Self.full, lease: lease)
+                    return .elsewhere(node: open.record.node, address: open.record.advertise)
+                }
+                guard let next = others.first(where: { holders[$0.record.node] == nil }) else {
+                    try await etcd.put(ownPart, Self.full, lease: lease)
+                    return .full
+                }
+                let given = try await etcd.transaction(
+                    if: [.absent(configuration.partKey(match, next.record.node))],
+                    then: [
+                        .put(configuration.partKey(match, next.record.node), [], lease: next.lease),
+                        .put(ownPart, Self.full, lease: lease),
+                    ])
+                if given.succeeded {
+                    logger.info(
+                        "gave another relay part of a match that spans relays",
+                        metadata: ["match": "\(match)", "node": "\(next.record.node)"])
+                    return .elsewhere(node: next.record.node, address: next.record.advertise)
+                }
+            }
+            return .unavailable(reason: "the match's parts changed three times while spilling it")
+        } catch {
+            return .unavailable(reason: "etcd: \(error)")
+        }
+    }
+
+    public func partHasRoom(match: String) async {
+        guard let lease = view.lease else { return }
+        do throws(EtcdError) {
+            try await etcd.put(configuration.partKey(match, configuration.node), [], lease: lease)
+        } catch {
+            // Until it is said, the relays spill elsewhere; the next spill from here says it again.
+            logger.notice("could not say a part has room", metadata: ["match": "\(match)", "reason": "\(error)"])
+        }
+    }
+
+    /// Every match that spans relays, with the relays holding its parts as this node reaches them
+    /// (a relay not live is left out).
+    public func spanningMatches() async throws(EtcdError) -> [String: [RelayPeerAddress]] {
+        var listing: [String: [RelayPeerAddress]] = [:]
+        for kv in try await etcd.range(prefix: configuration.partsPrefix) {
+            guard let (match, node) = Self.part(of: kv.key, prefix: configuration.partsPrefix),
+                let address = peer(node)
+            else { continue }
+            listing[match, default: []].append(address)
+        }
+        return listing
+    }
+
+    /// Whether this relay's part of `match` is listed; lists it (taking players) if not.
+    public func listPart(of match: String) async throws(EtcdError) {
+        guard let lease = view.lease else { return }
+        let key = configuration.partKey(match, configuration.node)
+        _ = try await etcd.transaction(if: [.absent(key)], then: [.put(key, [], lease: lease)])
+    }
+
+    /// What a part key says: full or not.
+    private static let full = Array("full".utf8)
+
+    /// The relays holding part of `match`: whether each is full.
+    private func holders(of match: String) async throws(EtcdError) -> [String: Bool] {
+        var holders: [String: Bool] = [:]
+        for kv in try await etcd.range(prefix: configuration.partsPrefix + match + "/") {
+            guard let (part, node) = Self.part(of: kv.key, prefix: configuration.partsPrefix), part == match else {
+                continue
+            }
+            holders[node] = kv.value == Self.full
+        }
+        return holders
+    }
+
+    /// The match and node a part key names (node names hold no "/", match IDs may).
+    private static func part(of key: String, prefix: String) -> (match: String, node: String)? {
+        guard key.hasPrefix(prefix) else { return nil }
+        let rest = key.dropFirst(prefix.count)
+        guard let slash = rest.lastIndex(of: "/") else { return nil }
+        let node = rest[rest.index(after: slash)...]
+        guard !node.isEmpty, slash > rest.startIndex else { return nil }
+        return (String(rest[..<slash]), String(node))
+    }
+
+    /// A live relay as others reach it.
+    private func peer(_ node: String) -> RelayPeerAddress? {
+        live(excludingDraining: false).first { $0.record.node == node }.map {
+            RelayPeerAddress(node: node, address: $0.record.advertise)
+        }
+    }
 
     /// Claims again, under this node's new lease, a match it held when its old lease lapsed (its
     /// claims went with it): `.here` if nobody took it meanwhile, else where it lives now.

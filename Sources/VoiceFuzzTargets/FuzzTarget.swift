@@ -17,6 +17,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case connectivityProbe = "connectivity-probe"
     case relayMessage = "relay-message"
     case relayToken = "relay-token"
+    /// A message between relays, without its tag: the target tags it with its own key, so that
+    /// the fuzzer reaches the fields behind authentication.
+    case relayPeerMessage = "relay-peer-message"
     case signallingFrame = "signalling-frame"
     case signallingMessage = "signalling-message"
     case controlRequest = "control-request"
@@ -44,6 +47,10 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             // Signed under another secret, so verification fails, but only after reading all of it.
             _ = try? token.verify(secret: Self.secret, now: 0)
             return true
+        case .relayPeerMessage:
+            var tagged = Array(bytes)
+            tagged += Self.relayPeerKey.tag(of: tagged[...])
+            return (try? RelayPeerMessage(opening: tagged, keys: [Self.relayPeerKey])) != nil
         case .signallingFrame:
             guard let kind = bytes.first else { return false }
             return (try? SignallingFrame(kind: kind, payload: Array(bytes.dropFirst())[...])) != nil
@@ -59,6 +66,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     }
 
     private static let secret = RelaySecret.random()
+    /// The key `relayPeerMessage` tags its inputs with; seeds are messages sealed with it, less their tag.
+    public static let relayPeerKey = RelayPeerKey(secret: secret)
     /// An opener with a key installed for sender 1, channel 0, so that envelopes get past the
     /// header to authentication.
     private static let opener: Mutex<EnvelopeOpener> = {

@@ -29,4 +29,9 @@ enum RelayAction {
     case moveAway(match: String)
     /// Tells the cluster this relay no longer holds `match`.
     case release(match: String)
+    /// Asks the cluster where the players go that `match`'s full part here cannot take; the
+    /// answer comes back as `RelayState.spilled`.
+    case spill(match: String)
+    /// Tells the cluster that `match`'s full part here takes players again.
+    case partHasRoom(match: String)
 }

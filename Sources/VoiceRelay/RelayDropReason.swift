@@ -32,6 +32,10 @@ public enum RelayDropReason: Int, Sendable, Hashable, CaseIterable, CustomString
     case foreignPosition
     /// A position a member reported after the game server placed it (the server's stands).
     case positionHeldByServer
+    /// A message between relays that no key of this cluster's secrets authenticates.
+    case peerUnauthenticated
+    /// A message between relays for a match, or from a player, this relay does not share with its sender.
+    case peerUnknown
 
     public var description: String {
         switch self {
@@ -50,6 +54,8 @@ public enum RelayDropReason: Int, Sendable, Hashable, CaseIterable, CustomString
         case .unjoinedFrameTooLarge: "unjoined_frame_too_large"
         case .foreignPosition: "foreign_position"
         case .positionHeldByServer: "position_held_by_server"
+        case .peerUnauthenticated: "peer_unauthenticated"
+        case .peerUnknown: "peer_unknown"
         }
     }
 }
@@ -67,6 +73,12 @@ public struct RelayCounters: Sendable, Hashable {
     /// Signals forwarded between signalling members (not counted in `packetsForwarded`).
     public var signalsForwarded = 0
     public var signalBytesForwarded = 0
+    /// Voice envelopes sent to other relays of the cluster for their players of a match that
+    /// spans them (one per relay, whatever its players), and received from them.
+    public var peerVoiceSent = 0
+    public var peerVoiceReceived = 0
+    /// Messages about players (their state, their leaving, a relay's arrival) sent to other relays.
+    public var peerStateSent = 0
     public var drops = [Int](repeating: 0, count: RelayDropReason.allCases.count)
 
     public init() {}

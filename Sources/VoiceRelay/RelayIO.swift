@@ -140,6 +140,16 @@ final class RelayIO {
                     await placement.release(match: match)
                     return { _ in }
                 }
+            case .spill(let match):
+                ask { placement in
+                    let decision = await placement.spill(match: match)
+                    return { $0.spilled(match, decision, now: NIODeadline.now().uptimeNanoseconds) }
+                }
+            case .partHasRoom(let match):
+                ask { placement in
+                    await placement.partHasRoom(match: match)
+                    return { _ in }
+                }
             }
         }
         state.actions.removeAll(keepingCapacity: true)

@@ -4,6 +4,8 @@ import VoiceWire
 final class RelayMatch {
     let id: String
     var members: [RelayMember] = []
+    /// Its players on other relays of the cluster, when it spans them (`RelayState+Span`).
+    var remote: [RelayMember] = []
     /// The names its members gave their channels, for logs and the admin; the first name for a
     /// number stands, and at most `maximumChannelNames` are kept.
     var channelNames: [ChannelNumber: String] = [:]
@@ -21,4 +23,5 @@ final class RelayMatch {
 
     func member(participant: String) -> RelayMember? { members.first { $0.participant == participant } }
     func member(mediaID: MediaID) -> RelayMember? { members.first { $0.mediaID == mediaID } }
+    func remoteMember(mediaID: MediaID) -> RelayMember? { remote.first { $0.mediaID == mediaID } }
 }

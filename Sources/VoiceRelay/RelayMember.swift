@@ -46,9 +46,21 @@ final class RelayMember {
     /// Whether it hears any channel positionally: all the forwarding path asks of a member that
     /// does not, so that proximity costs the relay nothing where it is not used.
     private(set) var hearsPositionally = false
+    /// The relay of the cluster this member joined, when that is another one: this is then the
+    /// player as that relay last described it (`RelayState+Span`), with no transport here.
+    let peer: RelayPeer?
+    /// For a player on a peer: the stamp of the last description taken, when it was taken, and
+    /// the channels it hears positionally with their ranges (its hearings are its relay's to keep).
+    var peerStamp: UInt64 = 0
+    var describedAt: UInt64 = 0
+    var peerHearings: [(channel: ChannelNumber, range: HearingRange)] = []
 
-    init(match: RelayMatch, participant: String, mediaID: MediaID, limits: RelayLimits, now: UInt64) {
+    init(
+        match: RelayMatch, participant: String, mediaID: MediaID, limits: RelayLimits, now: UInt64,
+        peer: RelayPeer? = nil
+    ) {
         self.match = match
+        self.peer = peer
         self.participant = participant
         self.mediaID = mediaID
         channels = []

@@ -15,6 +15,24 @@ public protocol RelayPlacement: Sendable {
     func release(match: String) async
     /// From now on this relay takes no new matches (true), or takes them again.
     func setDraining(_ draining: Bool) async
+    /// This relay holds as many of `match`'s players as it may: where the next ones go (a relay
+    /// that holds part of the match with room, or one that takes a new part), `.full` when no
+    /// relay has room. The relay's part counts as full until `partHasRoom`.
+    func spill(match: String) async -> RelayPlacementDecision
+    /// A player left this relay's full part of `match`: it takes players again.
+    func partHasRoom(match: String) async
+}
+
+/// A relay of the cluster as another reaches it.
+public struct RelayPeerAddress: Sendable, Hashable {
+    public var node: String
+    /// HOST:PORT.
+    public var address: String
+
+    public init(node: String, address: String) {
+        self.node = node
+        self.address = address
+    }
 }
 
 /// A placement's answer.
@@ -23,6 +41,10 @@ public enum RelayPlacementDecision: Sendable, Hashable, CustomStringConvertible 
     case here
     /// Another relay is: players join it at `address` (HOST:PORT).
     case elsewhere(node: String, address: String)
+    /// This relay holds part of a match that spans relays; `peers` hold the other parts.
+    case part(peers: [RelayPeerAddress])
+    /// No relay of the cluster has room for another player of the match.
+    case full
     /// No answer now (the store cannot be reached, no relay takes new matches): why, in words.
     case unavailable(reason: String)
 
@@ -30,6 +52,8 @@ public enum RelayPlacementDecision: Sendable, Hashable, CustomStringConvertible 
         switch self {
         case .here: "here"
         case .elsewhere(let node, let address): "\(node) at \(address)"
+        case .part(let peers): "part here, with \(peers.map(\.node).joined(separator: ", "))"
+        case .full: "every relay holds as many of its players as it may"
         case .unavailable(let reason): "unavailable: \(reason)"
         }
     }

@@ -22,6 +22,7 @@ extension RelayState {
             ])
         member.channels = channel == 0 ? [] : [channel]
         notify(member, .moved(channel: channel))
+        describeToPeers(member)
     }
 
     /// Removes the participant from the match, media and signalling, telling its clients; false

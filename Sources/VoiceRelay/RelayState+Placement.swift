@@ -22,7 +22,15 @@ extension RelayState {
             send(.redirect(address: address), to: source)
             return true
         }
-        if roster.matches[match] != nil || signallingMatches[match] != nil || placement.home.contains(match) {
+        if roster.matches[match] != nil || signallingMatches[match] != nil || placement.home.contains(match)
+            || spans.parts.contains(match)
+        {
+            return false
+        }
+        if spans.links[match] != nil, !placement.isDraining {
+            // A relay whose part of the match was full gave this one the next players.
+            spans.parts.insert(match)
+            logger.info("took part of a match that spans relays", metadata: ["match": "\(match)"])
             return false
         }
         if placement.waiting[match] == nil { actions.append(.place(match: match)) }
@@ -40,13 +48,15 @@ extension RelayState {
             if placement.home.insert(match).inserted {
                 logger.info("placed a match here", metadata: ["match": "\(match)", "participants": "\(participants)"])
             }
-            for (source, join) in waiting where gate.isOpen(source) {
-                switch join {
-                case .media(let media): self.join(media, from: source, now: now)
-                case .signalling(let token, let participant):
-                    signallingJoin(token: token, participant: participant, from: source, now: now)
-                }
+            admit(waiting, now: now)
+        case .part(let peers):
+            if spans.parts.insert(match).inserted {
+                logger.info(
+                    "took part of a match that spans relays",
+                    metadata: ["match": "\(match)", "peers": "\(peers.map(\.node))", "participants": "\(participants)"])
             }
+            for peer in peers { link(match, to: peer.node, at: peer.address, now: now) }
+            admit(waiting, now: now)
         case .elsewhere(let node, let address):
             logger.info(
                 "redirected joins to the match's home",
@@ -55,11 +65,23 @@ extension RelayState {
                     "participants": "\(participants)",
                 ])
             send(.redirect(address: address), to: Array(waiting.keys))
-        case .unavailable(let reason):
+        case .full, .unavailable:
+            let reason = "\(decision)"
             logger.warning(
                 "could not place a match; its joins are refused until the cluster answers",
                 metadata: ["match": "\(match)", "reason": "\(reason)", "participants": "\(participants)"])
             for (source, join) in waiting { refuse(.clusterUnavailable, to: source, participant: join.participant) }
+        }
+    }
+
+    /// Lets the joins that waited for the cluster's answer go on here.
+    private func admit(_ waiting: [RelaySource: RelayPlacementLedger.WaitingJoin], now: UInt64) {
+        for (source, join) in waiting where gate.isOpen(source) {
+            switch join {
+            case .media(let media): self.join(media, from: source, now: now)
+            case .signalling(let token, let participant):
+                signallingJoin(token: token, participant: participant, from: source, now: now)
+            }
         }
     }
 
@@ -72,7 +94,10 @@ extension RelayState {
         if placement.moving.removeValue(forKey: match) != nil {
             logger.info("a moved match has left", metadata: ["match": "\(match)"])
         }
-        guard placement.home.remove(match) != nil else { return }
+        dropLinks(match)
+        let wasHome = placement.home.remove(match) != nil
+        let wasPart = spans.parts.remove(match) != nil
+        guard wasHome || wasPart else { return }
         logger.info("released a match: nobody is left in it", metadata: ["match": "\(match)"])
         actions.append(.release(match: match))
     }
@@ -116,7 +141,7 @@ extension RelayState {
             tellMoving(match, to: address)
             // Nobody may be left by the time the answer came.
             releaseIfEmpty(match)
-        case .here, .unavailable:
+        case .here, .part, .full, .unavailable:
             logger.warning(
                 "could not move a match; it is asked again", metadata: ["match": "\(match)", "reason": "\(decision)"])
         }

@@ -41,23 +41,34 @@ extension RelayState {
         // Everyone told of this move gets the one message, serialized once.
         positionRecipients.removeAll(keepingCapacity: true)
         for other in member.match.members where other !== member {
-            let distanceSquared = other.position.map { position.distanceSquared(to: $0) }
-            if !other.hearings.isEmpty {
-                let heard = other.hears(member.mediaID)
-                other.updateHearing(of: member.mediaID, distanceSquared: distanceSquared)
-                if heard || other.hears(member.mediaID), let source = other.preferredSource {
-                    positionRecipients.append(source)
-                }
-            }
-            if !member.hearings.isEmpty {
-                let heard = member.hears(other.mediaID)
-                member.updateHearing(of: other.mediaID, distanceSquared: distanceSquared)
-                if !heard, member.hears(other.mediaID), let there = other.position {
-                    tell(member, .position(mediaID: other.mediaID, there))
-                }
-            }
+            updateHearings(between: member, at: position, and: other)
+        }
+        // A player of another relay hears by its own relay's record; one here hears it by this one's.
+        if member.peer == nil, !member.hearings.isEmpty {
+            for other in member.match.remote { updateHearings(between: member, at: position, and: other) }
         }
         send(.position(mediaID: member.mediaID, position), to: positionRecipients)
+        describeToPeers(member)
+    }
+
+    /// Brings whether `other` hears `member` (now at `position`), and whether `member` hears
+    /// `other`, up to date; notes in `positionRecipients` whether `other` is to be told of the move.
+    private func updateHearings(between member: RelayMember, at position: VoicePosition, and other: RelayMember) {
+        let distanceSquared = other.position.map { position.distanceSquared(to: $0) }
+        if !other.hearings.isEmpty {
+            let heard = other.hears(member.mediaID)
+            other.updateHearing(of: member.mediaID, distanceSquared: distanceSquared)
+            if heard || other.hears(member.mediaID), let source = other.preferredSource {
+                positionRecipients.append(source)
+            }
+        }
+        if !member.hearings.isEmpty {
+            let heard = member.hears(other.mediaID)
+            member.updateHearing(of: other.mediaID, distanceSquared: distanceSquared)
+            if !heard, member.hears(other.mediaID), let there = other.position {
+                tell(member, .position(mediaID: other.mediaID, there))
+            }
+        }
     }
 
     /// Sends `message` to `member` once, over its `preferredSource`.
@@ -70,7 +81,7 @@ extension RelayState {
         let previous = member.hearings.firstIndex { $0.channel == channel }
         guard range > 0 else {
             if let previous { member.hearings.remove(at: previous) }
-            return
+            return describeToPeers(member)
         }
         if previous == nil, member.hearings.count > RelayJoin.maximumChannels {
             return send(.refused(.tooManyChannels), to: source)
@@ -78,8 +89,9 @@ extension RelayState {
         // Those heard so far keep the margin; the rest must come within the new range.
         let heard = previous.map { member.hearings[$0].audible } ?? []
         var hearing = RelayHearing(channel: channel, range: HearingRange(range: range), audible: [])
+        let others = member.match.members + member.match.remote
         if let position = member.position {
-            for other in member.match.members where other !== member {
+            for other in others where other !== member {
                 guard let there = other.position else { continue }
                 let audible = hearing.range.isAudible(
                     distanceSquared: position.distanceSquared(to: there), wasAudible: heard.contains(other.mediaID))
@@ -87,7 +99,7 @@ extension RelayState {
             }
         }
         // The member learns where each player it has just come to hear stands.
-        for other in member.match.members where other !== member && !member.hears(other.mediaID) {
+        for other in others where other !== member && !member.hears(other.mediaID) {
             if hearing.audible.contains(other.mediaID), let there = other.position {
                 tell(member, .position(mediaID: other.mediaID, there))
             }
@@ -97,6 +109,7 @@ extension RelayState {
         } else {
             member.hearings.append(hearing)
         }
+        describeToPeers(member)
     }
 
     /// A member left: nobody hears it in range any more, so that a player who joins again under

@@ -44,10 +44,13 @@ final class RelayState {
     var signallingJoins = 0
     /// Where matches live when the relay is one of a cluster (see `RelayState+Placement`).
     var placement = RelayPlacementLedger()
+    /// The matches it shares with other relays of the cluster (see `RelayState+Span`).
+    var spans: RelaySpans
 
     init(configuration: RelayConfiguration, logger: Logger) {
         self.configuration = configuration
         self.logger = logger
+        spans = RelaySpans(configuration: configuration)
         gate = RelayGate(configuration: configuration, logger: logger)
         actions.reserveCapacity(64)
         forwardDestinations.reserveCapacity(256)
@@ -71,6 +74,7 @@ final class RelayState {
         switch first & 0x0F {
         case WireMessageType.sealed.rawValue: forward(buffer, from: source, now: now)
         case WireMessageType.relay.rawValue: control(buffer, from: source, now: now)
+        case WireMessageType.peer.rawValue: peerMessage(buffer, now: now)
         default: drop(.malformed, member: nil)
         }
     }
@@ -105,36 +109,52 @@ final class RelayState {
         guard sender.packetBucket.take(1, now: now), sender.byteBucket.take(Double(bytes), now: now) else {
             return drop(.rateLimited, member: sender)
         }
-        let isVoice = header.content == .voice
-        if isVoice {
+        if header.content == .voice {
             guard !sender.serverMuted else { return drop(.serverMuted, member: sender) }
             sender.lastVoice = now
         }
+        fanOut(buffer, header: header, from: sender, reliable: isTCP, now: now)
+    }
+
+    /// Sends `sender`'s envelope to those of its match who want it: its members here and, when
+    /// the sender is on this relay, once to each other relay of the cluster where a player does.
+    func fanOut(
+        _ buffer: ByteBuffer, header: SealedEnvelopeHeader, from sender: RelayMember, reliable: Bool, now: UInt64
+    ) {
+        let isVoice = header.content == .voice
         let firstCopy = forwardDestinations.count
         defer {
             if forwardDestinations.count > firstCopy {
                 actions.append(.forward(buffer, copies: firstCopy..<forwardDestinations.count))
             }
         }
+        let match = sender.match
         if header.destination == SealedEnvelopeHeader.everyone {
-            for recipient in sender.match.members where recipient !== sender {
+            for recipient in match.members where recipient !== sender {
                 guard recipient.listens(to: header.channel) else { continue }
                 if isVoice, !wants(recipient, voiceFrom: sender, on: header.channel) { continue }
-                deliver(buffer, to: recipient, reliable: isTCP, sender: sender)
+                deliver(buffer, to: recipient, reliable: reliable, sender: sender)
             }
-        } else {
-            guard let recipient = sender.match.member(mediaID: header.destination), recipient !== sender else {
-                return drop(.unknownDestination, member: sender)
+            if sender.peer == nil, !match.remote.isEmpty {
+                forwardToPeers(buffer, header: header, from: sender, isVoice: isVoice, now: now)
             }
+        } else if let recipient = match.member(mediaID: header.destination), recipient !== sender {
             if isVoice, !wants(recipient, voiceFrom: sender, on: header.channel) { return }
-            deliver(buffer, to: recipient, reliable: isTCP, sender: sender)
+            deliver(buffer, to: recipient, reliable: reliable, sender: sender)
+        } else if sender.peer == nil, let recipient = match.remoteMember(mediaID: header.destination),
+            let peer = recipient.peer
+        {
+            if isVoice, !wantsRemotely(recipient, voiceFrom: sender, on: header.channel) { return }
+            sendVoice(buffer, of: match, to: peer, now: now)
+        } else {
+            drop(.unknownDestination, member: sender)
         }
     }
 
     /// Whether `recipient` wants `sender`'s voice on `channel`: it has not muted the sender, and
     /// on a channel it hears positionally, the sender is in its range.
     @inline(__always)
-    private func wants(_ recipient: RelayMember, voiceFrom sender: RelayMember, on channel: ChannelNumber) -> Bool {
+    func wants(_ recipient: RelayMember, voiceFrom sender: RelayMember, on channel: ChannelNumber) -> Bool {
         if recipient.muted.contains(sender.mediaID) { return false }
         guard !recipient.hearsPositionally || recipient.hears(sender.mediaID, on: channel) else {
             counters.packetsOutOfRange &+= 1
@@ -168,7 +188,7 @@ final class RelayState {
     /// Sends over UDP where the recipient has it, except that what arrived reliably (TCP) goes over
     /// the recipient's TCP connection when it has one.
     @inline(__always)
-    private func deliver(_ buffer: ByteBuffer, to recipient: RelayMember, reliable: Bool, sender: RelayMember) {
+    func deliver(_ buffer: ByteBuffer, to recipient: RelayMember, reliable: Bool, sender: RelayMember) {
         if let address = recipient.udpAddress, !(reliable && recipient.tcpConnection != nil) {
             if let destination = recipient.udpDestination {
                 forwardDestinations.append(destination)
@@ -231,11 +251,17 @@ final class RelayState {
         case .keepalive(let nonce): send(.pong(nonce: nonce), to: source)
         case .startChannel(let channel):
             if !member.startChannel(channel) { send(.refused(.tooManyChannels), to: source) }
-        case .stopChannel(let channel): member.channels.removeAll { $0 == channel }
+            describeToPeers(member)
+        case .stopChannel(let channel):
+            member.channels.removeAll { $0 == channel }
+            describeToPeers(member)
         case .channelName(let channel, let name): member.match.nameChannel(channel, name)
         case .mute(let id):
             if !member.mute(id) { send(.refused(.tooManyMutes), to: source) }
-        case .unmute(let id): member.muted.removeAll { $0 == id }
+            describeToPeers(member)
+        case .unmute(let id):
+            member.muted.removeAll { $0 == id }
+            describeToPeers(member)
         case .position(let mediaID, let position): reportedPosition(position, of: mediaID, by: member, now: now)
         case .hearingRange(let channel, let range): setHearingRange(range, on: channel, of: member, source: source)
         case .leave: remove(member, because: "left")
@@ -279,7 +305,11 @@ final class RelayState {
             join.participant, mediaID: mediaID, match: token.match, limits: configuration.limits, now: now)
         {
         case .member(let member, let new): (joining, isNew) = (member, new)
-        case .refused(let reason): return refuse(reason, to: source, participant: join.participant)
+        case .refused(let reason):
+            if reason == .matchFull || reason == .relayFull, spillsOver(token.match, .media(join), from: source) {
+                return
+            }
+            return refuse(reason, to: source, participant: join.participant)
         }
         let match = joining.match
         joining.channels = Array(Set(join.channels.filter { $0 != 0 })).sorted()
@@ -295,10 +325,17 @@ final class RelayState {
         if isNew {
             joins &+= 1
             logger.info("joined", metadata: metadata)
+            // The first player of a part of a spanning match: the other parts' players are wanted.
+            if match.members.count == 1, let links = spans.links[match.id] {
+                for node in links.keys.sorted() {
+                    if let peer = spans.peers[node] { sendPeer(.hello, of: match.id, to: peer) }
+                }
+            }
         } else {
             logger.debug("joined again", metadata: metadata)
         }
         send(.joined(mediaID: mediaID), to: source)
+        describeToPeers(joining)
         // Every join hears the game server's mute as it stands: a client joining a muted
         // membership (a reconnect, a second transport, a restarted app) must know it, or its
         // engine would talk on direct paths; one that was muted before this relay forgot it (a
@@ -325,8 +362,15 @@ final class RelayState {
         logger.info(
             "left",
             metadata: ["match": "\(member.match.id)", "participant": "\(member.participant)", "reason": "\(reason)"])
+        tellPeersGone(member)
         roster.remove(member)
         forgetHearing(of: member)
+        if roster.matches[member.match.id] == nil {
+            // Its players on other relays refer to the match: emptying it breaks the cycle.
+            member.match.remote = []
+        } else {
+            partMayHaveRoom(member.match.id)
+        }
         releaseIfEmpty(member.match.id)
     }
 
@@ -416,6 +460,7 @@ final class RelayState {
             if case .tcp(let connection) = source { actions.append(.close(connection)) }
         }
         sweepSignalling(now: now, timeout: timeout)
+        sweepSpans(now: now)
         sweepDrain()
         closeConnectionsPastTheHelloDeadline(now: now)
         for (host, refused) in gate.sweepAddressLimits(now: now) {
@@ -463,6 +508,7 @@ final class RelayState {
             }
             // Members refer to their match; emptying it breaks the cycle.
             match.members = []
+            match.remote = []
         }
         congestedConnections = []
         gate.forgetConnections()

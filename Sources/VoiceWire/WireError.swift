@@ -101,6 +101,7 @@ extension WireMessageType: CustomStringConvertible {
         case .receiverReport: "receiver report"
         case .sealed: "sealed"
         case .relay: "relay"
+        case .peer: "relay peer"
         }
     }
 }

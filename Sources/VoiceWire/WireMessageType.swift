@@ -12,6 +12,8 @@ public enum WireMessageType: UInt8, Sendable, Hashable, CaseIterable {
     case sealed = 3
     /// A message between an engine and a relay server (joining, channel membership, keepalives).
     case relay = 4
+    /// A `RelayPeerMessage`: from one relay of a cluster to another, about a match both hold part of.
+    case peer = 5
 }
 
 /// The version of the wire format this module reads and writes (the high nibble of byte 0).

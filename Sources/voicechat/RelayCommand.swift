@@ -69,6 +69,15 @@ struct RelayCommand: AsyncParsableCommand {
     var adminSocket: String?
 
     @Option(
+        name: .customLong("match-players"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "Most players of one match on this relay, \(NumericArgument.matchPlayers) (default: "
+                + "\(RelayLimits().maximumMembersPerMatch)); in a cluster, a match with more takes its next players "
+                + "on other relays.", valueName: "count"),
+        transform: NumericArgument.matchPlayers.int)
+    var maximumMatchPlayers = RelayLimits().maximumMembersPerMatch
+
+    @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
             "Seconds without traffic after which a member is dropped, \(NumericArgument.livenessTimeout) "
@@ -124,7 +133,9 @@ struct RelayCommand: AsyncParsableCommand {
         configuration.livenessTimeout = Duration.milliseconds(Int(livenessTimeout * 1000))
         var logger = Logger(label: "voicechat.relay")
         logger.logLevel = logLevel.level
+        configuration.limits.maximumMembersPerMatch = maximumMatchPlayers
         let cluster = try clusterOptions.configuration()
+        configuration.clusterNode = cluster.map { RelayNodeIdentity(node: $0.node, advertise: $0.advertise) }
         let view = ClusterView()
         let placement = cluster.map { ClusterPlacement(configuration: $0, view: view, logger: logger) }
         let relay = RelayServer(configuration: configuration, logger: logger, placement: placement)
@@ -188,4 +199,13 @@ struct RelayCommand: AsyncParsableCommand {
         timer?.cancel()
         terminations?.cancel()
     }
+}
+
+extension NumericArgument {
+    /// How long a silent member stays, seconds.
+    static let livenessTimeout = NumericArgument(0...3_600, unit: "seconds", excludingLowerBound: true)
+    /// How often the relay prints its statistics, seconds; 0 for only at the end.
+    static let reportInterval = NumericArgument(0...86_400, unit: "seconds")
+    /// Most players of one match on one relay.
+    static let matchPlayers = NumericArgument(1...100_000)
 }

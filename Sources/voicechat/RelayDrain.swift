@@ -32,10 +32,3 @@ actor RelayDrain {
         return (held, true)
     }
 }
-
-extension NumericArgument {
-    /// How long a silent member stays, seconds.
-    static let livenessTimeout = NumericArgument(0...3_600, unit: "seconds", excludingLowerBound: true)
-    /// How often the relay prints its statistics, seconds; 0 for only at the end.
-    static let reportInterval = NumericArgument(0...86_400, unit: "seconds")
-}

@@ -167,6 +167,22 @@ private struct SeedCorpus {
             .signal(from: "alice", payload: Array("hello".utf8)),
         ]
         for message in messages { offer(try message.serialized(), to: [.relayMessage], always: true) }
+        let envelope = [UInt8](repeating: 0xAB, count: SealedEnvelopeHeader.envelopeBytes(plaintextBytes: 40))
+        let bodies: [RelayPeerMessage.Body] = [
+            .hello, .voice(envelope), .gone([7, 9]),
+            .members([
+                RelayPeerMember(mediaID: 7, participant: "alice"),
+                RelayPeerMember(
+                    mediaID: 9, participant: "bob", channels: [1, 2], muted: [7], hearingRanges: [1: 40],
+                    position: VoicePosition(x: 1, y: 2, z: 3)),
+            ]),
+        ]
+        for body in bodies {
+            let message = RelayPeerMessage(
+                node: "relay-a", address: "10.0.0.1:7700", match: "arena", stamp: 1, body: body)
+            let sealed = try message.sealed(with: FuzzTarget.relayPeerKey)
+            offer(Array(sealed.dropLast(RelayPeerKey.tagBytes)), to: [.relayPeerMessage], always: true)
+        }
     }
 
     /// What the control socket's clients send, one request a line.

@@ -20,6 +20,13 @@ import VoiceWire
         case .relayToken:
             let token = try RelayToken.sign(match: "m", participant: "alice", expiry: 10, secret: RelaySecret.random())
             return Array(token.text.utf8)
+        case .relayPeerMessage:
+            let member = RelayPeerMember(
+                mediaID: 9, participant: "bob", channels: [1], muted: [7], hearingRanges: [1: 40],
+                position: VoicePosition(x: 1, y: 2, z: 3))
+            let message = RelayPeerMessage(
+                node: "relay-a", address: "10.0.0.1:7700", match: "m", stamp: 1, body: .members([member]))
+            return Array(try message.sealed(with: FuzzTarget.relayPeerKey).dropLast(RelayPeerKey.tagBytes))
         case .signallingFrame:
             // The kind and payload, without the length field.
             return Array(

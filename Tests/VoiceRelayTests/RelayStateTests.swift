@@ -92,7 +92,7 @@ import VoiceWire
                 {
                     tcp.append(connection.rawValue)
                 }
-            case .datagram, .close, .place, .moveAway, .release: continue
+            case .datagram, .close, .place, .moveAway, .release, .spill, .partHasRoom: continue
             }
         }
         return (udp.sorted(), tcp.sorted(), envelopes)
@@ -106,7 +106,7 @@ import VoiceWire
                 (try? RelayMessage(parsing: Array(buffer.readableBytesView))).map { (.udp(address), $0) }
             case .frame(let buffer, let connection):
                 (try? RelayMessage(parsing: Array(buffer.readableBytesView))).map { (.tcp(connection), $0) }
-            case .forward, .close, .place, .moveAway, .release: nil
+            case .forward, .close, .place, .moveAway, .release, .spill, .partHasRoom: nil
             }
         }
     }

@@ -181,6 +181,15 @@ public struct RelayAdmin: Sendable {
         try await onLoop { state -> Result<[String], RelayAdminError> in .success(state.placement.home.sorted()) }
     }
 
+    /// Takes in the cluster's listing of the matches that span relays: by match, every relay
+    /// holding part of it. Returns the matches held here that span other relays without this
+    /// relay being listed among them (its part is to be listed).
+    public func spansListed(_ listing: [String: [RelayPeerAddress]]) async throws(RelayAdminError) -> [String] {
+        try await onLoop { state -> Result<[String], RelayAdminError> in
+            .success(state.spansListed(listing, now: NIODeadline.now().uptimeNanoseconds))
+        }
+    }
+
     /// The cluster gave `match` another home (`decision`): its players here are told to move there.
     public func matchMoved(_ match: String, to decision: RelayPlacementDecision) async throws(RelayAdminError) {
         try await onLoop { state -> Result<Void, RelayAdminError> in

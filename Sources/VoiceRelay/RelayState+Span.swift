@@ -1,0 +1,335 @@
+import Logging
+import NIOCore
+import VoiceCore
+import VoiceWire
+
+/// Matches that span relays of a cluster: a match whose part here is full takes its next players
+/// on another relay (`RelayAction.spill`), and the relays holding its parts link up. Each tells
+/// the others what they need of its players (channels, mutes, ranges, positions), so that each
+/// holds the others' players as `RelayMatch.remote` and decides with them, as for its own, who
+/// hears whom. A relay forwards its players' voice once to each other relay where a player may
+/// hear it, sealed as it came, and that relay fans it out to its own players. Same thread contract
+/// as `RelayState`.
+extension RelayState {
+    /// A player on another relay that has not been described for this long is taken for gone
+    /// (its relay redescribes every player at each sweep).
+    static let peerPlayerTimeout: UInt64 = 3_000_000_000
+    /// A link younger than this stays even when the cluster's listing does not show it yet.
+    static let linkGrace: UInt64 = 2_000_000_000
+    /// Players on other relays a match holds at most, whatever its peers say.
+    static let maximumRemotePlayers = 4_096
+
+    // MARK: Spilling
+
+    /// Whether the join that `source` sent for `match`, whose part here is full, waits for the
+    /// cluster to say where its players go now (in a cluster that spans matches).
+    func spillsOver(_ match: String, _ join: RelayPlacementLedger.WaitingJoin, from source: RelaySource) -> Bool {
+        guard placement.isClustered, spans.identity != nil, !placement.isDraining else { return false }
+        if placement.waiting[match] == nil { actions.append(.spill(match: match)) }
+        placement.waiting[match, default: [:]][source] = join
+        return true
+    }
+
+    /// The cluster's answer to a spill: the joins that waited go to the relay that takes the
+    /// match's next players, which this one links with, or are refused.
+    func spilled(_ match: String, _ decision: RelayPlacementDecision, now: UInt64) {
+        gate.latestNow = max(gate.latestNow, now)
+        guard let waiting = placement.waiting.removeValue(forKey: match) else { return }
+        let participants = Set(waiting.values.map(\.participant)).sorted()
+        switch decision {
+        case .elsewhere(let node, let address):
+            spans.full.insert(match)
+            logger.info(
+                "the match is full here; its next players join another relay",
+                metadata: [
+                    "match": "\(match)", "node": "\(node)", "address": "\(address)",
+                    "participants": "\(participants)",
+                ])
+            link(match, to: node, at: address, now: now)
+            send(.redirect(address: address), to: Array(waiting.keys))
+        case .full:
+            logger.notice(
+                "refused joins: every relay holds as many of the match's players as it may",
+                metadata: ["match": "\(match)", "participants": "\(participants)"])
+            for (source, join) in waiting { refuse(.matchFull, to: source, participant: join.participant) }
+        case .here, .part, .unavailable:
+            logger.warning(
+                "could not spill a full match; its joins are refused until the cluster answers",
+                metadata: ["match": "\(match)", "reason": "\(decision)", "participants": "\(participants)"])
+            for (source, join) in waiting { refuse(.clusterUnavailable, to: source, participant: join.participant) }
+        }
+    }
+
+    /// A player left `match` here: a part that was full takes players again.
+    func partMayHaveRoom(_ match: String) {
+        guard spans.full.contains(match),
+            (roster.matches[match]?.members.count ?? 0) < configuration.limits.maximumMembersPerMatch
+        else { return }
+        spans.full.remove(match)
+        actions.append(.partHasRoom(match: match))
+    }
+
+    // MARK: Linking
+
+    /// From now on `match` spans the relay `node` too: each tells the other of its players.
+    func link(_ match: String, to node: String, at address: String, now: UInt64) {
+        guard let identity = spans.identity, node != identity.node else { return }
+        let peer = spans.peer(node, at: address)
+        guard spans.links[match]?[node] == nil else { return }
+        spans.links[match, default: [:]][node] = now
+        logger.info(
+            "linked a match with another relay of the cluster",
+            metadata: ["match": "\(match)", "node": "\(node)", "address": "\(address)"])
+        sendPeer(.hello, of: match, to: peer)
+        describeAll(of: match, to: peer)
+    }
+
+    /// `match` no longer spans `node`: its players there are forgotten here.
+    func unlink(_ match: String, from node: String) {
+        guard spans.links[match]?.removeValue(forKey: node) != nil else { return }
+        if spans.links[match]?.isEmpty == true { spans.links[match] = nil }
+        logger.info("unlinked a match from another relay", metadata: ["match": "\(match)", "node": "\(node)"])
+        guard let held = roster.matches[match] else { return }
+        for player in held.remote where player.peer?.node == node { removeRemote(player) }
+    }
+
+    /// Every match with part of it on other relays, as the cluster lists them: the relays holding
+    /// each (this one among them, if it does). Links what this relay holds, or was given part of,
+    /// with the others, and unlinks relays no longer listed. Returns the matches held here that
+    /// span other relays without listing this one: its part must be listed too.
+    func spansListed(_ listing: [String: [RelayPeerAddress]], now: UInt64) -> [String] {
+        guard let identity = spans.identity else { return [] }
+        var unlisted: [String] = []
+        for (match, holders) in listing.sorted(by: { $0.key < $1.key }) {
+            let listsHere = holders.contains { $0.node == identity.node }
+            let holdsHere = roster.matches[match] != nil
+            guard listsHere || holdsHere else { continue }
+            if holdsHere, !listsHere, holders.contains(where: { $0.node != identity.node }) { unlisted.append(match) }
+            for holder in holders where holder.node != identity.node {
+                link(match, to: holder.node, at: holder.address, now: now)
+            }
+        }
+        for (match, links) in spans.links {
+            let listed = Set(listing[match]?.map(\.node) ?? [])
+            for (node, linkedAt) in links where !listed.contains(node) && now &- linkedAt > Self.linkGrace {
+                unlink(match, from: node)
+            }
+        }
+        return unlisted
+    }
+
+    /// Forgets every link of `match` (this relay no longer holds part of it).
+    func dropLinks(_ match: String) {
+        for node in (spans.links[match]?.keys).map(Array.init) ?? [] { unlink(match, from: node) }
+        spans.full.remove(match)
+    }
+
+    // MARK: Telling the others
+
+    /// Tells every relay linked in `member`'s match what it needs of the member.
+    func describeToPeers(_ member: RelayMember) {
+        guard member.peer == nil, let links = spans.links[member.match.id] else { return }
+        let described = [Self.description(of: member)]
+        for node in links.keys.sorted() {
+            if let peer = spans.peers[node] { sendPeer(.members(described), of: member.match.id, to: peer) }
+        }
+    }
+
+    /// Tells every relay linked in `member`'s match that it left.
+    func tellPeersGone(_ member: RelayMember) {
+        guard member.peer == nil, let links = spans.links[member.match.id] else { return }
+        for node in links.keys.sorted() {
+            if let peer = spans.peers[node] { sendPeer(.gone([member.mediaID]), of: member.match.id, to: peer) }
+        }
+    }
+
+    /// Tells `peer` of every player of `match` here, as few to a message as fit.
+    func describeAll(of match: String, to peer: RelayPeer) {
+        guard let held = roster.matches[match] else { return }
+        var batch: [RelayPeerMember] = []
+        for member in held.members {
+            batch.append(Self.description(of: member))
+            if batch.count == RelayPeerMessage.maximumMembers {
+                sendPeer(.members(batch), of: match, to: peer)
+                batch.removeAll(keepingCapacity: true)
+            }
+        }
+        if !batch.isEmpty { sendPeer(.members(batch), of: match, to: peer) }
+    }
+
+    static func description(of member: RelayMember) -> RelayPeerMember {
+        RelayPeerMember(
+            mediaID: member.mediaID, participant: member.participant, channels: member.channels, muted: member.muted,
+            hearingRanges: Dictionary(member.hearings.map { ($0.channel, $0.range.range) }) { first, _ in first },
+            position: member.position)
+    }
+
+    // MARK: Forwarding to the others
+
+    /// Sends `sender`'s envelope once to each relay where a player of its match may want it.
+    func forwardToPeers(
+        _ buffer: ByteBuffer, header: SealedEnvelopeHeader, from sender: RelayMember, isVoice: Bool, now: UInt64
+    ) {
+        spans.pass &+= 1
+        let pass = spans.pass
+        for recipient in sender.match.remote {
+            guard let peer = recipient.peer, peer.copyPass != pass, recipient.listens(to: header.channel) else {
+                continue
+            }
+            if isVoice, !wantsRemotely(recipient, voiceFrom: sender, on: header.channel) { continue }
+            peer.copyPass = pass
+            sendVoice(buffer, of: sender.match, to: peer, now: now)
+        }
+    }
+
+    /// Whether a player on another relay may want `sender`'s voice. Whether it hears it is its own
+    /// relay's decision, by its own record of who is in range; this one holds back only what is
+    /// beyond the range and its margin, so that it never holds back what that relay would forward.
+    @inline(__always)
+    func wantsRemotely(_ recipient: RelayMember, voiceFrom sender: RelayMember, on channel: ChannelNumber) -> Bool {
+        if recipient.muted.contains(sender.mediaID) { return false }
+        guard let hearing = recipient.peerHearings.first(where: { $0.channel == channel }) else { return true }
+        guard let here = recipient.position, let there = sender.position else { return false }
+        return hearing.range.isAudible(distanceSquared: here.distanceSquared(to: there), wasAudible: true)
+    }
+
+    func sendVoice(_ buffer: ByteBuffer, of match: RelayMatch, to peer: RelayPeer, now: UInt64) {
+        let envelope = buffer.getBytes(at: buffer.readerIndex, length: buffer.readableBytes) ?? []
+        if sendPeer(.voice(envelope), of: match.id, to: peer) { counters.peerVoiceSent &+= 1 }
+    }
+
+    /// Sends one authenticated message to `peer`; false when it cannot be (no address to send to).
+    @discardableResult
+    func sendPeer(_ body: RelayPeerMessage.Body, of match: String, to peer: RelayPeer) -> Bool {
+        guard let identity = spans.identity, let key = spans.keys.first, let address = peer.socketAddress else {
+            return false
+        }
+        let message = RelayPeerMessage(
+            node: identity.node, address: identity.advertise, match: match, stamp: spans.stamp(now: gate.latestNow),
+            body: body)
+        guard let bytes = try? message.sealed(with: key) else { return false }
+        actions.append(.datagram(ByteBuffer(bytes: bytes), to: address))
+        if case .voice = body {} else { counters.peerStateSent &+= 1 }
+        return true
+    }
+
+    // MARK: Receiving from the others
+
+    /// A message from another relay of the cluster.
+    func peerMessage(_ buffer: ByteBuffer, now: UInt64) {
+        guard let identity = spans.identity else { return drop(.malformed, member: nil) }
+        let bytes = buffer.getBytes(at: buffer.readerIndex, length: buffer.readableBytes) ?? []
+        let message: RelayPeerMessage
+        do throws(RelayPeerMessageError) {
+            message = try RelayPeerMessage(opening: bytes, keys: spans.keys)
+        } catch .unauthenticated {
+            return drop(.peerUnauthenticated, member: nil)
+        } catch {
+            return drop(.malformed, member: nil)
+        }
+        guard message.node != identity.node else { return drop(.malformed, member: nil) }
+        let peer = spans.peer(message.node, at: message.address)
+        let isLinked = spans.links[message.match]?[peer.node] != nil
+        switch message.body {
+        case .hello:
+            // A relay that now holds part of the match wants this one's players.
+            if isLinked {
+                describeAll(of: message.match, to: peer)
+            } else {
+                link(message.match, to: peer.node, at: peer.address, now: now)
+            }
+        case .members(let described):
+            // Nobody here to hear them (yet): the relay describes them again once someone joins.
+            guard let held = roster.matches[message.match] else { return }
+            if !isLinked { link(message.match, to: peer.node, at: peer.address, now: now) }
+            for player in described { describedRemote(player, in: held, by: peer, stamp: message.stamp, now: now) }
+        case .gone(let gone):
+            guard let held = roster.matches[message.match] else { return }
+            for mediaID in gone {
+                if let player = held.remoteMember(mediaID: mediaID), player.peer === peer,
+                    message.stamp >= player.peerStamp
+                {
+                    removeRemote(player)
+                }
+            }
+        case .voice(let envelope):
+            counters.peerVoiceReceived &+= 1
+            guard envelope.count <= configuration.limits.maximumDatagramBytes else {
+                return drop(.tooLarge, member: nil)
+            }
+            let parsed = envelope.withUnsafeBytes { raw -> SealedEnvelopeHeader? in
+                do { return try SealedEnvelopeHeader(parsing: raw) } catch { return nil }
+            }
+            guard let header = parsed else { return drop(.malformed, member: nil) }
+            guard let held = roster.matches[message.match], let sender = held.remoteMember(mediaID: header.sender),
+                sender.peer === peer
+            else { return drop(.peerUnknown, member: nil) }
+            fanOut(ByteBuffer(bytes: envelope), header: header, from: sender, reliable: false, now: now)
+        }
+    }
+
+    /// Takes in what `peer` says of one of its players in `match`.
+    private func describedRemote(
+        _ described: RelayPeerMember, in match: RelayMatch, by peer: RelayPeer, stamp: UInt64, now: UInt64
+    ) {
+        // A player here keeps its media ID: another relay's word of it is a leftover of a move.
+        guard match.member(mediaID: described.mediaID) == nil else { return }
+        let player: RelayMember
+        if let existing = match.remoteMember(mediaID: described.mediaID), existing.peer === peer {
+            guard stamp >= existing.peerStamp else { return }
+            player = existing
+        } else {
+            // A player that moved from one relay to another is the newer relay's.
+            if let moved = match.remoteMember(mediaID: described.mediaID) { removeRemote(moved) }
+            guard match.remote.count < Self.maximumRemotePlayers else { return drop(.peerUnknown, member: nil) }
+            player = RelayMember(
+                match: match, participant: described.participant, mediaID: described.mediaID,
+                limits: configuration.limits, now: now, peer: peer)
+            match.remote.append(player)
+        }
+        player.peerStamp = stamp
+        player.describedAt = now
+        player.channels = described.channels.filter { $0 != 0 }
+        player.muted = described.muted
+        player.peerHearings = described.hearingRanges.sorted { $0.key < $1.key }.map {
+            (channel: $0.key, range: HearingRange(range: $0.value))
+        }
+        if let position = described.position {
+            if position != player.position { place(player, at: position) }
+        } else if player.position != nil {
+            player.position = nil
+            forgetHearing(of: player)
+        }
+    }
+
+    /// Forgets a player of another relay.
+    func removeRemote(_ player: RelayMember) {
+        player.match.remote.removeAll { $0 === player }
+        forgetHearing(of: player)
+    }
+
+    // MARK: Housekeeping
+
+    /// At each sweep: describes this relay's players again to every linked relay (a message may
+    /// have been lost, and a relay that stops hearing of a player takes it for gone), and forgets
+    /// players of other relays not described lately.
+    func sweepSpans(now: UInt64) {
+        guard spans.identity != nil else { return }
+        for (match, links) in spans.links.sorted(by: { $0.key < $1.key }) where roster.matches[match] != nil {
+            for node in links.keys.sorted() {
+                if let peer = spans.peers[node] { describeAll(of: match, to: peer) }
+            }
+        }
+        for match in roster.matches.values where !match.remote.isEmpty {
+            for player in match.remote where now &- player.describedAt > Self.peerPlayerTimeout {
+                logger.info(
+                    "forgot a player of another relay: not described lately",
+                    metadata: [
+                        "match": "\(match.id)", "participant": "\(player.participant)",
+                        "node": "\(player.peer?.node ?? "?")",
+                    ])
+                removeRemote(player)
+            }
+        }
+    }
+}
