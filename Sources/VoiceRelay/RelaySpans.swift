@@ -12,6 +12,9 @@ struct RelaySpans {
     var peers: [String: RelayPeer] = [:]
     /// By match, the other relays holding part of it, each with when it was linked.
     var links: [String: [String: UInt64]] = [:]
+    /// By match, the participants attached to its signalling on other relays: on which relay, and
+    /// when that relay last named them.
+    var remoteSignalling: [String: [String: (node: String, describedAt: UInt64)]] = [:]
     /// Matches this relay holds part of without being their home.
     var parts: Set<String> = []
     /// Matches whose part here is full, as the cluster was told.

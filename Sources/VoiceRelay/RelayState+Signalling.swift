@@ -54,10 +54,16 @@ extension RelayState {
             existing.lastHeard = now
             joining = existing
         } else {
+            // A roster lists the whole match: with those attached on other relays, it must fit.
+            guard signallingRosterCount(of: token.match) <= RelayMessage.maximumRosterEntries else {
+                return refuse(.matchFull, to: source, participant: participant)
+            }
             guard roster.count < maximumSignallingMembers else {
+                if spillsOver(token.match, .signalling(token: text, participant: participant), from: source) { return }
                 return refuse(.matchFull, to: source, participant: participant)
             }
             guard signallingCount < configuration.limits.maximumParticipants else {
+                if spillsOver(token.match, .signalling(token: text, participant: participant), from: source) { return }
                 return refuse(.relayFull, to: source, participant: participant)
             }
             joining = RelaySignallingMember(
@@ -67,6 +73,7 @@ extension RelayState {
             send(.memberJoined(participant), to: roster.values.map { .tcp($0.connection) })
             roster[participant] = joining
             signallingMatches[token.match] = roster
+            tellPeers(.signalling([participant]), of: token.match)
         }
         signallingConnections[connection] = joining
         gate.forgetUnjoined(connection)
@@ -74,7 +81,8 @@ extension RelayState {
         logger.info(
             "joined signalling",
             metadata: ["match": "\(token.match)", "participant": "\(participant)", "from": "\(describe(source))"])
-        send(.signalJoined(members: roster.keys.filter { $0 != participant }.sorted()), to: source)
+        let elsewhere = spans.remoteSignalling[token.match]?.keys.filter { roster[$0] == nil } ?? []
+        send(.signalJoined(members: (roster.keys.filter { $0 != participant } + elsewhere).sorted()), to: source)
     }
 
     func signallingControl(_ message: RelayMessage, from member: RelaySignallingMember, now: UInt64) {
@@ -101,12 +109,31 @@ extension RelayState {
         guard sender.signalBucket.take(1, now: now), sender.byteBucket.take(Double(payload.count), now: now) else {
             return drop(.rateLimited, member: nil)
         }
-        guard destination != sender.participant, let recipient = signallingMatches[sender.match]?[destination] else {
+        guard destination != sender.participant else { return drop(.unknownDestination, member: nil) }
+        if signallingMatches[sender.match]?[destination] == nil,
+            let node = spans.remoteSignalling[sender.match]?[destination]?.node, let peer = spans.peers[node]
+        {
+            // Attached to another relay of the cluster: sent there, if it fits a message between relays.
+            guard payload.count <= RelayPeerMessage.maximumSignalBytes else { return drop(.tooLarge, member: nil) }
+            if sendPeer(
+                .signal(from: sender.participant, to: destination, payload: payload), of: sender.match, to: peer)
+            {
+                counters.signalsForwarded &+= 1
+                counters.signalBytesForwarded &+= payload.count
+            }
+            return
+        }
+        deliverSignal(payload, from: sender.participant, to: destination, in: sender.match)
+    }
+
+    /// Hands a signal to `destination`, attached to `match`'s signalling here.
+    func deliverSignal(_ payload: [UInt8], from sender: String, to destination: String, in match: String) {
+        guard let recipient = signallingMatches[match]?[destination] else {
             return drop(.unknownDestination, member: nil)
         }
         // Past the connection's write water mark the relay drops rather than queueing without bound.
         guard !isCongested(recipient.connection) else { return drop(.recipientCongested, member: nil) }
-        send(.signal(from: sender.participant, payload: payload), to: .tcp(recipient.connection))
+        send(.signal(from: sender, payload: payload), to: .tcp(recipient.connection))
         counters.signalsForwarded &+= 1
         counters.signalBytesForwarded &+= payload.count
     }
@@ -119,6 +146,7 @@ extension RelayState {
         roster[member.participant] = nil
         signallingMatches[member.match] = roster.isEmpty ? nil : roster
         send(.memberLeft(member.participant), to: roster.values.map { .tcp($0.connection) })
+        tellPeers(.signallingGone([member.participant]), of: member.match)
         releaseIfEmpty(member.match)
     }
 

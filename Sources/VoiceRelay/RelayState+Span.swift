@@ -89,6 +89,9 @@ extension RelayState {
         guard spans.links[match]?.removeValue(forKey: node) != nil else { return }
         if spans.links[match]?.isEmpty == true { spans.links[match] = nil }
         logger.info("unlinked a match from another relay", metadata: ["match": "\(match)", "node": "\(node)"])
+        for (participant, attached) in spans.remoteSignalling[match] ?? [:] where attached.node == node {
+            forgetRemoteSignalling(participant, of: match)
+        }
         guard let held = roster.matches[match] else { return }
         for player in held.remote where player.peer?.node == node { removeRemote(player) }
     }
@@ -102,7 +105,7 @@ extension RelayState {
         var unlisted: [String] = []
         for (match, holders) in listing.sorted(by: { $0.key < $1.key }) {
             let listsHere = holders.contains { $0.node == identity.node }
-            let holdsHere = roster.matches[match] != nil
+            let holdsHere = roster.matches[match] != nil || signallingMatches[match] != nil
             guard listsHere || holdsHere else { continue }
             if holdsHere, !listsHere, holders.contains(where: { $0.node != identity.node }) { unlisted.append(match) }
             for holder in holders where holder.node != identity.node {
@@ -121,6 +124,7 @@ extension RelayState {
     /// Forgets every link of `match` (this relay no longer holds part of it).
     func dropLinks(_ match: String) {
         for node in (spans.links[match]?.keys).map(Array.init) ?? [] { unlink(match, from: node) }
+        spans.remoteSignalling[match] = nil
         spans.full.remove(match)
     }
 
@@ -128,34 +132,53 @@ extension RelayState {
 
     /// Tells every relay linked in `member`'s match what it needs of the member.
     func describeToPeers(_ member: RelayMember) {
-        guard member.peer == nil, let links = spans.links[member.match.id] else { return }
-        let described = [Self.description(of: member)]
+        guard member.peer == nil, spans.links[member.match.id] != nil else { return }
+        tellPeers(.members([Self.description(of: member)]), of: member.match.id)
+    }
+
+    /// Sends `body` about `match` to every relay linked in it.
+    func tellPeers(_ body: RelayPeerMessage.Body, of match: String) {
+        guard let links = spans.links[match] else { return }
         for node in links.keys.sorted() {
-            if let peer = spans.peers[node] { sendPeer(.members(described), of: member.match.id, to: peer) }
+            if let peer = spans.peers[node] { sendPeer(body, of: match, to: peer) }
         }
     }
 
     /// Tells every relay linked in `member`'s match that it left.
     func tellPeersGone(_ member: RelayMember) {
-        guard member.peer == nil, let links = spans.links[member.match.id] else { return }
-        for node in links.keys.sorted() {
-            if let peer = spans.peers[node] { sendPeer(.gone([member.mediaID]), of: member.match.id, to: peer) }
+        guard member.peer == nil else { return }
+        tellPeers(.gone([member.mediaID]), of: member.match.id)
+    }
+
+    /// Tells `peer` of every player of `match` here, media and signalling, as few to a message as fit.
+    func describeAll(of match: String, to peer: RelayPeer) {
+        if let held = roster.matches[match] {
+            var batch: [RelayPeerMember] = []
+            var bytes = 0
+            for member in held.members {
+                let described = Self.description(of: member)
+                let size = RelayPeerMessage.encodedBytes(of: described)
+                if batch.count == RelayPeerMessage.maximumMembers || bytes + size > Self.descriptionBytes {
+                    sendPeer(.members(batch), of: match, to: peer)
+                    batch.removeAll(keepingCapacity: true)
+                    bytes = 0
+                }
+                batch.append(described)
+                bytes += size
+            }
+            if !batch.isEmpty { sendPeer(.members(batch), of: match, to: peer) }
+        }
+        if let attached = signallingMatches[match]?.keys.sorted() {
+            for start in stride(from: 0, to: attached.count, by: RelayPeerMessage.maximumNames) {
+                let names = Array(attached[start..<min(start + RelayPeerMessage.maximumNames, attached.count)])
+                sendPeer(.signalling(names), of: match, to: peer)
+            }
         }
     }
 
-    /// Tells `peer` of every player of `match` here, as few to a message as fit.
-    func describeAll(of match: String, to peer: RelayPeer) {
-        guard let held = roster.matches[match] else { return }
-        var batch: [RelayPeerMember] = []
-        for member in held.members {
-            batch.append(Self.description(of: member))
-            if batch.count == RelayPeerMessage.maximumMembers {
-                sendPeer(.members(batch), of: match, to: peer)
-                batch.removeAll(keepingCapacity: true)
-            }
-        }
-        if !batch.isEmpty { sendPeer(.members(batch), of: match, to: peer) }
-    }
+    /// Bytes of player descriptions one message carries at most: with its header, it fits a datagram
+    /// of an Ethernet frame.
+    static let descriptionBytes = 1_200
 
     static func description(of member: RelayMember) -> RelayPeerMember {
         RelayPeerMember(
@@ -252,6 +275,18 @@ extension RelayState {
                     removeRemote(player)
                 }
             }
+        case .signalling(let names):
+            if !isLinked { link(message.match, to: peer.node, at: peer.address, now: now) }
+            for name in names { attachedRemotely(name, to: message.match, on: peer, now: now) }
+        case .signallingGone(let names):
+            for name in names where spans.remoteSignalling[message.match]?[name]?.node == peer.node {
+                forgetRemoteSignalling(name, of: message.match)
+            }
+        case .signal(let from, let to, let payload):
+            guard spans.remoteSignalling[message.match]?[from]?.node == peer.node else {
+                return drop(.peerUnknown, member: nil)
+            }
+            deliverSignal(payload, from: from, to: to, in: message.match)
         case .voice(let envelope):
             counters.peerVoiceReceived &+= 1
             guard envelope.count <= configuration.limits.maximumDatagramBytes else {
@@ -302,6 +337,38 @@ extension RelayState {
         }
     }
 
+    /// `participant` is attached to `match`'s signalling on `peer`: the signalling members here
+    /// hear of it when it is new to them.
+    private func attachedRemotely(_ participant: String, to match: String, on peer: RelayPeer, now: UInt64) {
+        // One attached here is this relay's; another relay's word of it is a leftover of a move.
+        guard signallingMatches[match]?[participant] == nil else { return }
+        let isNew = spans.remoteSignalling[match]?[participant] == nil
+        if isNew {
+            guard signallingRosterCount(of: match) <= RelayMessage.maximumRosterEntries else {
+                return drop(.peerUnknown, member: nil)
+            }
+            send(.memberJoined(participant), to: signallingSources(of: match))
+        }
+        spans.remoteSignalling[match, default: [:]][participant] = (peer.node, now)
+    }
+
+    /// Forgets a participant attached on another relay, telling those attached here.
+    func forgetRemoteSignalling(_ participant: String, of match: String) {
+        guard spans.remoteSignalling[match]?.removeValue(forKey: participant) != nil else { return }
+        if spans.remoteSignalling[match]?.isEmpty == true { spans.remoteSignalling[match] = nil }
+        send(.memberLeft(participant), to: signallingSources(of: match))
+    }
+
+    /// Every connection attached to `match`'s signalling here.
+    func signallingSources(of match: String) -> [RelaySource] {
+        (signallingMatches[match]?.values).map { $0.map { .tcp($0.connection) } } ?? []
+    }
+
+    /// Participants attached to `match`'s signalling, here and on other relays.
+    func signallingRosterCount(of match: String) -> Int {
+        (signallingMatches[match]?.count ?? 0) + (spans.remoteSignalling[match]?.count ?? 0)
+    }
+
     /// Forgets a player of another relay.
     func removeRemote(_ player: RelayMember) {
         player.match.remote.removeAll { $0 === player }
@@ -315,9 +382,15 @@ extension RelayState {
     /// players of other relays not described lately.
     func sweepSpans(now: UInt64) {
         guard spans.identity != nil else { return }
-        for (match, links) in spans.links.sorted(by: { $0.key < $1.key }) where roster.matches[match] != nil {
+        for (match, links) in spans.links.sorted(by: { $0.key < $1.key })
+        where roster.matches[match] != nil || signallingMatches[match] != nil {
             for node in links.keys.sorted() {
                 if let peer = spans.peers[node] { describeAll(of: match, to: peer) }
+            }
+        }
+        for (match, attached) in spans.remoteSignalling.sorted(by: { $0.key < $1.key }) {
+            for (participant, described) in attached where now &- described.describedAt > Self.peerPlayerTimeout {
+                forgetRemoteSignalling(participant, of: match)
             }
         }
         for match in roster.matches.values where !match.remote.isEmpty {

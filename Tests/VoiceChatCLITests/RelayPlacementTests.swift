@@ -30,7 +30,7 @@ import Testing
             try? FileManager.default.removeItem(at: directory)
         }
 
-        func startRelay(_ node: String, port: Int) throws {
+        func startRelay(_ node: String, port: Int, options: [String] = []) throws {
             relays[node] = (
                 port,
                 try BackgroundCommand(
@@ -40,7 +40,7 @@ import Testing
                         "--report-every", "0", "--admin-socket", socket(node), "--duration", "60",
                         "--cluster", etcd.map(\.clientURL).joined(separator: ","), "--node", node,
                         "--advertise", "127.0.0.1:\(port)", "--drain-deadline", "10",
-                    ], directory: directory, label: node)
+                    ] + options, directory: directory, label: node)
             )
             #expect(relays[node]!.process.waitForOutput("node \(node) of the cluster", seconds: 15))
         }
@@ -202,6 +202,38 @@ import Testing
             joined.map { $0 <= 2 } == true, "joined \(joined.map { "\($0) s" } ?? "not within 5 s") after etcd returned"
         )
         cluster.expectNothingLost()
+    }
+
+    /// A match larger than one relay takes: with room for one player of a match each, Alice's
+    /// home spills Bob to the other relay, the two relays link up, and the players hear each other
+    /// through both (their keys agreed over signalling that spans the relays too).
+    @Test func aMatchLargerThanARelayTakesSpansRelaysAndItsPlayersHearEachOther() throws {
+        let cluster = try Cluster(etcd: [
+            try EtcdMember(clientPort: TestPort.spanEtcdClient.port, peerPort: TestPort.spanEtcdPeer.port)
+        ])
+        try cluster.startRelay("a", port: TestPort.spanRelayA.port, options: ["--match-players", "1"])
+        try cluster.startRelay("b", port: TestPort.spanRelayB.port, options: ["--match-players", "1"])
+        try cluster.waitForMembership()
+        try cluster.join("alice", match: "arena", through: ["a", "b"], seconds: 9)
+        #expect(try secondsUntil(within: 8) { try cluster.home(of: "arena: alice") != nil } != nil)
+        let home = try #require(try cluster.home(of: "arena: alice"))
+        let other = home == "a" ? "b" : "a"
+        try cluster.join("bob", match: "arena", through: [home], seconds: 8)
+        let spanned = try secondsUntil(within: 8) { try cluster.matches(on: other).contains("arena: bob") }
+        #expect(spanned != nil, "\(cluster.relays[home]!.process.standardError)")
+        #expect(
+            cluster.relays[home]!.process.standardError.contains("its next players join another relay"),
+            "\(cluster.relays[home]!.process.standardError)")
+        #expect(
+            try cluster.etcd[0].keys(prefix: "/voicechat/parts/") == [
+                "/voicechat/parts/arena/a", "/voicechat/parts/arena/b",
+            ])
+        for (player, summary) in cluster.summaries() {
+            let heard = summary.split(separator: "(").dropFirst().first.flatMap { Int($0.split(separator: " ")[2]) }
+            #expect(
+                summary.contains("path relay") && summary.contains("loss 0.0 %") && (heard ?? 0) > 100,
+                "\(player): \(summary)")
+        }
     }
 
     /// One member of a three-member etcd killed: the relay keeps its lease, the match its players,

@@ -259,3 +259,78 @@ import VoiceWire
         #expect(cluster.relays["a"]!.matches[Self.match]?.remote.isEmpty == true)
     }
 }
+
+extension RelaySpanStateTests {
+    func attachSignalling(_ participant: String, connection: UInt64, to relay: RelayState, now: UInt64 = 0) throws {
+        let token = try RelayToken.sign(match: Self.match, participant: participant, expiry: 2_000_000, secret: secret)
+        let source = RelaySource.tcp(RelayConnectionID(rawValue: connection))
+        relay.connectionOpened(RelayConnectionID(rawValue: connection), from: nil, now: now)
+        relay.received(
+            ByteBuffer(bytes: try RelayMessage.signalJoin(token: token.text, participant: participant).serialized()),
+            from: source, now: now)
+    }
+
+    /// What `relay` sent over `connection`, as relay messages.
+    static func frames(_ decisions: RelayStateTests.Decisions, connection: UInt64) -> [RelayMessage] {
+        decisions.actions.compactMap { action in
+            guard case .frame(let buffer, let to) = action, to.rawValue == connection else { return nil }
+            return try? RelayMessage(parsing: Array(buffer.readableBytesView))
+        }
+    }
+
+    @Test func signallingSpansTheRelaysToo() throws {
+        let cluster = try spilledMatch()
+        let (a, b) = (cluster.relays["a"]!, cluster.relays["b"]!)
+        try attachSignalling("carol", connection: 30, to: b, now: 5)
+        let carolJoined = Self.frames(RelayStateTests.take(b), connection: 30)
+        #expect(carolJoined == [.signalJoined(members: [])])
+        // b's word of carol reaches a before alice attaches there.
+        b.sweep(now: 5)
+        cluster.settle(now: 5)
+        try attachSignalling("alice", connection: 10, to: a, now: 6)
+        #expect(Self.frames(RelayStateTests.take(a), connection: 10) == [.signalJoined(members: ["carol"])])
+        // a tells b of alice: carol hears she joined.
+        a.sweep(now: 6)
+        var carolHeard: [RelayMessage] = []
+        while !a.actions.isEmpty || !b.actions.isEmpty {
+            for action in RelayStateTests.take(a).actions {
+                if case .datagram(let buffer, let address) = action, address == cluster.addresses["b"] {
+                    b.received(buffer, from: .udp(address), now: 6)
+                }
+            }
+            carolHeard += Self.frames(RelayStateTests.take(b), connection: 30)
+        }
+        #expect(carolHeard.contains(.memberJoined("alice")))
+
+        // alice's signal to carol crosses to b, and carol's answer back to a.
+        let offer = Array("offer".utf8)
+        a.received(
+            ByteBuffer(bytes: try RelayMessage.sendSignal(to: "carol", payload: offer).serialized()),
+            from: .tcp(RelayConnectionID(rawValue: 10)), now: 7)
+        #expect(a.counters.signalsForwarded == 1)
+        for action in RelayStateTests.take(a).actions {
+            if case .datagram(let buffer, let address) = action, address == cluster.addresses["b"] {
+                b.received(buffer, from: .udp(address), now: 7)
+            }
+        }
+        #expect(Self.frames(RelayStateTests.take(b), connection: 30) == [.signal(from: "alice", payload: offer)])
+        // A signal too large to cross between relays is dropped, and counted.
+        a.received(
+            ByteBuffer(
+                bytes: try RelayMessage.sendSignal(to: "carol", payload: Array(repeating: 1, count: 2_000))
+                    .serialized()),
+            from: .tcp(RelayConnectionID(rawValue: 10)), now: 8)
+        #expect(a.counters.drops(.tooLarge) == 1)
+
+        // carol detaches: alice hears she left.
+        b.received(
+            ByteBuffer(bytes: try RelayMessage.leave.serialized()), from: .tcp(RelayConnectionID(rawValue: 30)), now: 9)
+        _ = RelayStateTests.take(a)
+        for action in RelayStateTests.take(b).actions {
+            if case .datagram(let buffer, let address) = action, address == cluster.addresses["a"] {
+                a.received(buffer, from: .udp(address), now: 9)
+            }
+        }
+        #expect(Self.frames(RelayStateTests.take(a), connection: 10).contains(.memberLeft("carol")))
+    }
+}

@@ -11,13 +11,19 @@ import VoiceCore
 ///   channels, u8 count + u32 muted media IDs, u8 count + (u16 channel, f32 range) hearing ranges,
 ///   u8 0 or 1 + three f32 position;
 /// - gone: u8 count + u32 media IDs;
-/// - hello: nothing.
+/// - hello: nothing;
+/// - signalling, signalling gone: u8 count + u16-length participants (attached to the match's
+///   signalling on the sender, or no longer);
+/// - signal: u16-length sender and destination participants, u16 length + payload.
 public struct RelayPeerMessage: Sendable, Hashable {
     public enum Kind: UInt8, Sendable, Hashable {
         case voice = 1
         case members = 2
         case gone = 3
         case hello = 4
+        case signalling = 5
+        case signallingGone = 6
+        case signal = 7
     }
 
     public enum Body: Sendable, Hashable {
@@ -29,6 +35,12 @@ public struct RelayPeerMessage: Sendable, Hashable {
         case gone([MediaID])
         /// The sender holds part of the match from now on: it wants the receiver's players.
         case hello
+        /// Participants attached to the match's signalling on the sending relay (up to `maximumNames`).
+        case signalling([String])
+        /// Participants no longer attached there.
+        case signallingGone([String])
+        /// A signal from a participant attached on the sending relay to one attached on the receiver.
+        case signal(from: String, to: String, payload: [UInt8])
     }
 
     public static let firstByte: UInt8 = wireVersion << 4 | WireMessageType.peer.rawValue
@@ -37,6 +49,12 @@ public struct RelayPeerMessage: Sendable, Hashable {
     public static let maximumNodeBytes = 64
     public static let maximumAddressBytes = 128
     public static let maximumGone = 255
+    /// Participants a signalling message names at most.
+    public static let maximumNames = 16
+    /// The largest signal that crosses between relays: with its header, a message fits a datagram.
+    public static let maximumSignalBytes = 1024
+    /// The largest message: what a relay reads a datagram into.
+    public static let maximumBytes = 2048
 
     /// The sending relay's node name.
     public var node: String
@@ -62,6 +80,9 @@ public struct RelayPeerMessage: Sendable, Hashable {
         case .members: .members
         case .gone: .gone
         case .hello: .hello
+        case .signalling: .signalling
+        case .signallingGone: .signallingGone
+        case .signal: .signal
         }
     }
 
@@ -92,9 +113,31 @@ public struct RelayPeerMessage: Sendable, Hashable {
             writer.uint8(UInt8(gone.count))
             for mediaID in gone { writer.mediaID(mediaID) }
         case .hello: break
+        case .signalling(let names), .signallingGone(let names):
+            guard names.count <= Self.maximumNames else {
+                throw .malformed(reason: "\(names.count) participants, more than \(Self.maximumNames)")
+            }
+            writer.uint8(UInt8(names.count))
+            for name in names {
+                try Self.check(name, "participant", maximum: RelayToken.maximumIDBytes)
+                writer.string(name)
+            }
+        case .signal(let from, let to, let payload):
+            try Self.check(from, "sender", maximum: RelayToken.maximumIDBytes)
+            try Self.check(to, "destination", maximum: RelayToken.maximumIDBytes)
+            guard payload.count <= Self.maximumSignalBytes else {
+                throw .malformed(reason: "a signal of \(payload.count) bytes, more than \(Self.maximumSignalBytes)")
+            }
+            writer.string(from)
+            writer.string(to)
+            writer.uint16(UInt16(payload.count))
+            writer.append(payload)
         }
         var bytes = writer.bytes
         bytes.append(contentsOf: key.tag(of: bytes[...]))
+        guard bytes.count <= Self.maximumBytes else {
+            throw .malformed(reason: "\(bytes.count) bytes, more than \(Self.maximumBytes)")
+        }
         return bytes
     }
 
@@ -140,9 +183,33 @@ public struct RelayPeerMessage: Sendable, Hashable {
             }
             body = .gone(gone)
         case .hello: body = .hello
+        case .signalling, .signallingGone:
+            guard let count = reader.uint8(), Int(count) <= Self.maximumNames else {
+                throw .malformed(reason: "more participants than \(Self.maximumNames)")
+            }
+            var names: [String] = []
+            for _ in 0..<count {
+                guard let name = reader.string() else { throw .malformed(reason: "truncated participant") }
+                try Self.check(name, "participant", maximum: RelayToken.maximumIDBytes)
+                names.append(name)
+            }
+            body = kind == .signalling ? .signalling(names) : .signallingGone(names)
+        case .signal:
+            guard let from = reader.string(), let to = reader.string(), let length = reader.uint16(),
+                Int(length) <= Self.maximumSignalBytes, let payload = reader.take(Int(length))
+            else { throw .malformed(reason: "truncated or oversized signal") }
+            try Self.check(from, "sender", maximum: RelayToken.maximumIDBytes)
+            try Self.check(to, "destination", maximum: RelayToken.maximumIDBytes)
+            body = .signal(from: from, to: to, payload: Array(payload))
         }
         guard reader.isAtEnd else { throw .malformed(reason: "bytes after its fields") }
         self.init(node: node, address: address, match: match, stamp: stamp, body: body)
+    }
+
+    /// The bytes `member` takes in a members message.
+    public static func encodedBytes(of member: RelayPeerMember) -> Int {
+        4 + 2 + member.participant.utf8.count + 1 + 2 * member.channels.count + 1 + 4 * member.muted.count + 1
+            + 6 * member.hearingRanges.count + 1 + (member.position == nil ? 0 : 12)
     }
 
     private static func check(_ text: String, _ field: String, maximum: Int) throws(RelayPeerMessageError) {
