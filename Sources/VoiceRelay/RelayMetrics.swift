@@ -10,6 +10,9 @@ struct RelayMetrics: Sendable {
     private let bytesForwarded: Counter
     private let signalsForwarded: Counter
     private let signalBytesForwarded: Counter
+    private let peerVoiceSent: Counter
+    private let peerVoiceReceived: Counter
+    private let peerStateSent: Counter
     private let drops: [Counter]
     private let joins: Counter
     private let participants: Gauge
@@ -23,6 +26,9 @@ struct RelayMetrics: Sendable {
         bytesForwarded = Counter(label: prefix + "_bytes_forwarded_total", factory: factory)
         signalsForwarded = Counter(label: prefix + "_signals_forwarded_total", factory: factory)
         signalBytesForwarded = Counter(label: prefix + "_signal_bytes_forwarded_total", factory: factory)
+        peerVoiceSent = Counter(label: prefix + "_peer_voice_sent_total", factory: factory)
+        peerVoiceReceived = Counter(label: prefix + "_peer_voice_received_total", factory: factory)
+        peerStateSent = Counter(label: prefix + "_peer_state_sent_total", factory: factory)
         drops = RelayDropReason.allCases.map {
             Counter(label: prefix + "_drops_total", dimensions: [("reason", $0.description)], factory: factory)
         }
@@ -43,6 +49,9 @@ struct RelayMetrics: Sendable {
         increment(bytesForwarded, counters.bytesForwarded - published.bytesForwarded)
         increment(signalsForwarded, counters.signalsForwarded - published.signalsForwarded)
         increment(signalBytesForwarded, counters.signalBytesForwarded - published.signalBytesForwarded)
+        increment(peerVoiceSent, counters.peerVoiceSent - published.peerVoiceSent)
+        increment(peerVoiceReceived, counters.peerVoiceReceived - published.peerVoiceReceived)
+        increment(peerStateSent, counters.peerStateSent - published.peerStateSent)
         for reason in RelayDropReason.allCases {
             increment(drops[reason.rawValue], counters.drops[reason.rawValue] - published.drops[reason.rawValue])
         }

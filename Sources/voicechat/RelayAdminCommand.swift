@@ -142,6 +142,9 @@ struct RelayAdminCommand: AsyncParsableCommand {
                 "\(statistics.matches) match\(statistics.matches == 1 ? "" : "es"), \(statistics.players) players, "
                 + "\(statistics.sending) talking; \(statistics.joins) joins; \(statistics.packetsReceived) packets in, "
                 + "\(statistics.packetsForwarded) forwarded, \(statistics.packetsOutOfRange) kept from listeners out of range\n"
+            if let sent = statistics.peerVoiceSent, let received = statistics.peerVoiceReceived, sent + received > 0 {
+                text += "\(sent) voice packets sent to other relays, \(received) received from them\n"
+            }
             for (reason, count) in statistics.refusals.sorted(by: { $0.key < $1.key }) {
                 text += "refused \(reason): \(count)\n"
             }

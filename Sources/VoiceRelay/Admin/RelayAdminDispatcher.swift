@@ -95,6 +95,8 @@ package struct RelayAdminDispatcher: Sendable {
                 packetsReceived: statistics.counters.packetsReceived,
                 packetsForwarded: statistics.counters.packetsForwarded,
                 packetsOutOfRange: statistics.counters.packetsOutOfRange,
+                peerVoiceSent: statistics.counters.peerVoiceSent,
+                peerVoiceReceived: statistics.counters.peerVoiceReceived,
                 drops: Dictionary(
                     uniqueKeysWithValues: RelayDropReason.allCases.compactMap { reason in
                         let count = statistics.counters.drops(reason)

@@ -44,6 +44,10 @@ package struct RelayAdminReply: Codable, Sendable, Hashable {
         package var packetsForwarded: Int
         /// Voice copies kept from listeners out of range on positional channels.
         package var packetsOutOfRange: Int
+        /// Voice envelopes sent to and received from other relays of the cluster, for players of
+        /// matches that span them; absent from a relay that predates them.
+        package var peerVoiceSent: Int?
+        package var peerVoiceReceived: Int?
         package var drops: [String: Int]
     }
 

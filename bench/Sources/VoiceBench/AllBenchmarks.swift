@@ -19,7 +19,7 @@ struct AllBenchmarks: ParsableCommand {
 
     static let benchmarks = [
         "codec", "ring", "quality", "pipeline", "engine-rt", "echo", "seal", "failover", "relay", "latency", "e2e",
-        "chaos", "proximity", "cluster", "fuzz",
+        "chaos", "proximity", "cluster", "span", "fuzz",
     ]
     /// Benchmarks that write reports (WAVs, plots) and take --report-directory.
     static let plotting: Set = ["quality", "relay", "latency", "e2e", "echo"]
@@ -39,6 +39,7 @@ struct AllBenchmarks: ParsableCommand {
         "latency": ["--seconds", "5", "--warmup", "2"],
         "e2e": ["--frames", "20", "--conditions", "clean,loss10,bursty10"],
         "cluster": ["--matches", "50"],
+        "span": ["--players", "300", "--talkers", "30", "--groups", "12", "--seconds", "8"],
     ]
 
     @Option(help: "Where to write the report (default: bench/reports/<timestamp>).") var reportDirectory: String?

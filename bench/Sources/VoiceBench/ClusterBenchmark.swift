@@ -118,7 +118,7 @@ struct ClusterRun {
         let drainedAt = NIODeadline.now().uptimeNanoseconds
         let cpuBefore = MachineCPU.now()
         let udpDropsBefore = MachineCPU.udpReceiveDrops()
-        let relayDropsBefore = relayDrops(processes, except: drained)
+        let relayDropsBefore = processes.drops(except: drained)
         let process = processes.removeRelay(drained)
         if let process { kill(process.processIdentifier, SIGTERM) }
         let signalled = Date()
@@ -133,7 +133,7 @@ struct ClusterRun {
         report.add("machine CPU stolen by the host during the drain", cpu.stolen * 100, unit: "%")
         // Datagrams the kernel dropped for full receive buffers (any socket): loss of the loopback
         // "network" itself, which the relays never saw or the players never read.
-        for (reason, count) in relayDrops(processes, except: drained).merging(relayDropsBefore, uniquingKeysWith: -)
+        for (reason, count) in processes.drops(except: drained).merging(relayDropsBefore, uniquingKeysWith: -)
         where count > 0 {
             report.add("drain: the other relays dropped (\(reason))", Double(count), unit: "datagrams")
         }
@@ -253,18 +253,6 @@ struct ClusterRun {
     private func beyondInterval(_ silence: Double) -> Double { max(0, silence - Double(options.intervalMs) / 1000) }
 
     /// What the relays other than `except` dropped so far, by reason (`relay-admin stats`).
-    private func relayDrops(_ processes: ClusterProcesses, except: String) -> [String: Int] {
-        var drops: [String: Int] = [:]
-        for node in processes.relays.keys where node != except {
-            for line in processes.adminLines(node, "stats") where line.hasPrefix("dropped ") {
-                let parts = line.dropFirst("dropped ".count).split(separator: ":")
-                guard parts.count == 2, let count = Int(parts[1].trimmingCharacters(in: .whitespaces)) else { continue }
-                drops[String(parts[0]), default: 0] += count
-            }
-        }
-        return drops
-    }
-
     private func busiest(_ processes: ClusterProcesses) -> String {
         processes.relays.keys.sorted().max { processes.matches(on: $0).count < processes.matches(on: $1).count }!
     }

@@ -54,12 +54,14 @@ final class ClusterProcesses {
         }
     }
 
-    /// Starts `voicechat relay` as `node` on `port`, in the cluster if etcd runs, at its defaults.
-    func startRelay(_ node: String, port: Int, clustered: Bool = true) throws {
-        var arguments = [
-            "relay", "--host", "127.0.0.1", "--port", "\(port)", "--secret-file", secretFile.path,
-            "--report-every", "0", "--log-level", "notice", "--admin-socket", socket(node),
-        ]
+    /// Starts `voicechat relay` as `node` on `port`, in the cluster if etcd runs, at its defaults
+    /// but for `options`.
+    func startRelay(_ node: String, port: Int, clustered: Bool = true, options: [String] = []) throws {
+        var arguments =
+            [
+                "relay", "--host", "127.0.0.1", "--port", "\(port)", "--secret-file", secretFile.path,
+                "--report-every", "0", "--log-level", "notice", "--admin-socket", socket(node),
+            ] + options
         if clustered {
             arguments += [
                 "--cluster", etcdURLs.joined(separator: ","), "--node", node, "--advertise", "127.0.0.1:\(port)",
@@ -103,6 +105,19 @@ final class ClusterProcesses {
     func players(on node: String) -> Int {
         guard let line = adminLines(node, "stats").first, let range = line.range(of: " players") else { return 0 }
         return Int(line[..<range.lowerBound].split(separator: " ").last ?? "") ?? 0
+    }
+
+    /// What the relays but `except` dropped so far, by reason, summed (their `stats` lines).
+    func drops(except: String? = nil) -> [String: Int] {
+        var drops: [String: Int] = [:]
+        for node in relays.keys where node != except {
+            for line in adminLines(node, "stats") where line.hasPrefix("dropped ") {
+                let parts = line.dropFirst("dropped ".count).split(separator: ":")
+                guard parts.count == 2, let count = Int(parts[1].trimmingCharacters(in: .whitespaces)) else { continue }
+                drops[String(parts[0]), default: 0] += count
+            }
+        }
+        return drops
     }
 
     func removeRelay(_ node: String) -> ChildProcess? { relays.removeValue(forKey: node)?.process }

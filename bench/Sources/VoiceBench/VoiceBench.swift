@@ -12,7 +12,7 @@ struct VoiceBench: AsyncParsableCommand {
             EngineRTBenchmark.self, EchoBenchmark.self, FuzzBenchmark.self, CABIBenchmark.self,
             SealBenchmark.self,
             FailoverBenchmark.self, RelayBenchmark.self, LatencyBenchmark.self, E2EBenchmark.self, ChaosBenchmark.self,
-            ProximityBenchmark.self, ClusterBenchmark.self,
+            ProximityBenchmark.self, ClusterBenchmark.self, SpanBenchmark.self,
             AllBenchmarks.self,
             RelayServeCommand.self,
             LatencyPeerCommand.self, ImpairmentProxyCommand.self,
