@@ -1,4 +1,5 @@
 import Logging
+import NIOCore
 import Synchronization
 import VoiceRelay
 
@@ -20,6 +21,9 @@ public final class ClusterPlacement: RelayPlacement {
     private let recentHomes = Mutex<[String: (node: String, address: String, readAt: ContinuousClock.Instant)]>([:])
     /// How long a home read is trusted while its node stays live.
     private static let recentHomeLifetime: Duration = .seconds(2)
+    /// Relays' advertised names as looked up, and when; looked up again after `lookupLifetime`.
+    private let lookedUp = Mutex<[String: (address: String, at: ContinuousClock.Instant)]>([:])
+    private static let lookupLifetime: Duration = .seconds(30)
 
     public init(configuration: ClusterConfiguration, view: ClusterView, logger: Logger, etcd: EtcdClient? = nil) {
         self.configuration = configuration
@@ -202,11 +206,29 @@ public final class ClusterPlacement: RelayPlacement {
         return (String(rest[..<slash]), String(node))
     }
 
-    /// A live relay as others reach it.
+    /// A live relay as others reach it: its address with a name looked up (relays send each
+    /// other datagrams, and do not look names up on their loops).
     private func peer(_ node: String) -> RelayPeerAddress? {
         live(excludingDraining: false).first { $0.record.node == node }.map {
-            RelayPeerAddress(node: node, address: $0.record.advertise)
+            RelayPeerAddress(node: node, address: resolved($0.record.advertise))
         }
+    }
+
+    /// `advertise` ("HOST:PORT") with its host an IP address; as it is if it cannot be looked up.
+    private func resolved(_ advertise: String) -> String {
+        guard let colon = advertise.lastIndex(of: ":"), let port = Int(advertise[advertise.index(after: colon)...])
+        else { return advertise }
+        let host = String(advertise[..<colon])
+        if (try? SocketAddress(ipAddress: host, port: port)) != nil || host.hasPrefix("[") { return advertise }
+        let now = ContinuousClock.now
+        if let known = lookedUp.withLock({ $0[advertise] }), now - known.at < Self.lookupLifetime {
+            return known.address
+        }
+        guard let address = try? SocketAddress.makeAddressResolvingHost(host, port: port), let ip = address.ipAddress
+        else { return advertise }
+        let text = address.protocol == .inet6 ? "[\(ip)]:\(port)" : "\(ip):\(port)"
+        lookedUp.withLock { $0[advertise] = (text, now) }
+        return text
     }
 
     /// Claims again, under this node's new lease, a match it held when its old lease lapsed (its

@@ -1,3 +1,4 @@
+import NIOCore
 import VoiceWire
 
 /// What a relay of a cluster knows of the matches it shares with other relays (see
@@ -29,13 +30,13 @@ struct RelaySpans {
         keys = [configuration.secret, configuration.previousSecret].compactMap { $0 }.map(RelayPeerKey.init)
     }
 
-    /// The peer `node` at `address`, known from now on.
-    mutating func peer(_ node: String, at address: String) -> RelayPeer {
+    /// The peer `node` at `address` (its message came from `source`), known from now on.
+    mutating func peer(_ node: String, at address: String, source: SocketAddress? = nil) -> RelayPeer {
         if let peer = peers[node] {
-            peer.update(address: address)
+            peer.update(address: address, source: source)
             return peer
         }
-        let peer = RelayPeer(node: node, address: address)
+        let peer = RelayPeer(node: node, address: address, source: source)
         peers[node] = peer
         return peer
     }

@@ -239,7 +239,7 @@ extension RelayState {
     // MARK: Receiving from the others
 
     /// A message from another relay of the cluster.
-    func peerMessage(_ buffer: ByteBuffer, now: UInt64) {
+    func peerMessage(_ buffer: ByteBuffer, from source: RelaySource, now: UInt64) {
         guard let identity = spans.identity else { return drop(.malformed, member: nil) }
         let bytes = buffer.getBytes(at: buffer.readerIndex, length: buffer.readableBytes) ?? []
         let message: RelayPeerMessage
@@ -251,7 +251,8 @@ extension RelayState {
             return drop(.malformed, member: nil)
         }
         guard message.node != identity.node else { return drop(.malformed, member: nil) }
-        let peer = spans.peer(message.node, at: message.address)
+        guard case .udp(let address) = source else { return drop(.malformed, member: nil) }
+        let peer = spans.peer(message.node, at: message.address, source: address)
         let isLinked = spans.links[message.match]?[peer.node] != nil
         switch message.body {
         case .hello:

@@ -74,7 +74,7 @@ final class RelayState {
         switch first & 0x0F {
         case WireMessageType.sealed.rawValue: forward(buffer, from: source, now: now)
         case WireMessageType.relay.rawValue: control(buffer, from: source, now: now)
-        case WireMessageType.peer.rawValue: peerMessage(buffer, now: now)
+        case WireMessageType.peer.rawValue: peerMessage(buffer, from: source, now: now)
         default: drop(.malformed, member: nil)
         }
     }

@@ -126,6 +126,7 @@ enum TestPort: Int, CaseIterable {
     case tripleEtcdClient1, tripleEtcdPeer1, tripleEtcdClient2, tripleEtcdPeer2, tripleEtcdClient3, tripleEtcdPeer3
     case tripleRelay
     case spanEtcdClient, spanEtcdPeer, spanRelayA, spanRelayB
+    case spanDrainEtcdClient, spanDrainEtcdPeer, spanDrainRelayA, spanDrainRelayB, spanDrainRelayC
 
     /// Ports each test process may use: 20000 + 158 × 80 + 79 stays under 32768.
     private static let perProcess = 80

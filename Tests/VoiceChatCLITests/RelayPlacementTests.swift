@@ -236,6 +236,37 @@ import Testing
         }
     }
 
+    /// A relay holding part of a match drained by SIGTERM: its players move to a relay with room
+    /// (a new part, the match's home being full) before they leave it, and nobody loses a packet.
+    @Test func aDrainedPartMovesItsPlayersToANewPartWithoutLosingAPacket() throws {
+        let cluster = try Cluster(etcd: [
+            try EtcdMember(clientPort: TestPort.spanDrainEtcdClient.port, peerPort: TestPort.spanDrainEtcdPeer.port)
+        ])
+        let ports = ["a": TestPort.spanDrainRelayA, "b": .spanDrainRelayB, "c": .spanDrainRelayC]
+        for (node, port) in ports.sorted(by: { $0.key < $1.key }) {
+            try cluster.startRelay(node, port: port.port, options: ["--match-players", "1"])
+        }
+        try cluster.waitForMembership()
+        try cluster.join("alice", match: "arena", through: ["a"], seconds: 10)
+        #expect(try secondsUntil(within: 8) { try cluster.home(of: "arena: alice") != nil } != nil)
+        let home = try #require(try cluster.home(of: "arena: alice"))
+        try cluster.join("bob", match: "arena", through: [home], seconds: 9)
+        func bobsRelay() throws -> String? {
+            try cluster.relays.keys.sorted().first { node in
+                try node != home && cluster.matches(on: node).contains("arena: bob")
+            }
+        }
+        #expect(try secondsUntil(within: 8) { try bobsRelay() != nil } != nil)
+        let part = try #require(try bobsRelay())
+        usleep(1_000_000)
+        let drained = cluster.relays[part]!.process
+        kill(drained.process.processIdentifier, SIGTERM)
+        #expect(drained.waitForExit(seconds: 6) == 0, "\(drained.standardError)")
+        let third = try #require(ports.keys.first { $0 != home && $0 != part })
+        #expect(try cluster.matches(on: third).contains("arena: bob"), "\(drained.standardError)")
+        cluster.expectNothingLost()
+    }
+
     /// One member of a three-member etcd killed: the relay keeps its lease, the match its players,
     /// and a new match is still placed.
     @Test func losingOneOfThreeEtcdMembersChangesNothing() throws {

@@ -30,9 +30,10 @@ import VoiceWire
             var busy = true
             while busy {
                 busy = false
-                for (_, state) in relays.sorted(by: { $0.key < $1.key }) where !state.actions.isEmpty {
+                for (node, state) in relays.sorted(by: { $0.key < $1.key }) where !state.actions.isEmpty {
                     busy = true
                     let decisions = RelayStateTests.take(state)
+                    let source = addresses[node]!
                     for action in decisions.actions {
                         switch action {
                         case .forward(_, let copies):
@@ -41,7 +42,7 @@ import VoiceWire
                             }
                         case .datagram(let buffer, let address):
                             if let peer = addresses.first(where: { $0.value == address })?.key {
-                                relays[peer]?.received(buffer, from: .udp(address), now: now)
+                                relays[peer]?.received(buffer, from: .udp(source), now: now)
                             } else if let message = try? RelayMessage(parsing: Array(buffer.readableBytesView)) {
                                 messages[address.port ?? -1, default: []].append(message)
                             } else {
@@ -55,15 +56,17 @@ import VoiceWire
         }
     }
 
-    /// Relays named `nodes`, each taking `limit` players of a match, as one cluster.
-    func cluster(_ nodes: [String], limit: Int = 64) -> Cluster {
+    /// Relays named `nodes`, each taking `limit` players of a match, as one cluster; each
+    /// advertises its address, or a name (`byName`).
+    func cluster(_ nodes: [String], limit: Int = 64, byName: Bool = false) -> Cluster {
         let cluster = Cluster()
         for (index, node) in nodes.enumerated() {
             let address = try! SocketAddress(ipAddress: "10.9.0.\(index + 1)", port: 7700)
             var configuration = RelayConfiguration(secret: secret)
             configuration.unixTime = { 1_000_000 }
             configuration.limits.maximumMembersPerMatch = limit
-            configuration.clusterNode = RelayNodeIdentity(node: node, advertise: "10.9.0.\(index + 1):7700")
+            configuration.clusterNode = RelayNodeIdentity(
+                node: node, advertise: byName ? "\(node).relays.invalid:7700" : "10.9.0.\(index + 1):7700")
             let state = RelayState(
                 configuration: configuration,
                 logger: Logger(label: "voicechat.relay.span-test", factory: { _ in SwiftLogNoOpLogHandler() }))
@@ -195,6 +198,28 @@ import VoiceWire
         cluster.settle(now: 4)
         #expect(cluster.received == [2: 1, 4: 1])
         #expect(a.counters.peerVoiceSent == 2)
+    }
+
+    /// A relay advertised by a name is reached at the address the cluster looked it up as, or
+    /// its messages came from: the relays never look a name up themselves.
+    @Test func relaysAdvertisedByNameReachEachOther() throws {
+        let cluster = cluster(["a", "b"], byName: true)
+        let (a, b) = (cluster.relays["a"]!, cluster.relays["b"]!)
+        for (state, player, port) in [(a, "alice", 1), (b, "bob", 2)] {
+            state.spans.parts.insert(Self.match)
+            try join(player, port: port, to: state)
+        }
+        cluster.settle(now: 0)
+        // Only a has b's address as the cluster looked it up; b learns a's from a's messages.
+        _ = a.spansListed([Self.match: [RelayPeerAddress(node: "b", address: "10.9.0.2:7700")]], now: 0)
+        cluster.settle(now: 0)
+        #expect(b.matches[Self.match]?.remote.map(\.participant) == ["alice"])
+        #expect(a.matches[Self.match]?.remote.map(\.participant) == ["bob"])
+        cluster.received = [:]
+        voice(from: "alice", port: 1, to: a, now: 1)
+        voice(from: "bob", port: 2, to: b, now: 1)
+        cluster.settle(now: 1)
+        #expect(cluster.received == [1: 1, 2: 1])
     }
 
     @Test func whatNoRelayOfTheClusterSentIsDropped() throws {
