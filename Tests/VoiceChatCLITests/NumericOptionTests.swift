@@ -51,7 +51,10 @@ import Testing
         Case(command: ["relay", "--secret-file", "s"], options: ["--port"]),
         Case(
             command: ["relay", "--port", "7700", "--secret-file", "s"],
-            options: ["--prometheus-port", "--liveness-timeout", "--report-every", "--duration", "--drain-deadline"]),
+            options: [
+                "--prometheus-port", "--liveness-timeout", "--report-every", "--duration", "--drain-deadline",
+                "--match-players",
+            ]),
         Case(command: ["token", "--secret-file", "s", "--match", "m", "--participant", "p"], options: ["--ttl"]),
     ]
 
