@@ -38,15 +38,18 @@ public final class ClusterPlacement: RelayPlacement {
         do throws(EtcdError) {
             try await readNodesIfStale()
             // A claim made or taken over by another relay at the same moment is read again.
+            let (claimKey, partKey) = (configuration.matchKey(match), configuration.partKey(match, configuration.node))
             for _ in 0..<3 {
-                if let existing = try await etcd.get(configuration.matchKey(match)) {
+                // The claim, and whether this relay was given part of the match, in one round trip.
+                let read = try await etcd.transaction(if: [], then: [.get(claimKey), .get(partKey)]).found
+                if let existing = read.first(where: { $0.key == claimKey }) {
                     let home = String(decoding: existing.value, as: UTF8.self)
                     if home == configuration.node {
                         return view.isDraining ? await moveAway(match: match) : .here
                     }
                     if let node = live(excludingDraining: false).first(where: { $0.record.node == home }) {
                         // A relay given part of a match that spans relays takes its players.
-                        if try await etcd.get(configuration.partKey(match, configuration.node)) != nil {
+                        if read.contains(where: { $0.key == partKey }) {
                             let parts = Set(try await holders(of: match).keys).union([home])
                             return .part(peers: parts.sorted().compactMap(peer))
                         }
@@ -62,7 +65,7 @@ public final class ClusterPlacement: RelayPlacement {
                             metadata: ["match": "\(match)", "home": "\(home)", "now": "\(decision)"])
                         return decision
                     }
-                } else if let decision = try await claim(match, replacing: .absent(configuration.matchKey(match))) {
+                } else if let decision = try await claim(match, replacing: .absent(claimKey)) {
                     if case .unavailable = decision { return decision }
                     logger.info("placed a match", metadata: ["match": "\(match)", "home": "\(decision)"])
                     return decision

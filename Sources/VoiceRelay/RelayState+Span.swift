@@ -297,8 +297,11 @@ extension RelayState {
                 do { return try SealedEnvelopeHeader(parsing: raw) } catch { return nil }
             }
             guard let header = parsed else { return drop(.malformed, member: nil) }
+            // A player moving from one relay to another is described by both for a moment, and this
+            // relay takes the newer's word; the voice the other still forwards is taken as well
+            // (the player's client drops a copy it already has), so that nothing is lost meanwhile.
             guard let held = roster.matches[message.match], let sender = held.remoteMember(mediaID: header.sender),
-                sender.peer === peer
+                sender.peer === peer || isLinked
             else { return drop(.peerUnknown, member: nil) }
             fanOut(ByteBuffer(bytes: envelope), header: header, from: sender, reliable: false, now: now)
         }

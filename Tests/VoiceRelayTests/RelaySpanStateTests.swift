@@ -359,3 +359,28 @@ extension RelaySpanStateTests {
         #expect(Self.frames(RelayStateTests.take(a), connection: 10).contains(.memberLeft("carol")))
     }
 }
+
+extension RelaySpanStateTests {
+    /// A player moving between relays (make before break) is on both for a moment: the others
+    /// take the newer relay's word of it, and still take its voice from the one it is leaving.
+    @Test func aPlayerMovingBetweenRelaysIsHeardThroughBoth() throws {
+        let cluster = cluster(["a", "b", "c"])
+        let (a, b, c) = (cluster.relays["a"]!, cluster.relays["b"]!, cluster.relays["c"]!)
+        for (state, player, port) in [(a, "alice", 1), (b, "bob", 2), (c, "carol", 3)] {
+            state.spans.parts.insert(Self.match)
+            try join(player, port: port, to: state)
+        }
+        let everyone = ["a", "b", "c"].enumerated().map { RelayPeerAddress(node: $1, address: "10.9.0.\($0 + 1):7700") }
+        for state in [a, b, c] { _ = state.spansListed([Self.match: everyone], now: 0) }
+        cluster.settle(now: 0)
+        // Bob joins c before he leaves b; a hears of him from c last.
+        try join("bob", port: 4, to: c, now: 1)
+        cluster.settle(now: 1)
+        #expect(a.matches[Self.match]?.remoteMember(mediaID: RelayStateTests.mediaID("bob"))?.peer?.node == "c")
+        cluster.received = [:]
+        voice(from: "bob", port: 2, to: b, now: 2)
+        cluster.settle(now: 2)
+        #expect(cluster.received[1] == 1, "alice hears bob through the relay he is leaving")
+        #expect(a.counters.drops(.peerUnknown) == 0)
+    }
+}
