@@ -39,9 +39,14 @@ public final class ClusterPlacement: RelayPlacement {
             try await readNodesIfStale()
             // A claim made or taken over by another relay at the same moment is read again.
             let (claimKey, partKey) = (configuration.matchKey(match), configuration.partKey(match, configuration.node))
+            let homesPrefix = configuration.prefix + "homes/"
             for _ in 0..<3 {
-                // The claim, and whether this relay was given part of the match, in one round trip.
-                let read = try await etcd.transaction(if: [], then: [.get(claimKey), .get(partKey)]).found
+                // The claim, whether this relay was given part of the match, and every relay's claims
+                // (to place a match nobody holds), in one round trip.
+                let read = try await etcd.transaction(
+                    if: [], then: [.get(claimKey), .get(partKey), .range(prefix: homesPrefix)]
+                ).found
+                let homes = read.filter { $0.key.hasPrefix(homesPrefix) }
                 if let existing = read.first(where: { $0.key == claimKey }) {
                     let home = String(decoding: existing.value, as: UTF8.self)
                     if home == configuration.node {
@@ -58,14 +63,14 @@ public final class ClusterPlacement: RelayPlacement {
                         return .elsewhere(node: home, address: node.record.advertise)
                     }
                     let unchanged = EtcdClient.Condition.modRevision(existing.key, equals: existing.modRevision)
-                    if let decision = try await claim(match, replacing: unchanged) {
+                    if let decision = try await claim(match, replacing: unchanged, homes: homes) {
                         if case .unavailable = decision { return decision }
                         logger.notice(
                             "took over a match whose home stopped",
                             metadata: ["match": "\(match)", "home": "\(home)", "now": "\(decision)"])
                         return decision
                     }
-                } else if let decision = try await claim(match, replacing: .absent(claimKey)) {
+                } else if let decision = try await claim(match, replacing: .absent(claimKey), homes: homes) {
                     if case .unavailable = decision { return decision }
                     logger.info("placed a match", metadata: ["match": "\(match)", "home": "\(decision)"])
                     return decision
@@ -253,12 +258,14 @@ public final class ClusterPlacement: RelayPlacement {
         return await place(match: match)
     }
 
-    /// Claims `match` for the least loaded node if `condition` holds (nobody has it, or the
-    /// claim is as read); nil when it did not hold, `.unavailable` when no node takes it.
+    /// Claims `match` for the least loaded node (by `homes`, every relay's claims as just read, or
+    /// as read now) if `condition` holds (nobody has it, or the claim is as read); nil when it did
+    /// not hold, `.unavailable` when no node takes it.
     private func claim(
-        _ match: String, replacing condition: EtcdClient.Condition, excludingSelf: Bool = false
+        _ match: String, replacing condition: EtcdClient.Condition, excludingSelf: Bool = false,
+        homes: [EtcdClient.KeyValue]? = nil
     ) async throws(EtcdError) -> RelayPlacementDecision? {
-        guard let home = try await leastLoaded(excludingSelf: excludingSelf) else {
+        guard let home = try await leastLoaded(excludingSelf: excludingSelf, homes: homes) else {
             return .unavailable(reason: "no live relay of the cluster takes new matches")
         }
         let key = configuration.matchKey(match)
@@ -300,12 +307,16 @@ public final class ClusterPlacement: RelayPlacement {
     }
 
     /// The live node, not draining, with the fewest claims, then the fewest players.
-    private func leastLoaded(excludingSelf: Bool) async throws(EtcdError) -> ClusterView.Node? {
+    private func leastLoaded(excludingSelf: Bool, homes: [EtcdClient.KeyValue]?) async throws(EtcdError)
+        -> ClusterView.Node?
+    {
         var candidates = live(excludingDraining: true)
         if excludingSelf { candidates.removeAll { $0.record.node == configuration.node } }
         // Every node's claims in one read: a key a claim, under homes/NODE/.
         var claimsByNode: [String: Int] = [:]
-        for kv in try await etcd.range(prefix: configuration.prefix + "homes/") {
+        let claims: [EtcdClient.KeyValue]
+        if let homes { claims = homes } else { claims = try await etcd.range(prefix: configuration.prefix + "homes/") }
+        for kv in claims {
             let node = kv.key.dropFirst(configuration.prefix.count + "homes/".count).prefix { $0 != "/" }
             claimsByNode[String(node), default: 0] += 1
         }

@@ -46,6 +46,8 @@ public final class EtcdClient: Sendable {
         case put(String, [UInt8], lease: Int64?)
         case delete(String)
         case get(String)
+        /// Every key under a prefix.
+        case range(prefix: String)
     }
 
     // MARK: Leases
@@ -95,7 +97,7 @@ public final class EtcdClient: Sendable {
     }
 
     /// Runs `then` if every condition holds, else `otherwise`, atomically; returns whether the
-    /// conditions held and what each `get` of the branch taken found.
+    /// conditions held and what each `get` and `range` of the branch taken found.
     public func transaction(
         if conditions: [Condition], then: [Operation], else otherwise: [Operation] = []
     ) async throws(EtcdError) -> (succeeded: Bool, found: [KeyValue]) {
@@ -127,6 +129,8 @@ public final class EtcdClient: Sendable {
                     key: encode(key), value: Data(value).base64EncodedString(), lease: lease.map(String.init)))
         case .delete(let key): TxnRequest.Request(request_delete_range: DeleteRequest(key: encode(key)))
         case .get(let key): TxnRequest.Request(request_range: RangeRequest(key: encode(key)))
+        case .range(let prefix):
+            TxnRequest.Request(request_range: RangeRequest(key: encode(prefix), range_end: encode(end(of: prefix))))
         }
     }
 
