@@ -11,6 +11,10 @@ import VoiceRelay
 /// A new match goes to the live node, not draining, with the fewest claims (then the fewest
 /// players; then at random). A claim on a node whose record stopped changing (`suspectAfter`) is
 /// taken over before its lease lapses: that node's players are already rejoining elsewhere.
+///
+/// A match larger than a relay takes spans relays: each relay holding part of it is listed under
+/// `/voicechat/parts/M/NODE` (under that relay's lease), saying whether its part is full; a full
+/// part's next players go to a part with room, else to a relay given a new part (`spill`).
 public final class ClusterPlacement: RelayPlacement {
     private let configuration: ClusterConfiguration
     private let view: ClusterView

@@ -190,9 +190,7 @@ extension RelayState {
     // MARK: Forwarding to the others
 
     /// Sends `sender`'s envelope once to each relay where a player of its match may want it.
-    func forwardToPeers(
-        _ buffer: ByteBuffer, header: SealedEnvelopeHeader, from sender: RelayMember, isVoice: Bool, now: UInt64
-    ) {
+    func forwardToPeers(_ buffer: ByteBuffer, header: SealedEnvelopeHeader, from sender: RelayMember, isVoice: Bool) {
         spans.pass &+= 1
         let pass = spans.pass
         for recipient in sender.match.remote {
@@ -201,7 +199,7 @@ extension RelayState {
             }
             if isVoice, !wantsRemotely(recipient, voiceFrom: sender, on: header.channel) { continue }
             peer.copyPass = pass
-            sendVoice(buffer, of: sender.match, to: peer, now: now)
+            sendVoice(buffer, of: sender.match, to: peer)
         }
     }
 
@@ -216,7 +214,7 @@ extension RelayState {
         return hearing.range.isAudible(distanceSquared: here.distanceSquared(to: there), wasAudible: true)
     }
 
-    func sendVoice(_ buffer: ByteBuffer, of match: RelayMatch, to peer: RelayPeer, now: UInt64) {
+    func sendVoice(_ buffer: ByteBuffer, of match: RelayMatch, to peer: RelayPeer) {
         let envelope = buffer.getBytes(at: buffer.readerIndex, length: buffer.readableBytes) ?? []
         if sendPeer(.voice(envelope), of: match.id, to: peer) { counters.peerVoiceSent &+= 1 }
     }
@@ -303,7 +301,7 @@ extension RelayState {
             guard let held = roster.matches[message.match], let sender = held.remoteMember(mediaID: header.sender),
                 sender.peer === peer || isLinked
             else { return drop(.peerUnknown, member: nil) }
-            fanOut(ByteBuffer(bytes: envelope), header: header, from: sender, reliable: false, now: now)
+            fanOut(ByteBuffer(bytes: envelope), header: header, from: sender, reliable: false)
         }
     }
 

@@ -113,14 +113,12 @@ final class RelayState {
             guard !sender.serverMuted else { return drop(.serverMuted, member: sender) }
             sender.lastVoice = now
         }
-        fanOut(buffer, header: header, from: sender, reliable: isTCP, now: now)
+        fanOut(buffer, header: header, from: sender, reliable: isTCP)
     }
 
     /// Sends `sender`'s envelope to those of its match who want it: its members here and, when
     /// the sender is on this relay, once to each other relay of the cluster where a player does.
-    func fanOut(
-        _ buffer: ByteBuffer, header: SealedEnvelopeHeader, from sender: RelayMember, reliable: Bool, now: UInt64
-    ) {
+    func fanOut(_ buffer: ByteBuffer, header: SealedEnvelopeHeader, from sender: RelayMember, reliable: Bool) {
         let isVoice = header.content == .voice
         let firstCopy = forwardDestinations.count
         defer {
@@ -136,7 +134,7 @@ final class RelayState {
                 deliver(buffer, to: recipient, reliable: reliable, sender: sender)
             }
             if sender.peer == nil, !match.remote.isEmpty {
-                forwardToPeers(buffer, header: header, from: sender, isVoice: isVoice, now: now)
+                forwardToPeers(buffer, header: header, from: sender, isVoice: isVoice)
             }
         } else if let recipient = match.member(mediaID: header.destination), recipient !== sender {
             if isVoice, !wants(recipient, voiceFrom: sender, on: header.channel) { return }
@@ -145,7 +143,7 @@ final class RelayState {
             let peer = recipient.peer
         {
             if isVoice, !wantsRemotely(recipient, voiceFrom: sender, on: header.channel) { return }
-            sendVoice(buffer, of: match, to: peer, now: now)
+            sendVoice(buffer, of: match, to: peer)
         } else {
             drop(.unknownDestination, member: sender)
         }
@@ -326,11 +324,7 @@ final class RelayState {
             joins &+= 1
             logger.info("joined", metadata: metadata)
             // The first player of a part of a spanning match: the other parts' players are wanted.
-            if match.members.count == 1, let links = spans.links[match.id] {
-                for node in links.keys.sorted() {
-                    if let peer = spans.peers[node] { sendPeer(.hello, of: match.id, to: peer) }
-                }
-            }
+            if match.members.count == 1 { tellPeers(.hello, of: match.id) }
         } else {
             logger.debug("joined again", metadata: metadata)
         }

@@ -234,7 +234,10 @@ final class ClusterPlayers: Sendable {
         for client in leaving { await client.close() }
     }
 
-    func shutdown() async {
+    func shutdown() async { await Self.close(clients, group: group) }
+
+    /// Closes every client of `clients` (they leave their matches), then `group`.
+    static func close(_ clients: Mutex<[Int: RelayClient]>, group: MultiThreadedEventLoopGroup) async {
         let all = clients.withLock { clients in
             defer { clients = [:] }
             return Array(clients.values)

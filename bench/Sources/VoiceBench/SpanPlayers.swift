@@ -203,12 +203,5 @@ final class SpanPlayers: Sendable {
         }
     }
 
-    func shutdown() async {
-        let all = clients.withLock { clients in
-            defer { clients = [:] }
-            return Array(clients.values)
-        }
-        for client in all { await client.close() }
-        try? await group.shutdownGracefully()
-    }
+    func shutdown() async { await ClusterPlayers.close(clients, group: group) }
 }
