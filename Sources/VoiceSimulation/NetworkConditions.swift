@@ -8,6 +8,10 @@ public struct NetworkConditions: Sendable, Hashable {
     /// Mean number of consecutive datagrams lost together. 1 (or less) means independent losses;
     /// above 1, losses come in bursts from a Gilbert–Elliott model with this mean burst length.
     public var meanBurstLength: Double
+    /// Mean length of a burst in time, in milliseconds; 0: bursts are counted in datagrams
+    /// (`meanBurstLength`). Above 0, the bursts' chain steps every 10 ms of the sender's clock
+    /// (`PacketLossModel`), so that senders of any frame length meet holes of the same length.
+    public var meanBurstMilliseconds: Double
     /// Delay every datagram takes, in milliseconds.
     public var baseDelayMilliseconds: Double
     /// Extra delay drawn uniformly from [0, J] milliseconds per datagram, so datagrams reorder.
@@ -20,12 +24,14 @@ public struct NetworkConditions: Sendable, Hashable {
     public var delaySpikeMilliseconds: Double
 
     public init(
-        lossRate: Double = 0, meanBurstLength: Double = 1, baseDelayMilliseconds: Double = 20,
+        lossRate: Double = 0, meanBurstLength: Double = 1, meanBurstMilliseconds: Double = 0,
+        baseDelayMilliseconds: Double = 20,
         jitterMilliseconds: Double = 0, duplicateRate: Double = 0, delaySpikeRate: Double = 0,
         delaySpikeMilliseconds: Double = 0
     ) {
         self.lossRate = lossRate
         self.meanBurstLength = meanBurstLength
+        self.meanBurstMilliseconds = meanBurstMilliseconds
         self.baseDelayMilliseconds = baseDelayMilliseconds
         self.jitterMilliseconds = jitterMilliseconds
         self.duplicateRate = duplicateRate
@@ -47,16 +53,20 @@ public struct NetworkConditions: Sendable, Hashable {
         }
         try check(lossRate, "loss rate", 0...1)
         try check(meanBurstLength, "mean burst length", 0...1e6)
+        try check(meanBurstMilliseconds, "mean burst (ms)", 0...1e6)
         try check(baseDelayMilliseconds, "base delay (ms)", 0...1e6)
         try check(jitterMilliseconds, "jitter (ms)", 0...1e6)
         try check(duplicateRate, "duplicate rate", 0...1)
         try check(delaySpikeRate, "delay spike rate", 0...1)
         try check(delaySpikeMilliseconds, "delay spike (ms)", 0...1e6)
-        if meanBurstLength > 1 && lossRate > 0 {
-            let maximum = meanBurstLength / (1 + meanBurstLength)
+        // In time, a burst is counted in the chain's 10 ms steps.
+        let steps = meanBurstMilliseconds > 0 ? meanBurstMilliseconds / 10 : meanBurstLength
+        let burst = meanBurstMilliseconds > 0 ? "\(meanBurstMilliseconds) ms" : "\(meanBurstLength)"
+        if steps > 1 && lossRate > 0 {
+            let maximum = steps / (1 + steps)
             guard lossRate <= maximum || lossRate == 1 else {
                 throw NetworkConditionsError(
-                    message: "a loss rate of \(lossRate) cannot have a mean burst length of \(meanBurstLength): "
+                    message: "a loss rate of \(lossRate) cannot have a mean burst length of \(burst): "
                         + "with that burst length the loss rate can be at most \(maximum); raise the burst length")
             }
         }

@@ -1,3 +1,6 @@
+import Foundation
+import VoiceCore
+
 /// Decides, datagram by datagram, which are lost: independently, or in bursts.
 ///
 /// Bursty loss is the two-state Gilbert–Elliott model in its simple Gilbert form: a good state that
@@ -16,20 +19,37 @@
 ///
 /// With B ≤ 1 every datagram is lost independently with probability L. Note that independent loss
 /// still has bursts by chance: their mean length is 1 / (1 − L), e.g. 1.11 at 10 %.
+///
+/// Stepped per datagram, a burst of B datagrams lasts B frames: twice as long in time at 20 ms
+/// frames as at 10 ms. Bursts in time (a mean of `meanBurstMilliseconds`) step the same chain every
+/// `timeStep` of the sender's clock instead, whatever is sent, so that frame lengths meet the same
+/// holes; then B = meanBurstMilliseconds / timeStep steps, and a datagram is lost if the chain is bad
+/// when it is sent. Between two datagrams k steps apart the chain moves in one draw: with
+/// λ = 1 − p − r, it is bad with probability L + (1 − L) λ^k from bad, L (1 − λ^k) from good.
 struct PacketLossModel: Sendable {
+    /// How often a chain of bursts in time steps.
+    static let timeStep: MediaTime = .milliseconds(10)
+
     private enum Kind: Sendable {
         case none
         case all
         case independent(Double)
         case bursty(goodToBad: Double, badToGood: Double)
+        case burstyInTime(loss: Double, decay: Double)
     }
 
     private let kind: Kind
     private var isBad = false
+    /// For bursts in time: the step the chain was last at.
+    private var step: Int64?
 
-    init(lossRate: Double, meanBurstLength: Double, random: inout SeededRandom) {
+    init(lossRate: Double, meanBurstLength: Double, meanBurstMilliseconds: Double = 0, random: inout SeededRandom) {
         let loss = lossRate.isFinite ? min(max(lossRate, 0), 1) : 0
-        let burst = meanBurstLength.isFinite ? meanBurstLength : 1
+        let inTime = meanBurstMilliseconds.isFinite && meanBurstMilliseconds > 0
+        let burst =
+            inTime
+            ? meanBurstMilliseconds / Self.timeStep.milliseconds
+            : (meanBurstLength.isFinite ? meanBurstLength : 1)
         if loss <= 0 {
             kind = .none
         } else if loss >= 1 {
@@ -38,13 +58,17 @@ struct PacketLossModel: Sendable {
             kind = .independent(loss)
         } else {
             let badToGood = 1 / burst
-            kind = .bursty(goodToBad: min(1, loss * badToGood / (1 - loss)), badToGood: badToGood)
+            let goodToBad = min(1, loss * badToGood / (1 - loss))
+            kind =
+                inTime
+                ? .burstyInTime(loss: goodToBad / (goodToBad + badToGood), decay: 1 - goodToBad - badToGood)
+                : .bursty(goodToBad: goodToBad, badToGood: badToGood)
             isBad = random.chance(loss)
         }
     }
 
-    /// Whether the next datagram is lost.
-    mutating func nextIsLost(_ random: inout SeededRandom) -> Bool {
+    /// Whether the datagram sent at `time` (the next one) is lost.
+    mutating func nextIsLost(at time: MediaTime, _ random: inout SeededRandom) -> Bool {
         switch kind {
         case .none:
             return false
@@ -58,6 +82,14 @@ struct PacketLossModel: Sendable {
             } else if random.chance(goodToBad) {
                 isBad = true
             }
+            return isBad
+        case .burstyInTime(let loss, let decay):
+            let now = time / Self.timeStep
+            let steps = now - (step ?? now)
+            step = now
+            guard steps > 0 else { return isBad }
+            let fading = steps >= 64 ? 0 : pow(decay, Double(steps))
+            isBad = random.chance(isBad ? loss + (1 - loss) * fading : loss * (1 - fading))
             return isBad
         }
     }

@@ -56,7 +56,8 @@ public final class SimulatedNetwork {
         self.maximumDatagramBytes = max(1, maximumDatagramBytes)
         var random = SeededRandom(seed: seed)
         lossModel = PacketLossModel(
-            lossRate: conditions.lossRate, meanBurstLength: conditions.meanBurstLength, random: &random)
+            lossRate: conditions.lossRate, meanBurstLength: conditions.meanBurstLength,
+            meanBurstMilliseconds: conditions.meanBurstMilliseconds, random: &random)
         self.random = random
 
         func nonNegative(_ value: Double) -> Double { value.isFinite ? max(0, value) : 0 }
@@ -114,7 +115,7 @@ public final class SimulatedNetwork {
             spikeStart = time
             spikeMagnitude = max(spikeDelay, residual)
         }
-        if lossModel.nextIsLost(&random) {
+        if lossModel.nextIsLost(at: time, &random) {
             statistics.dropped += 1
             return
         }

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import VoiceCore
 import VoiceSimulation
@@ -45,6 +46,33 @@ import VoiceSimulation
             "mean burst \(pattern.meanBurstLength)")
         #expect(network.statistics.dropped == pattern.lost)
         #expect(network.statistics.sent == count)
+    }
+
+    /// Bursts in time last as long whatever the sender's frame length: at 10 ms frames a 60 ms
+    /// burst takes six datagrams; at 20 ms, every second step of the chain is seen, so a burst
+    /// takes 1 / (1 − P(bad two steps on | bad)) datagrams, about 3.3 (66 ms). Per datagram, the
+    /// same mean of 6 would last 120 ms at 20 ms frames.
+    @Test(arguments: [10, 20])
+    func burstsInTimeLastAsLongAtAnyFrameLength(frameMilliseconds: Int) {
+        let count = 2_000_000 / frameMilliseconds
+        let network = SimulatedNetwork(
+            conditions: NetworkConditions(lossRate: 0.10, meanBurstMilliseconds: 60), seed: 2026)
+        let arrivals = runNetwork(network, count: count, interval: .milliseconds(Double(frameMilliseconds)))
+        var arrived = [Bool](repeating: false, count: count)
+        for arrival in arrivals { arrived[arrival.index] = true }
+        let pattern = LossPattern(count: count) { arrived[$0] }
+
+        let (loss, badToGood) = (0.10, 1.0 / 6)
+        let decay = 1 - loss * badToGood / (1 - loss) - badToGood
+        let steps = Double(frameMilliseconds / 10)
+        let stayBad = loss + (1 - loss) * pow(decay, steps)
+        let expectedBurst = 1 / (1 - stayBad)
+        #expect(abs(pattern.lossRate - loss) / loss < 0.06, "loss rate \(pattern.lossRate)")
+        #expect(
+            abs(pattern.meanBurstLength - expectedBurst) / expectedBurst < 0.06,
+            "mean burst \(pattern.meanBurstLength) datagrams, expected \(expectedBurst)")
+        let milliseconds = pattern.meanBurstLength * Double(frameMilliseconds)
+        #expect((55...72).contains(milliseconds), "a burst lasts \(milliseconds) ms")
     }
 
     @Test func jitterReordersAndKeepsEveryDelayInRange() {
@@ -131,6 +159,14 @@ import VoiceSimulation
         #expect(throws: NetworkConditionsError.self) { try NetworkConditions(jitterMilliseconds: -1).validate() }
         #expect(throws: NetworkConditionsError.self) { try NetworkConditions(lossRate: .nan).validate() }
         #expect(throws: Never.self) { try NetworkConditions(lossRate: 0.2, meanBurstLength: 3).validate() }
+        // In time, a burst is counted in 10 ms steps: 20 ms is two, which allows at most 2/3 lost.
+        #expect(throws: NetworkConditionsError.self) {
+            try NetworkConditions(lossRate: 0.7, meanBurstMilliseconds: 20).validate()
+        }
+        #expect(throws: NetworkConditionsError.self) {
+            try NetworkConditions(meanBurstMilliseconds: .infinity).validate()
+        }
+        #expect(throws: Never.self) { try NetworkConditions(lossRate: 0.1, meanBurstMilliseconds: 60).validate() }
     }
 
     @Test func theManualClockAdvancesOnlyWhenTold() {

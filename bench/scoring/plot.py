@@ -31,7 +31,7 @@ def main():
         for receiver, style in (("engine", "o-"), ("baseline", "s--")):
             points = defaultdict(list)
             for row in rows:
-                if row["receiver"] == receiver and row["jitter_ms"] == 0 and (row["loss"] == 0 or row["burst"] == burst):
+                if row["receiver"] == receiver and row["jitter_ms"] == 0 and row.get("burst_ms", 0) == 0 and (row["loss"] == 0 or row["burst"] == burst):
                     points[row["loss"]].append(row["pesq_wb"])
             losses = sorted(points)
             axis.plot([100 * loss for loss in losses], [sum(points[l]) / len(points[l]) for l in losses], style,

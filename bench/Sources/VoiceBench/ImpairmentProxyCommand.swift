@@ -11,14 +11,17 @@ struct ImpairmentProxyCommand: ParsableCommand {
 
     @Option(help: "The port on 127.0.0.1 to forward to.") var target: Int
     @Option(help: "Fraction of datagrams lost, 0…1.") var loss = 0.0
-    @Option(help: "Mean loss burst length (1: independent).") var burst = 1.0
+    @Option(help: "Mean loss burst length in datagrams (1: independent).") var burst = 1.0
+    @Option(help: "Mean loss burst in time, ms, instead of --burst (0: bursts counted in datagrams).")
+    var burstMs = 0.0
     @Option(help: "Uniform jitter, ms.") var jitterMs = 0.0
     @Option(help: "Fixed delay, ms.") var delayMs = 0.0
     @Option(help: "Seed of the losses and delays.") var seed: UInt64 = 7
 
     func run() throws {
         let conditions = NetworkConditions(
-            lossRate: loss, meanBurstLength: burst, baseDelayMilliseconds: delayMs, jitterMilliseconds: jitterMs)
+            lossRate: loss, meanBurstLength: burst, meanBurstMilliseconds: burstMs, baseDelayMilliseconds: delayMs,
+            jitterMilliseconds: jitterMs)
         do {
             try conditions.validate()
         } catch {
