@@ -237,7 +237,7 @@ final class ClusterPlayers: Sendable {
     func shutdown() async { await Self.close(clients, group: group) }
 
     /// Closes every client of `clients` (they leave their matches), then `group`.
-    static func close(_ clients: Mutex<[Int: RelayClient]>, group: MultiThreadedEventLoopGroup) async {
+    static func close(_ clients: borrowing Mutex<[Int: RelayClient]>, group: MultiThreadedEventLoopGroup) async {
         let all = clients.withLock { clients in
             defer { clients = [:] }
             return Array(clients.values)
