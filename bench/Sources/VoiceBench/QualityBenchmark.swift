@@ -245,12 +245,12 @@ struct QualityBenchmark: ParsableCommand {
     }
 
     private func printTable(_ outcomes: [String: Outcome]) {
-        print("condition          engine PESQ  baseline PESQ  engine delay ms  baseline delay ms")
+        print("condition                engine PESQ  baseline PESQ  engine delay ms  baseline delay ms")
         for condition in Self.conditions {
             let engine = outcomes["engine/" + condition.name] ?? Outcome()
             let baseline = outcomes["baseline/" + condition.name] ?? Outcome()
             print(
-                condition.name.padding(toLength: 18, withPad: " ", startingAt: 0)
+                condition.name.padding(toLength: 24, withPad: " ", startingAt: 0)
                     + String(
                         format: " %11.3f  %13.3f  %15.1f  %17.1f", engine.meanPESQ, baseline.meanPESQ,
                         engine.meanDelay, baseline.meanDelay))
