@@ -4,7 +4,7 @@ import VoiceCore
 import VoiceWire
 
 /// Matches that span relays of a cluster: a match whose part here is full takes its next players
-/// on another relay (`RelayAction.spill`), and the relays holding its parts link up. Each tells
+/// on another relay (`RelayState+Spill`), and the relays holding its parts link up. Each tells
 /// the others what they need of its players (channels, mutes, ranges, positions), so that each
 /// holds the others' players as `RelayMatch.remote` and decides with them, as for its own, who
 /// hears whom. A relay forwards its players' voice once to each other relay where a player may
@@ -18,56 +18,6 @@ extension RelayState {
     static let linkGrace: UInt64 = 2_000_000_000
     /// Players on other relays a match holds at most, whatever its peers say.
     static let maximumRemotePlayers = 4_096
-
-    // MARK: Spilling
-
-    /// Whether the join that `source` sent for `match`, whose part here is full, waits for the
-    /// cluster to say where its players go now (in a cluster that spans matches).
-    func spillsOver(_ match: String, _ join: RelayPlacementLedger.WaitingJoin, from source: RelaySource) -> Bool {
-        guard placement.isClustered, spans.identity != nil, !placement.isDraining else { return false }
-        if placement.waiting[match] == nil { actions.append(.spill(match: match)) }
-        placement.waiting[match, default: [:]][source] = join
-        return true
-    }
-
-    /// The cluster's answer to a spill: the joins that waited go to the relay that takes the
-    /// match's next players, which this one links with, or are refused.
-    func spilled(_ match: String, _ decision: RelayPlacementDecision, now: UInt64) {
-        gate.latestNow = max(gate.latestNow, now)
-        guard let waiting = placement.waiting.removeValue(forKey: match) else { return }
-        let participants = Set(waiting.values.map(\.participant)).sorted()
-        switch decision {
-        case .elsewhere(let node, let address):
-            spans.full.insert(match)
-            logger.info(
-                "the match is full here; its next players join another relay",
-                metadata: [
-                    "match": "\(match)", "node": "\(node)", "address": "\(address)",
-                    "participants": "\(participants)",
-                ])
-            link(match, to: node, at: address, now: now)
-            send(.redirect(address: address), to: Array(waiting.keys))
-        case .full:
-            logger.notice(
-                "refused joins: every relay holds as many of the match's players as it may",
-                metadata: ["match": "\(match)", "participants": "\(participants)"])
-            for (source, join) in waiting { refuse(.matchFull, to: source, participant: join.participant) }
-        case .here, .part, .unavailable:
-            logger.warning(
-                "could not spill a full match; its joins are refused until the cluster answers",
-                metadata: ["match": "\(match)", "reason": "\(decision)", "participants": "\(participants)"])
-            for (source, join) in waiting { refuse(.clusterUnavailable, to: source, participant: join.participant) }
-        }
-    }
-
-    /// A player left `match` here: a part that was full takes players again.
-    func partMayHaveRoom(_ match: String) {
-        guard spans.full.contains(match),
-            (roster.matches[match]?.members.count ?? 0) < configuration.limits.maximumMembersPerMatch
-        else { return }
-        spans.full.remove(match)
-        actions.append(.partHasRoom(match: match))
-    }
 
     // MARK: Linking
 
@@ -337,38 +287,6 @@ extension RelayState {
             player.position = nil
             forgetHearing(of: player)
         }
-    }
-
-    /// `participant` is attached to `match`'s signalling on `peer`: the signalling members here
-    /// hear of it when it is new to them.
-    private func attachedRemotely(_ participant: String, to match: String, on peer: RelayPeer, now: UInt64) {
-        // One attached here is this relay's; another relay's word of it is a leftover of a move.
-        guard signallingMatches[match]?[participant] == nil else { return }
-        let isNew = spans.remoteSignalling[match]?[participant] == nil
-        if isNew {
-            guard signallingRosterCount(of: match) <= RelayMessage.maximumRosterEntries else {
-                return drop(.peerUnknown, member: nil)
-            }
-            send(.memberJoined(participant), to: signallingSources(of: match))
-        }
-        spans.remoteSignalling[match, default: [:]][participant] = (peer.node, now)
-    }
-
-    /// Forgets a participant attached on another relay, telling those attached here.
-    func forgetRemoteSignalling(_ participant: String, of match: String) {
-        guard spans.remoteSignalling[match]?.removeValue(forKey: participant) != nil else { return }
-        if spans.remoteSignalling[match]?.isEmpty == true { spans.remoteSignalling[match] = nil }
-        send(.memberLeft(participant), to: signallingSources(of: match))
-    }
-
-    /// Every connection attached to `match`'s signalling here.
-    func signallingSources(of match: String) -> [RelaySource] {
-        (signallingMatches[match]?.values).map { $0.map { .tcp($0.connection) } } ?? []
-    }
-
-    /// Participants attached to `match`'s signalling, here and on other relays.
-    func signallingRosterCount(of match: String) -> Int {
-        (signallingMatches[match]?.count ?? 0) + (spans.remoteSignalling[match]?.count ?? 0)
     }
 
     /// Forgets a player of another relay.
