@@ -175,8 +175,8 @@ public final class ClusterPlacement: RelayPlacement {
 
     /// Every match that spans relays, with the relays holding its parts as this node reaches them
     /// (a relay not live is left out).
-    public func spanningMatches() async throws(EtcdError) -> [String: [RelayPeerAddress]] {
-        var listing: [String: [RelayPeerAddress]] = [:]
+    public func spanningMatches() async throws(EtcdError) -> [String: [RelayNode]] {
+        var listing: [String: [RelayNode]] = [:]
         for kv in try await etcd.range(prefix: configuration.partsPrefix) {
             guard let (match, node) = Self.part(of: kv.key, prefix: configuration.partsPrefix),
                 let address = peer(node)
@@ -220,9 +220,9 @@ public final class ClusterPlacement: RelayPlacement {
 
     /// A live relay as others reach it: its address with a name looked up (relays send each
     /// other datagrams, and do not look names up on their loops).
-    private func peer(_ node: String) -> RelayPeerAddress? {
+    private func peer(_ node: String) -> RelayNode? {
         live(excludingDraining: false).first { $0.record.node == node }.map {
-            RelayPeerAddress(node: node, address: resolved($0.record.advertise))
+            RelayNode(node: node, address: resolved($0.record.advertise))
         }
     }
 

@@ -47,18 +47,6 @@ public struct RelayLimits: Sendable, Hashable {
     public init() {}
 }
 
-/// A relay's name in its cluster, and where the other relays reach it.
-public struct RelayNodeIdentity: Sendable, Hashable {
-    public var node: String
-    /// HOST:PORT, the host an IP address: relays send each other datagrams there.
-    public var advertise: String
-
-    public init(node: String, advertise: String) {
-        self.node = node
-        self.advertise = advertise
-    }
-}
-
 /// How a `RelayServer` listens, whom it admits, and how it bounds each member.
 public struct RelayConfiguration: Sendable {
     /// Address for both the UDP socket and the TCP listener.
@@ -79,7 +67,7 @@ public struct RelayConfiguration: Sendable {
     /// This relay as the other relays of its cluster know it; nil for a relay on its own. A match
     /// larger than one relay takes (`RelayLimits.maximumMembersPerMatch`) spans relays that know
     /// each other by it.
-    public var clusterNode: RelayNodeIdentity?
+    public var clusterNode: RelayNode?
     /// A member transport with nothing heard for this long is dropped (clients send keepalives every ~250 ms).
     public var livenessTimeout: Duration = .seconds(5)
     /// A TCP connection that has not joined (for media or for signalling) this long after it

@@ -23,10 +23,9 @@ public protocol RelayPlacement: Sendable {
     func partHasRoom(match: String) async
 }
 
-/// A relay of the cluster as another reaches it.
-public struct RelayPeerAddress: Sendable, Hashable {
+/// A relay of a cluster: its name, and the HOST:PORT players and the other relays reach it at.
+public struct RelayNode: Sendable, Hashable {
     public var node: String
-    /// HOST:PORT.
     public var address: String
 
     public init(node: String, address: String) {
@@ -42,7 +41,7 @@ public enum RelayPlacementDecision: Sendable, Hashable, CustomStringConvertible 
     /// Another relay is: players join it at `address` (HOST:PORT).
     case elsewhere(node: String, address: String)
     /// This relay holds part of a match that spans relays; `peers` hold the other parts.
-    case part(peers: [RelayPeerAddress])
+    case part(peers: [RelayNode])
     /// No relay of the cluster has room for another player of the match.
     case full
     /// No answer now (the store cannot be reached, no relay takes new matches): why, in words.

@@ -6,7 +6,7 @@ import VoiceWire
 /// their messages are authenticated with. Part of `RelayState`, on its event loop.
 struct RelaySpans {
     /// This relay, as the others know it; nil outside a cluster.
-    let identity: RelayNodeIdentity?
+    let identity: RelayNode?
     /// The cluster's secret's key, then the retiring one's.
     let keys: [RelayPeerKey]
     /// The other relays heard of, by node name.

@@ -50,7 +50,7 @@ extension RelayState {
     /// each (this one among them, if it does). Links what this relay holds, or was given part of,
     /// with the others, and unlinks relays no longer listed. Returns the matches held here that
     /// span other relays without listing this one: its part must be listed too.
-    func spansListed(_ listing: [String: [RelayPeerAddress]], now: UInt64) -> [String] {
+    func spansListed(_ listing: [String: [RelayNode]], now: UInt64) -> [String] {
         guard let identity = spans.identity else { return [] }
         var unlisted: [String] = []
         for (match, holders) in listing.sorted(by: { $0.key < $1.key }) {
@@ -143,14 +143,21 @@ extension RelayState {
     func forwardToPeers(_ buffer: ByteBuffer, header: SealedEnvelopeHeader, from sender: RelayMember, isVoice: Bool) {
         spans.pass &+= 1
         let pass = spans.pass
+        // Read out of the buffer once, whichever relays it goes to.
+        var envelope: [UInt8]?
         for recipient in sender.match.remote {
             guard let peer = recipient.peer, peer.copyPass != pass, recipient.listens(to: header.channel) else {
                 continue
             }
             if isVoice, !wantsRemotely(recipient, voiceFrom: sender, on: header.channel) { continue }
             peer.copyPass = pass
-            sendVoice(buffer, of: sender.match, to: peer)
+            if envelope == nil { envelope = Self.bytes(of: buffer) }
+            sendVoice(envelope!, of: sender.match, to: peer)
         }
+    }
+
+    static func bytes(of buffer: ByteBuffer) -> [UInt8] {
+        buffer.getBytes(at: buffer.readerIndex, length: buffer.readableBytes) ?? []
     }
 
     /// Whether a player on another relay may want `sender`'s voice. Whether it hears it is its own
@@ -164,8 +171,7 @@ extension RelayState {
         return hearing.range.isAudible(distanceSquared: here.distanceSquared(to: there), wasAudible: true)
     }
 
-    func sendVoice(_ buffer: ByteBuffer, of match: RelayMatch, to peer: RelayPeer) {
-        let envelope = buffer.getBytes(at: buffer.readerIndex, length: buffer.readableBytes) ?? []
+    func sendVoice(_ envelope: [UInt8], of match: RelayMatch, to peer: RelayPeer) {
         if sendPeer(.voice(envelope), of: match.id, to: peer) { counters.peerVoiceSent &+= 1 }
     }
 
@@ -176,7 +182,7 @@ extension RelayState {
             return false
         }
         let message = RelayPeerMessage(
-            node: identity.node, address: identity.advertise, match: match, stamp: spans.stamp(now: gate.latestNow),
+            node: identity.node, address: identity.address, match: match, stamp: spans.stamp(now: gate.latestNow),
             body: body)
         guard let bytes = try? message.sealed(with: key) else { return false }
         actions.append(.datagram(ByteBuffer(bytes: bytes), to: address))
@@ -189,7 +195,7 @@ extension RelayState {
     /// A message from another relay of the cluster.
     func peerMessage(_ buffer: ByteBuffer, from source: RelaySource, now: UInt64) {
         guard let identity = spans.identity else { return drop(.malformed, member: nil) }
-        let bytes = buffer.getBytes(at: buffer.readerIndex, length: buffer.readableBytes) ?? []
+        let bytes = Self.bytes(of: buffer)
         let message: RelayPeerMessage
         do throws(RelayPeerMessageError) {
             message = try RelayPeerMessage(opening: bytes, keys: spans.keys)

@@ -143,7 +143,7 @@ final class RelayState {
             let peer = recipient.peer
         {
             if isVoice, !wantsRemotely(recipient, voiceFrom: sender, on: header.channel) { return }
-            sendVoice(buffer, of: match, to: peer)
+            sendVoice(Self.bytes(of: buffer), of: match, to: peer)
         } else {
             drop(.unknownDestination, member: sender)
         }

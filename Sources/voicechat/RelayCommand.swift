@@ -135,7 +135,7 @@ struct RelayCommand: AsyncParsableCommand {
         logger.logLevel = logLevel.level
         configuration.limits.maximumMembersPerMatch = maximumMatchPlayers
         let cluster = try clusterOptions.configuration()
-        configuration.clusterNode = cluster.map { RelayNodeIdentity(node: $0.node, advertise: $0.advertise) }
+        configuration.clusterNode = cluster.map { RelayNode(node: $0.node, address: $0.advertise) }
         let view = ClusterView()
         let placement = cluster.map { ClusterPlacement(configuration: $0, view: view, logger: logger) }
         let relay = RelayServer(configuration: configuration, logger: logger, placement: placement)

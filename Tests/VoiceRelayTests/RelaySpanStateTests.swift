@@ -65,8 +65,8 @@ import VoiceWire
             var configuration = RelayConfiguration(secret: secret)
             configuration.unixTime = { 1_000_000 }
             configuration.limits.maximumMembersPerMatch = limit
-            configuration.clusterNode = RelayNodeIdentity(
-                node: node, advertise: byName ? "\(node).relays.invalid:7700" : "10.9.0.\(index + 1):7700")
+            configuration.clusterNode = RelayNode(
+                node: node, address: byName ? "\(node).relays.invalid:7700" : "10.9.0.\(index + 1):7700")
             let state = RelayState(
                 configuration: configuration,
                 logger: Logger(label: "voicechat.relay.span-test", factory: { _ in SwiftLogNoOpLogHandler() }))
@@ -162,7 +162,7 @@ import VoiceWire
             _ = state.spansListed(
                 [
                     Self.match: ["a", "b", "c"].map {
-                        RelayPeerAddress(node: $0, address: "10.9.0.\(["a", "b", "c"].firstIndex(of: $0)! + 1):7700")
+                        RelayNode(node: $0, address: "10.9.0.\(["a", "b", "c"].firstIndex(of: $0)! + 1):7700")
                     }
                 ],
                 now: 0)
@@ -211,7 +211,7 @@ import VoiceWire
         }
         cluster.settle(now: 0)
         // Only a has b's address as the cluster looked it up; b learns a's from a's messages.
-        _ = a.spansListed([Self.match: [RelayPeerAddress(node: "b", address: "10.9.0.2:7700")]], now: 0)
+        _ = a.spansListed([Self.match: [RelayNode(node: "b", address: "10.9.0.2:7700")]], now: 0)
         cluster.settle(now: 0)
         #expect(b.matches[Self.match]?.remote.map(\.participant) == ["alice"])
         #expect(a.matches[Self.match]?.remote.map(\.participant) == ["bob"])
@@ -370,7 +370,7 @@ extension RelaySpanStateTests {
             state.spans.parts.insert(Self.match)
             try join(player, port: port, to: state)
         }
-        let everyone = ["a", "b", "c"].enumerated().map { RelayPeerAddress(node: $1, address: "10.9.0.\($0 + 1):7700") }
+        let everyone = ["a", "b", "c"].enumerated().map { RelayNode(node: $1, address: "10.9.0.\($0 + 1):7700") }
         for state in [a, b, c] { _ = state.spansListed([Self.match: everyone], now: 0) }
         cluster.settle(now: 0)
         // Bob joins c before he leaves b; a hears of him from c last.

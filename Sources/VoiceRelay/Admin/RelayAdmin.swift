@@ -184,7 +184,7 @@ public struct RelayAdmin: Sendable {
     /// Takes in the cluster's listing of the matches that span relays: by match, every relay
     /// holding part of it. Returns the matches held here that span other relays without this
     /// relay being listed among them (its part is to be listed).
-    public func spansListed(_ listing: [String: [RelayPeerAddress]]) async throws(RelayAdminError) -> [String] {
+    public func spansListed(_ listing: [String: [RelayNode]]) async throws(RelayAdminError) -> [String] {
         try await onLoop { state -> Result<[String], RelayAdminError> in
             .success(state.spansListed(listing, now: NIODeadline.now().uptimeNanoseconds))
         }
