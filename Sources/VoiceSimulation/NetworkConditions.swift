@@ -22,12 +22,21 @@ public struct NetworkConditions: Sendable, Hashable {
     public var delaySpikeRate: Double
     /// Extra delay at the start of a spike, in milliseconds; it drains as time passes.
     public var delaySpikeMilliseconds: Double
+    /// A delay that drifts slowly: up to this much more than the base delay and back again, in
+    /// milliseconds, over each `delayWanderPeriodSeconds` (a raised cosine of the send time).
+    public var delayWanderMilliseconds: Double
+    public var delayWanderPeriodSeconds: Double
+    /// A delay that steps, as a route that changes: this much more than the base delay, in
+    /// milliseconds, during every other `delayStepIntervalSeconds` of the send time.
+    public var delayStepMilliseconds: Double
+    public var delayStepIntervalSeconds: Double
 
     public init(
         lossRate: Double = 0, meanBurstLength: Double = 1, meanBurstMilliseconds: Double = 0,
         baseDelayMilliseconds: Double = 20,
         jitterMilliseconds: Double = 0, duplicateRate: Double = 0, delaySpikeRate: Double = 0,
-        delaySpikeMilliseconds: Double = 0
+        delaySpikeMilliseconds: Double = 0, delayWanderMilliseconds: Double = 0, delayWanderPeriodSeconds: Double = 10,
+        delayStepMilliseconds: Double = 0, delayStepIntervalSeconds: Double = 5
     ) {
         self.lossRate = lossRate
         self.meanBurstLength = meanBurstLength
@@ -37,6 +46,10 @@ public struct NetworkConditions: Sendable, Hashable {
         self.duplicateRate = duplicateRate
         self.delaySpikeRate = delaySpikeRate
         self.delaySpikeMilliseconds = delaySpikeMilliseconds
+        self.delayWanderMilliseconds = delayWanderMilliseconds
+        self.delayWanderPeriodSeconds = delayWanderPeriodSeconds
+        self.delayStepMilliseconds = delayStepMilliseconds
+        self.delayStepIntervalSeconds = delayStepIntervalSeconds
     }
 
     /// A perfect path with `baseDelayMilliseconds` of delay.
@@ -59,6 +72,10 @@ public struct NetworkConditions: Sendable, Hashable {
         try check(duplicateRate, "duplicate rate", 0...1)
         try check(delaySpikeRate, "delay spike rate", 0...1)
         try check(delaySpikeMilliseconds, "delay spike (ms)", 0...1e6)
+        try check(delayWanderMilliseconds, "delay wander (ms)", 0...1e6)
+        try check(delayWanderPeriodSeconds, "delay wander period (s)", 0.1...1e6)
+        try check(delayStepMilliseconds, "delay step (ms)", 0...1e6)
+        try check(delayStepIntervalSeconds, "delay step interval (s)", 0.1...1e6)
         // In time, a burst is counted in the chain's 10 ms steps.
         let steps = meanBurstMilliseconds > 0 ? meanBurstMilliseconds / 10 : meanBurstLength
         let burst = meanBurstMilliseconds > 0 ? "\(meanBurstMilliseconds) ms" : "\(meanBurstLength)"

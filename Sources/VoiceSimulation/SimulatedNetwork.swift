@@ -1,3 +1,4 @@
+import Foundation
 import VoiceCore
 
 /// One direction of a simulated network path: loss (random or bursty), delay, jitter, duplication
@@ -8,14 +9,16 @@ import VoiceCore
 /// steady-state simulation allocates nothing per datagram. When every slot is in flight the datagram
 /// is dropped and counted in `poolOverflow`.
 ///
-/// Delay of one datagram = base + jitter + spike:
+/// Delay of one datagram = base + jitter + spike + route:
 /// - jitter is drawn uniformly from [0, J] per datagram, so datagrams sent close together reorder;
 /// - a duplicate is a second copy with its own jitter draw;
 /// - a spike models a queue that stalls and then drains: when one starts (probability
 ///   `delaySpikeRate` per datagram) the datagram starting it gets `delaySpikeMilliseconds` extra,
 ///   and a datagram sent t later gets that minus t, until it reaches 0. Datagrams sent during a
 ///   spike therefore bunch up and arrive nearly together when it ends, as after a real stall.
-///   A spike starting during another keeps whichever extra delay is larger.
+///   A spike starting during another keeps whichever extra delay is larger;
+/// - a route delay that drifts (a raised cosine) and steps (every other interval) with the send
+///   time, for a receiver that must follow a path whose delay changes for good.
 ///
 /// Not thread-safe: one simulation loop drives it. It is a class because it owns its pool memory.
 public final class SimulatedNetwork {
@@ -123,7 +126,7 @@ public final class SimulatedNetwork {
             statistics.oversize += 1
             return
         }
-        let queueing = baseDelay + spikeResidual(at: time)
+        let queueing = baseDelay + spikeResidual(at: time) + routeDelay(at: time)
         schedule(datagram, sendIndex: sendIndex, tag: tag, at: time + queueing + jitter())
         if duplicateRate > 0 && random.chance(duplicateRate) {
             statistics.duplicated += 1
@@ -155,6 +158,22 @@ public final class SimulatedNetwork {
             freeSlots[freeCount] = slot
             freeCount += 1
         }
+    }
+
+    /// The drifting and stepping part of the path's delay for a datagram sent at `time`.
+    private func routeDelay(at time: MediaTime) -> MediaTime {
+        var milliseconds = 0.0
+        let seconds = Double(time) / 1e9
+        if conditions.delayWanderMilliseconds > 0, conditions.delayWanderPeriodSeconds > 0 {
+            let phase = 2 * Double.pi * seconds / conditions.delayWanderPeriodSeconds
+            milliseconds += conditions.delayWanderMilliseconds * (1 - cos(phase)) / 2
+        }
+        if conditions.delayStepMilliseconds > 0, conditions.delayStepIntervalSeconds > 0,
+            Int(seconds / conditions.delayStepIntervalSeconds) % 2 == 1
+        {
+            milliseconds += conditions.delayStepMilliseconds
+        }
+        return milliseconds.isFinite ? .milliseconds(max(0, min(milliseconds, 1e6))) : 0
     }
 
     private func spikeResidual(at time: MediaTime) -> MediaTime {

@@ -123,6 +123,33 @@ import VoiceSimulation
         #expect(network.statistics.reordered == 0)
     }
 
+    /// A stepping route delay adds its step during every other interval of the send time; a
+    /// drifting one rises to its full swing half way through each period and back to nothing.
+    @Test func routeDelayStepsAndDriftsWithTheSendTime() {
+        let stepping = runNetwork(
+            SimulatedNetwork(
+                conditions: NetworkConditions(
+                    baseDelayMilliseconds: 10, delayStepMilliseconds: 40, delayStepIntervalSeconds: 1),
+                seed: 1), count: 200)
+        let steppingDelays = Dictionary(uniqueKeysWithValues: stepping.map { ($0.index, $0.delay) })
+        // 50 datagrams a second: the second second's are 40 ms later.
+        #expect((0..<50).allSatisfy { steppingDelays[$0] == 10 * millisecond })
+        #expect((50..<100).allSatisfy { steppingDelays[$0] == 50 * millisecond })
+        #expect((100..<150).allSatisfy { steppingDelays[$0] == 10 * millisecond })
+
+        let drifting = runNetwork(
+            SimulatedNetwork(
+                conditions: NetworkConditions(
+                    baseDelayMilliseconds: 10, delayWanderMilliseconds: 60, delayWanderPeriodSeconds: 2),
+                seed: 1), count: 200)
+        let driftingDelays = Dictionary(uniqueKeysWithValues: drifting.map { ($0.index, $0.delay) })
+        #expect(driftingDelays[0] == 10 * millisecond)
+        #expect(driftingDelays[50] == 70 * millisecond)
+        #expect(driftingDelays[100] == 10 * millisecond)
+        let steps = (1..<200).map { abs(driftingDelays[$0]! - driftingDelays[$0 - 1]!) }
+        #expect(steps.max()! <= 2 * millisecond, "a drift moves slowly: at most \(steps.max()!) ns per datagram")
+    }
+
     @Test func fullPoolDropsAndCountsThenSlotsAreReused() {
         let network = SimulatedNetwork(conditions: .perfect, seed: 1, capacity: 8, maximumDatagramBytes: 4)
         let datagram: [UInt8] = [1, 2, 3, 4]
@@ -167,6 +194,17 @@ import VoiceSimulation
             try NetworkConditions(meanBurstMilliseconds: .infinity).validate()
         }
         #expect(throws: Never.self) { try NetworkConditions(lossRate: 0.1, meanBurstMilliseconds: 60).validate() }
+        for bad in [
+            NetworkConditions(delayWanderMilliseconds: .nan), NetworkConditions(delayWanderMilliseconds: -1),
+            NetworkConditions(delayWanderMilliseconds: 10, delayWanderPeriodSeconds: 0),
+            NetworkConditions(delayStepMilliseconds: .infinity),
+            NetworkConditions(delayStepMilliseconds: 10, delayStepIntervalSeconds: -3),
+        ] {
+            #expect(throws: NetworkConditionsError.self) { try bad.validate() }
+        }
+        #expect(throws: Never.self) {
+            try NetworkConditions(delayWanderMilliseconds: 60, delayStepMilliseconds: 40).validate()
+        }
     }
 
     @Test func theManualClockAdvancesOnlyWhenTold() {

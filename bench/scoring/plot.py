@@ -3,8 +3,9 @@
 
 Usage: plot.py RESULTS.jsonl OUTPUT_DIR
 RESULTS.jsonl holds one object per simulated condition:
-  {"receiver": "engine"|"baseline", "fixture": …, "loss": 0.1, "burst": 1|3, "jitter_ms": …,
-   "pesq_wb": …, "delay_trace": "path/to/trace.csv" (optional)}
+  {"receiver": "engine"|"baseline", "fixture": …, "loss": 0.1, "burst": 1|3, "burst_ms": …,
+   "delay_change": "none"|"drifting"|"stepping", "jitter_ms": …, "pesq_wb": …,
+   "delay_trace": "path/to/trace.csv" (optional)}
 Writes pesq-vs-loss.png (random and bursty loss, engine against baseline) and
 buffer-delay.png (buffer delay over time for the traces given).
 """
@@ -31,7 +32,7 @@ def main():
         for receiver, style in (("engine", "o-"), ("baseline", "s--")):
             points = defaultdict(list)
             for row in rows:
-                if row["receiver"] == receiver and row["jitter_ms"] == 0 and row.get("burst_ms", 0) == 0 and (row["loss"] == 0 or row["burst"] == burst):
+                if row["receiver"] == receiver and row["jitter_ms"] == 0 and row.get("burst_ms", 0) == 0 and row.get("delay_change", "none") == "none" and (row["loss"] == 0 or row["burst"] == burst):
                     points[row["loss"]].append(row["pesq_wb"])
             losses = sorted(points)
             axis.plot([100 * loss for loss in losses], [sum(points[l]) / len(points[l]) for l in losses], style,
