@@ -42,6 +42,11 @@ public struct JitterBufferConfiguration: Sendable, Hashable {
     public var redundancyDecoding: RedundancyDecoding
     /// Packets held at most; each slot holds one Opus frame.
     public var slotCount: Int
+    /// Whether a delay far over its target is shed inside a talk spurt by squeezing the speech a
+    /// pitch period at a time (`PlayoutStretching`) instead of skipping its low-energy frames.
+    /// Off by default: any move of the timeline inside speech costs PESQ-WB, and a skipped quiet
+    /// frame costs less than the squeezing (`bench/run quality` compares the two).
+    public var timeStretching: Bool
 
     public init(
         frameDuration: FrameDuration = VoiceDefaults.frameDuration,
@@ -54,7 +59,8 @@ public struct JitterBufferConfiguration: Sendable, Hashable {
         maximumUnderflowConcealmentMilliseconds: Double = 100,
         lowEnergyDBFS: Float = -45,
         redundancyDecoding: RedundancyDecoding = .mainDecoder,
-        slotCount: Int = 128
+        slotCount: Int = 128,
+        timeStretching: Bool = false
     ) {
         self.frameDuration = frameDuration
         self.hardCeilingMilliseconds = hardCeilingMilliseconds
@@ -67,6 +73,7 @@ public struct JitterBufferConfiguration: Sendable, Hashable {
         self.lowEnergyDBFS = lowEnergyDBFS
         self.redundancyDecoding = redundancyDecoding
         self.slotCount = slotCount
+        self.timeStretching = timeStretching
     }
 
     /// The target's ceiling in force: `bufferingMilliseconds`, else the shipped budget's
@@ -76,6 +83,10 @@ public struct JitterBufferConfiguration: Sendable, Hashable {
             bufferingMilliseconds ?? DelayBudget.standard(frameDuration: frameDuration).bufferingMilliseconds
         return min(budgeted, hardCeilingMilliseconds)
     }
+
+    /// The most squeezing changes the pace of speech, as a share of the samples played (see
+    /// `timeStretching`).
+    public static let maximumStretchRate = 0.1
 
     /// Throws `.invalidArgument` naming the first setting out of range.
     public func validate(operation: String = "JitterBufferConfiguration.validate") throws(CodecError) {

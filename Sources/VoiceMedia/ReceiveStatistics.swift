@@ -48,6 +48,12 @@ public struct ReceiveStatistics: Sendable, Hashable, Codable {
     public var framesDropped = 0
     /// Frames of silence or concealment added to bring the delay up to its target.
     public var framesInserted = 0
+    /// Samples of speech squeezed out (a pitch period at a time) to shed a delay far over its
+    /// target (only with `JitterBufferConfiguration.timeStretching`).
+    public var samplesSqueezed = 0
+    /// Frames the position moved earlier inside a talk spurt by squeezing speech, where
+    /// `framesDropped` counts the low-energy frames skipped for the same.
+    public var framesSqueezedAway = 0
     /// Packets refused: payload ranges outside the datagram, oversized frames, undecodable Opus,
     /// timestamps or sequence numbers far from the stream's timeline.
     public var malformedPackets = 0

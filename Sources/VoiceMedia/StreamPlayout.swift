@@ -48,6 +48,11 @@ final class StreamPlayout {
     /// Whether the position has been a frame later than the packets need (see `SurplusFrameWatch`).
     private var surplus: SurplusFrameWatch
 
+    /// Whether the frame just played left the delay far over its target with the next frame
+    /// already here, and no quiet frame took the step: squeezing the speech may (see
+    /// `PlayoutStretching`).
+    private(set) var wantsFrameLess = false
+
     init(configuration: JitterBufferConfiguration) throws(CodecError) {
         self.configuration = configuration
         frameSamples = configuration.frameDuration.engineFrames
@@ -56,6 +61,14 @@ final class StreamPlayout {
         frames = JitterBufferFrames(slotCount: configuration.slotCount)
         target = PlayoutTarget(configuration: configuration)
         surplus = SurplusFrameWatch(frameMilliseconds: frameMilliseconds)
+    }
+
+    /// Squeezing the speech moved the position a frame earlier inside a talk spurt, as a skipped
+    /// frame would have.
+    func noteFrameSqueezedAway(at now: MediaTime) {
+        counters.framesSqueezedAway += 1
+        lastStepInsideSpurt = now
+        surplus.restart()
     }
 
     /// The stream started a new timeline: nothing held, nothing played.
@@ -117,12 +130,16 @@ final class StreamPlayout {
 
     /// Moves playout on by one frame at `now` (`offset`: the fastest-path reference, nil while
     /// there is none), leaving in `decoding.frame` what plays: decoded when `render`, else silence.
-    func advance(at now: MediaTime, offset: MediaTime?, render: Bool) {
+    /// Returns whether what plays is audio (decoded, repaired or concealed), not silence.
+    @discardableResult
+    func advance(at now: MediaTime, offset: MediaTime?, render: Bool) -> Bool {
+        wantsFrameLess = false
         let silent = produce(at: now, offset: offset, render: render) == .silence
         if silent || !render {
             decoding.silence()
         }
         if playing { counters.totalSamplesPlayed += frameSamples }
+        return !silent && render
     }
 
     private var lowerBand: Double { target.lowerBand }
@@ -171,9 +188,12 @@ final class StreamPlayout {
                 surplus.restart()
                 return repeatQuietFrame(render: render)
             }
-            let quiet = playPrimary(slot, at: now, render: render, farAboveTarget: error > farAboveBand || isOverBudget)
+            let farAboveTarget = error > farAboveBand || isOverBudget
+            let quiet = playPrimary(slot, at: now, render: render, farAboveTarget: farAboveTarget)
             let next = frames.primaries.slot(forTimestamp: timestamp + Int64(frameSamples))
+            wantsFrameLess = farAboveTarget && next != nil && !target.isEstimateYoung
             if error > upperBand + 1 || hasSurplusFrame, quiet, let next {
+                wantsFrameLess = false
                 // Too much buffered and this frame is quiet: it was decoded (the decoder state
                 // stays continuous) but the next one replaces it.
                 counters.framesDropped += 1

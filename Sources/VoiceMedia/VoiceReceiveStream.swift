@@ -55,6 +55,11 @@ public final class VoiceReceiveStream {
     private let frameMilliseconds: Double
     private var timeline: ArrivalTimeline
     private let playout: StreamPlayout
+    /// The decoded audio between playout and the mixer, and its squeezing.
+    private let scaler: SpeechTimeScaler
+    private var stretching = PlayoutStretching()
+    /// The frame `pullFrame` takes from `scaler`.
+    private let played: UnsafeMutableBufferPointer<Float>
     /// The most the target may be: the delay budget's share for buffering.
     public var targetCeilingMilliseconds: Double {
         get { playout.target.ceilingMilliseconds }
@@ -88,6 +93,13 @@ public final class VoiceReceiveStream {
         frameMilliseconds = configuration.frameDuration.milliseconds
         timeline = ArrivalTimeline(forgettingFactor: configuration.histogramForgettingFactor)
         playout = try StreamPlayout(configuration: configuration)
+        scaler = SpeechTimeScaler(frameSamples: frameSamples)
+        played = .allocate(capacity: frameSamples)
+        played.initialize(repeating: 0)
+    }
+
+    deinit {
+        played.deallocate()
     }
 
     // MARK: Statistics and reports
@@ -185,16 +197,35 @@ public final class VoiceReceiveStream {
     /// Produces exactly one frame of PCM for playout time `now` into `output` (its first
     /// `frameDuration` worth of samples; any rest is zeroed).
     public func pullFrame(into output: UnsafeMutableBufferPointer<Float>, at now: MediaTime) {
-        advance(at: now, render: true)
+        while scaler.count < frameSamples {
+            let audio = advance(at: now, render: true)
+            scaler.append(UnsafeBufferPointer(rebasing: playout.decoding.frame[0..<frameSamples]))
+            if audio && configuration.timeStretching && playout.playing { squeeze(at: now) }
+        }
+        scaler.take(into: played)
+        stretching.notePlayed(samples: frameSamples)
         let count = min(output.count, frameSamples)
-        output.baseAddress?.update(from: playout.decoding.frame.baseAddress!, count: count)
+        _ = UnsafeMutableBufferPointer(rebasing: output[0..<count]).update(
+            fromContentsOf: UnsafeBufferPointer(rebasing: played[0..<count]))
         UnsafeMutableBufferPointer(rebasing: output[count...]).update(repeating: 0)
-        let frame = UnsafeBufferPointer(rebasing: playout.decoding.frame[0..<frameSamples])
-        meter.process(frame)
+        meter.process(UnsafeBufferPointer(played))
         // The frame's own level, not the meter's: the meter's slow release would keep a
         // speaker "speaking" for seconds into a pause; the detector's hold does the smoothing.
         _ = speakingDetector.update(
             levelDBFS: LevelMeter.decibels(power: meter.lastBlockPower), elapsedSeconds: frameMilliseconds / 1_000)
+    }
+
+    /// Squeezes the audio just decoded (see `PlayoutStretching`).
+    private func squeeze(at now: MediaTime) {
+        let waiting = scaler.count - frameSamples
+        guard let maximum = stretching.squeeze(frameLess: playout.wantsFrameLess, waitingSamples: waiting) else {
+            return
+        }
+        let removed = scaler.shorten(maximum: maximum)
+        stretching.noteSqueezed(samples: removed)
+        playout.counters.samplesSqueezed += removed
+        // Less than a frame waits now: the next frame is decoded at once, a frame earlier.
+        if removed > waiting { playout.noteFrameSqueezedAway(at: now) }
     }
 
     /// The sender went out of this listener's range on a positional channel: its frames stop coming
@@ -208,6 +239,7 @@ public final class VoiceReceiveStream {
     /// the buffer stays bounded and the statistics keep counting. The decoder restarts cleanly
     /// at the next `pullFrame`.
     public func skipFrame(at now: MediaTime) {
+        scaler.removeAll()
         advance(at: now, render: false)
         // Nothing of it is heard: the meter falls and the player stops "speaking", rather than
         // holding the last level heard for as long as nobody listens.
@@ -216,8 +248,9 @@ public final class VoiceReceiveStream {
             levelDBFS: LevelMeter.decibels(power: meter.lastBlockPower), elapsedSeconds: frameMilliseconds / 1_000)
     }
 
-    private func advance(at now: MediaTime, render: Bool) {
+    @discardableResult
+    private func advance(at now: MediaTime, render: Bool) -> Bool {
         let offset = timeline.isSynchronized ? timeline.estimator.minimumTransitOffset : nil
-        playout.advance(at: now, offset: offset, render: render)
+        return playout.advance(at: now, offset: offset, render: render)
     }
 }

@@ -31,6 +31,9 @@ struct QualityBenchmark: ParsableCommand {
     @Option(help: "Seed of the simulated networks.")
     var seed: UInt64 = 7
 
+    @Flag(help: "Run only the comparison of squeezing speech against whole-frame steps under a delay that changes.")
+    var stretchingOnly = false
+
     struct Condition: Hashable {
         var loss: Double
         /// Mean burst in datagrams (1: independent loss).
@@ -38,8 +41,17 @@ struct QualityBenchmark: ParsableCommand {
         var jitter: Double
         /// Mean burst in time, ms (0: bursts counted in datagrams; see `NetworkConditions`).
         var burstMilliseconds: Double = 0
+        /// A path delay that changes during the call.
+        var delayChange = DelayChange.none
+
+        enum DelayChange: String {
+            case none
+            case drifting = "delay drifting by 60 ms"
+            case stepping = "delay stepping by 40 ms"
+        }
 
         var name: String {
+            if delayChange != .none { return delayChange.rawValue }
             if loss == 0, jitter == 0 { return "clean" }
             if jitter > 0 { return "jitter \(Int(jitter)) ms" }
             if burstMilliseconds > 0 { return "\(Int((loss * 100).rounded())) % bursty in time" }
@@ -48,6 +60,22 @@ struct QualityBenchmark: ParsableCommand {
         var fileTag: String {
             "loss\(Int((loss * 100).rounded()))-burst\(Int(burst))-jitter\(Int(jitter))"
                 + (burstMilliseconds > 0 ? "-burst\(Int(burstMilliseconds))ms" : "")
+                + (delayChange != .none ? "-\(delayChange)" : "")
+        }
+
+        /// The simulated path's conditions.
+        var network: NetworkConditions {
+            var conditions =
+                switch delayChange {
+                case .none: NetworkConditions()
+                case .drifting: QualityBenchmark.drifting
+                case .stepping: QualityBenchmark.stepping
+                }
+            conditions.lossRate = loss
+            conditions.meanBurstLength = burst
+            conditions.meanBurstMilliseconds = burstMilliseconds
+            conditions.jitterMilliseconds = jitter
+            return conditions
         }
     }
 
@@ -56,6 +84,7 @@ struct QualityBenchmark: ParsableCommand {
         + [0.05, 0.10, 0.20].map { Condition(loss: $0, burst: 3, jitter: 0) }
         + [Condition(loss: 0.10, burst: 1, jitter: 0, burstMilliseconds: 60)]
         + [20, 40, 80].map { Condition(loss: 0, burst: 1, jitter: $0) }
+        + [Condition.DelayChange.drifting, .stepping].map { Condition(loss: 0, burst: 1, jitter: 0, delayChange: $0) }
 
     struct Outcome {
         var pesq: [Double] = []
@@ -75,6 +104,12 @@ struct QualityBenchmark: ParsableCommand {
         let fixturesDirectory = ProcessInfo.processInfo.environment["VOICECHAT_FIXTURES"] ?? projectRoot + "/Fixtures"
         let directory = reportDirectory ?? projectRoot + "/bench/reports/quality"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        if stretchingOnly {
+            var report = BenchmarkReport(bench: "quality")
+            try measureStretching(into: &report, scorer: scorer, directory: directory, fixtures: fixturesDirectory)
+            if !report.finish() { throw ExitCode.failure }
+            return
+        }
         var outcomes: [String: Outcome] = [:]  // key: receiver + condition name
         var references: [Double] = []
         var results: [String] = []
@@ -96,13 +131,8 @@ struct QualityBenchmark: ParsableCommand {
                     []
             for condition in Self.conditions {
                 for receiver in CallSimulation.Receiver.allCases {
-                    var conditions = NetworkConditions()
-                    conditions.lossRate = condition.loss
-                    conditions.meanBurstLength = condition.burst
-                    conditions.meanBurstMilliseconds = condition.burstMilliseconds
-                    conditions.jitterMilliseconds = condition.jitter
                     let configuration = CallSimulation.Configuration(
-                        conditions: conditions, seed: seed, bitrate: bitrate, receiver: receiver)
+                        conditions: condition.network, seed: seed, bitrate: bitrate, receiver: receiver)
                     let start = monotonicNanoseconds()
                     let result = try CallSimulation.run(input: recording, configuration: configuration)
                     let wall = Double(monotonicNanoseconds() - start) / 1e9
@@ -135,6 +165,7 @@ struct QualityBenchmark: ParsableCommand {
                 var line = "{\"receiver\": \"\(item.receiver.rawValue)\", \"fixture\": \"\(stem)\", "
                 line += "\"loss\": \(item.condition.loss), \"burst\": \(Int(item.condition.burst)), "
                 line += "\"burst_ms\": \(item.condition.burstMilliseconds), "
+                line += "\"delay_change\": \"\(item.condition.delayChange)\", "
                 line += "\"jitter_ms\": \(item.condition.jitter), \"pesq_wb\": \(score?.pesq_wb ?? 0)"
                 if let trace = item.trace { line += ", \"delay_trace\": \"\(trace)\"" }
                 results.append(line + "}")
@@ -173,6 +204,7 @@ struct QualityBenchmark: ParsableCommand {
             baseline: outcomes["baseline/jitter 40 ms"]?.maxP95, target: .atMost(60))
         report.add("late loss, jitter 40 ms", jitter40.maxLate * 100, unit: "%", target: .atMost(0.5))
         try measureSpeechProcessing(into: &report, scorer: scorer, directory: directory, fixtures: fixturesDirectory)
+        try measureStretching(into: &report, scorer: scorer, directory: directory, fixtures: fixturesDirectory)
         let allOutcomes = outcomes.values
         let simulated = allOutcomes.reduce(0) { $0 + $1.simulatedSeconds }
         let wall = allOutcomes.reduce(0) { $0 + $1.wallSeconds }
