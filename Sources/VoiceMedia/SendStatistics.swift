@@ -8,6 +8,8 @@ public struct SendStatistics: Sendable, Hashable, Codable {
     public var framesMuted = 0
     /// Silent frames not sent (discontinuous transmission).
     public var framesSuppressed = 0
+    /// Of those, frames the encoder did not code: a long silence, where it rested (`EncoderRest`).
+    public var framesRested = 0
     /// Frames of time the microphone lost (its device never delivered them), skipped on the
     /// timeline.
     public var framesLost = 0

@@ -15,10 +15,11 @@ import VoiceWire
 /// real background. The first `warmUpFrames` frames of the pipeline, and as many again after
 /// `warmUpPath()` (a listener whose path just came up), are sent whatever the gate says, so that a
 /// new listener has measured the path's arrival delays, and set its buffer by them in silence,
-/// before the first word instead of learning them by concealing inside it. The encoder still
-/// codes every frame while the microphone is live, so its state is continuous and the first frame
-/// of a talk spurt is coded as well as any other (an encoder that skipped the silence would
-/// predict the onset from stale history).
+/// before the first word instead of learning them by concealing inside it. The encoder codes
+/// every frame of speech and of short pauses, so its state is continuous; through a long silence
+/// it rests and, before the next frame it sends, codes the last 40 ms it rested through, so that
+/// frame starts from recent input like any other (`EncoderRest`): a listener whose microphone
+/// hears nothing spends no coding on it.
 ///
 /// **Timeline.** The timestamp advances by one frame for every captured frame, sent or not, so
 /// a silent stretch shows up at the listener as a timestamp jump; the sequence number advances by
@@ -71,6 +72,8 @@ public final class VoiceSendPipeline {
     private var preprocessor: SpeechPreprocessor?
     private var gate: SpeechGate
     private var primaryEncoder: OpusEncoder
+    /// Frames of a long silence held instead of coded (see `EncoderRest`).
+    private var rest: EncoderRest
 
     private let frameSamples: Int
     private let keepAliveSamples: Int
@@ -115,6 +118,8 @@ public final class VoiceSendPipeline {
             throw CodecError(.invalidArgument, operation: "VoiceSendPipeline.init", message: error.description)
         }
         primaryEncoder = try OpusEncoder(configuration.primaryEncoder)
+        rest = EncoderRest(
+            frameSamples: configuration.frameSamples, frameMilliseconds: configuration.frameDuration.milliseconds)
         lossAdaptation = SendLossAdaptation(
             configuration.lossAdaptation, maximumReach: configuration.maximumRedundancyReach)
         delayBudget = configuration.delayBudget
@@ -212,6 +217,7 @@ public final class VoiceSendPipeline {
         if !wasTransmitting {
             // The encoders heard nothing while muted: start them afresh, and send at once.
             primaryEncoder.reset()
+            rest.restart()
             wasTransmitting = true
             samplesSinceLastPacket = keepAliveSamples
         } else {
@@ -219,10 +225,22 @@ public final class VoiceSendPipeline {
         }
 
         let source = UnsafeBufferPointer(work)
-        let primaryLength = try primaryEncoder.encode(source, into: copySlot(number))
-        copyLengths[number % historyFrames] = primaryLength
+        rest.note(speech: speech)
+        let sending = speech || samplesSinceLastPacket >= keepAliveSamples || warmUpFramesLeft > 0
+        var primaryLength = 0
+        if !sending && rest.isResting {
+            rest.hold(source)
+            statistics.framesRested += 1
+        } else {
+            // The encoder catches up on the input it rested through, unsent, then codes this frame.
+            try rest.takeHeld { (held) throws(CodecError) in
+                _ = try primaryEncoder.encode(held, into: copySlot(number))
+            }
+            primaryLength = try primaryEncoder.encode(source, into: copySlot(number))
+            copyLengths[number % historyFrames] = primaryLength
+        }
 
-        guard speech || samplesSinceLastPacket >= keepAliveSamples || warmUpFramesLeft > 0 else {
+        guard sending else {
             isSpeaking = false
             speechRun = 0
             statistics.framesSuppressed += 1
