@@ -33,6 +33,11 @@ struct E2EBenchmark: ParsableCommand {
     )
     var conditions = "clean,loss5,loss10,bursty10,bursty10-time,jitter40,loss10-jitter40"
     @Option(help: "Seed of the impairment proxy.") var seed: UInt64 = 7
+    @Option(
+        help:
+            "Calls in a row for each setting and condition, 1…50; with more than one, the output adds how much the calls differ (PESQ-WB spread, concealment, steps of the delay within a call)."
+    )
+    var calls = 1
     @Option(help: "A delay budget for both players, ms, instead of the CLI's default (said in the output).")
     var maxDelayMs: Double?
     @Option(
@@ -67,13 +72,17 @@ struct E2EBenchmark: ParsableCommand {
         var topology: E2ERun.Topology
         var frameMilliseconds: Double
         var condition: String
+        /// Which of `--calls` calls in a row this is, from 0.
+        var call: Int
         var pesq: Double
         var delay: Double
         var windowDelays: [Double]
         var echoCancel: String
         var listener: [String: Any]
         var talker: [String: Any]
-        var listenerCPUSeconds: Double?
+        /// Bob's and alice's processes' CPU while the call played, as a share of one core.
+        var listenerCPUShare: Double?
+        var talkerCPUShare: Double?
         var proxy: ImpairmentProxy.Counts
         var machine: MachineStallReport
         /// Whether alice's voice crossed the proxy: at least one datagram for every other frame of
@@ -89,6 +98,7 @@ struct E2EBenchmark: ParsableCommand {
     }
 
     func validate() throws {
+        guard (1...50).contains(calls) else { throw ValidationError("--calls takes 1 to 50, not \(calls)") }
         for frame in frames.split(separator: ",") where ![5.0, 10, 20].contains(Double(frame) ?? -1) {
             throw ValidationError("--frames takes 5, 10 or 20 (comma-separated), not \(frame)")
         }
@@ -180,35 +190,45 @@ struct E2EBenchmark: ParsableCommand {
             for topology in chosen {
                 for (index, condition) in selected.enumerated() {
                     for (modeIndex, mode) in modes.enumerated() {
-                        let modeLabel = modes == ["auto"] ? "" : " echo-cancel \(mode)"
-                        let name =
-                            "\(topology.rawValue)-\(condition.name)-\(E2ERun.format(frame))ms"
-                            + (modes == ["auto"] ? "" : "-echo-\(mode)")
-                        let recording = try run(
-                            .call(topology, conditions: condition.network, seed: seed),
-                            tag: "\(topology.rawValue.prefix(1))\(index)m\(modeIndex)", echoCancel: mode)
-                        let scored = try score(recording, name: name, in: directory, scorer)
-                        let row = Row(
-                            topology: topology, frameMilliseconds: frame, condition: condition.name, pesq: scored.pesq,
-                            delay: scored.delay, windowDelays: scored.windows, echoCancel: mode,
-                            listener: recording.listenerStatistics, talker: recording.talkerStatistics,
-                            listenerCPUSeconds: recording.listenerCPUSeconds, proxy: recording.proxy,
-                            machine: recording.machine,
-                            crossedProxy: Double(recording.proxy.sent) >= 0.5 * Double(speech.count) / (frame * 48))
-                        rows.append(row)
-                        if !row.crossedProxy {
+                        for call in 0..<calls {
+                            let modeLabel =
+                                (modes == ["auto"] ? "" : " echo-cancel \(mode)")
+                                + (calls == 1 ? "" : " call \(call + 1)")
+                            let name =
+                                "\(topology.rawValue)-\(condition.name)-\(E2ERun.format(frame))ms"
+                                + (modes == ["auto"] ? "" : "-echo-\(mode)") + (calls == 1 ? "" : "-call\(call + 1)")
+                            let recording = try run(
+                                .call(topology, conditions: condition.network, seed: seed),
+                                tag: "\(topology.rawValue.prefix(1))\(index)m\(modeIndex)c\(call)", echoCancel: mode)
+                            let scored = try score(recording, name: name, in: directory, scorer)
+                            let row = Row(
+                                topology: topology, frameMilliseconds: frame, condition: condition.name, call: call,
+                                pesq: scored.pesq,
+                                delay: scored.delay, windowDelays: scored.windows, echoCancel: mode,
+                                listener: recording.listenerStatistics, talker: recording.talkerStatistics,
+                                listenerCPUShare: recording.listenerCPUShare, talkerCPUShare: recording.talkerCPUShare,
+                                proxy: recording.proxy,
+                                machine: recording.machine,
+                                crossedProxy: Double(recording.proxy.sent) >= 0.5 * Double(speech.count) / (frame * 48))
+                            rows.append(row)
+                            if !row.crossedProxy {
+                                print(
+                                    "  \(topology.rawValue) \(condition.name)\(modeLabel): voice left the proxy's path (the figures below skip it)"
+                                )
+                            }
+                            var cpu = ""
+                            if let listener = row.listenerCPUShare, let talker = row.talkerCPUShare {
+                                cpu =
+                                    "bob's process used \(fixed(listener * 100, 2)) % of a core, alice's \(fixed(talker * 100, 2)) %; "
+                            }
                             print(
-                                "  \(topology.rawValue) \(condition.name)\(modeLabel): voice left the proxy's path (the figures below skip it)"
+                                "  \(topology.rawValue) \(condition.name)\(modeLabel): PESQ-WB \(fixed(row.pesq, 3)), delay "
+                                    + "\(fixed(row.delay)) ms (engine \(fixed(row.delay - floor.delay))), per-second p95 "
+                                    + "\(fixed(row.percentile(0.95))) ms, proxy dropped \(row.proxy.dropped) of \(row.proxy.sent), "
+                                    + "held up \(row.proxy.late) times (latest \(fixed(Double(row.proxy.maximumLateness) / 1e6)) ms)  "
+                                    + "\(Self.listenerSummary(row.listener)); \(cpu)\(Self.devicesSummary(row))  (\(recording.machine))"
                             )
                         }
-                        let cpu = row.listenerCPUSeconds.map { "bob's process used \(fixed($0, 2)) s of CPU; " } ?? ""
-                        print(
-                            "  \(topology.rawValue) \(condition.name)\(modeLabel): PESQ-WB \(fixed(row.pesq, 3)), delay "
-                                + "\(fixed(row.delay)) ms (engine \(fixed(row.delay - floor.delay))), per-second p95 "
-                                + "\(fixed(row.percentile(0.95))) ms, proxy dropped \(row.proxy.dropped) of \(row.proxy.sent), "
-                                + "held up \(row.proxy.late) times (latest \(fixed(Double(row.proxy.maximumLateness) / 1e6)) ms)  "
-                                + "\(Self.listenerSummary(row.listener)); \(cpu)\(Self.devicesSummary(row))  (\(recording.machine))"
-                        )
                     }
                 }
             }
@@ -222,7 +242,7 @@ struct E2EBenchmark: ParsableCommand {
                 for mode in modes {
                     let ofRun = rows.filter {
                         $0.frameMilliseconds == frame && $0.topology == topology && $0.echoCancel == mode
-                            && $0.crossedProxy
+                            && $0.crossedProxy && $0.call == 0
                     }
                     for row in rows
                     where row.frameMilliseconds == frame && row.topology == topology && !row.crossedProxy {
@@ -238,7 +258,13 @@ struct E2EBenchmark: ParsableCommand {
                         floor: floor, ceiling: ceiling, to: &report)
                 }
                 if modes.count > 1 {
-                    addEchoComparison(rows, frame: frame, topology: topology, modes: modes, to: &report)
+                    addEchoComparison(
+                        rows.filter { $0.call == 0 }, frame: frame, topology: topology, modes: modes, to: &report)
+                }
+                if calls > 1 {
+                    addStability(
+                        rows.filter { $0.frameMilliseconds == frame && $0.topology == topology && $0.crossedProxy },
+                        label: "\(E2ERun.format(frame)) ms \(topology.rawValue)", to: &report)
                 }
             }
         }
@@ -268,11 +294,64 @@ struct E2EBenchmark: ParsableCommand {
             report.add(
                 "\(label) \(row.condition) PESQ-WB", row.pesq, unit: "PESQ-WB", baseline: clean?.pesq, target: target)
         }
+        // What each player's process costs a game: at most 2 % of a core in a clean call at the defaults.
+        if let clean, let listener = clean.listenerCPUShare, let talker = clean.talkerCPUShare {
+            let target: BenchmarkTarget? = frame == 20 ? .atMost(2) : nil
+            report.add("\(label) clean bob's CPU (listening)", listener * 100, unit: "% of a core", target: target)
+            report.add("\(label) clean alice's CPU (talking)", talker * 100, unit: "% of a core", target: target)
+        }
         for row in rows {
             report.add(
                 "\(label) \(row.condition) engine delay p95 (per second)", row.percentile(0.95) - floor, unit: "ms",
                 baseline: budget, target: .atMost(budget))
         }
+    }
+
+    /// How much calls in a row at the same settings differ, per condition and echo setting: the
+    /// spread of their PESQ-WB (target in clean calls: at most 0.05), the calls that concealed
+    /// audio with no packet lost, and the calls whose delay stepped (per-second delays more than
+    /// 10 ms apart; target in clean calls: none).
+    private func addStability(_ rows: [Row], label: String, to report: inout BenchmarkReport) {
+        let groups = Dictionary(grouping: rows) {
+            $0.condition + ($0.echoCancel == "auto" ? "" : " echo-cancel \($0.echoCancel)")
+        }
+        for (name, calls) in groups.sorted(by: { $0.key < $1.key }) {
+            let scores = calls.map(\.pesq)
+            let isClean = calls.first?.condition == "clean"
+            let spans = calls.map { ($0.windowDelays.min() ?? 0, $0.windowDelays.max() ?? 0) }
+            let stepped = spans.filter { $0.1 - $0.0 > 10 }.count
+            let concealed = calls.map { Self.concealedMilliseconds($0.listener) }
+            let concealedWithNothingLost = calls.filter {
+                Self.concealedMilliseconds($0.listener) > 0 && Self.packetsLost($0.listener) == 0
+            }.count
+            print(
+                "  \(label) \(name), \(calls.count) calls: PESQ-WB \(scores.map { fixed($0, 3) }.joined(separator: ", ")); "
+                    + "delay per second \(spans.map { "\(fixed($0.0))–\(fixed($0.1))" }.joined(separator: ", ")) ms; "
+                    + "concealed \(concealed.map { fixed($0) }.joined(separator: ", ")) ms")
+            report.add(
+                "\(label) \(name) PESQ-WB spread over \(calls.count) calls", (scores.max() ?? 0) - (scores.min() ?? 0),
+                unit: "PESQ-WB", baseline: scores.min(), target: isClean ? .atMost(0.05) : nil)
+            report.add(
+                "\(label) \(name) calls whose delay stepped", Double(stepped), unit: "calls",
+                target: isClean ? .atMost(0) : nil)
+            report.add(
+                "\(label) \(name) calls concealing with no packet lost", Double(concealedWithNothingLost),
+                unit: "calls")
+        }
+    }
+
+    /// Alice's stream in bob's statistics: what it concealed, ms.
+    static func concealedMilliseconds(_ statistics: [String: Any]) -> Double {
+        Double(aliceStream(statistics)?["concealedSamples"] as? Int ?? 0) * 1_000 / 48_000
+    }
+
+    /// Alice's stream in bob's statistics: its packets lost.
+    static func packetsLost(_ statistics: [String: Any]) -> Int {
+        aliceStream(statistics)?["packetsLost"] as? Int ?? 0
+    }
+
+    private static func aliceStream(_ statistics: [String: Any]) -> [String: Any]? {
+        (statistics["participants"] as? [[String: Any]])?.first { $0["participant"] as? String == "alice" }
     }
 
     /// What the echo canceller costs a call with no echo to cancel: each later setting's PESQ-WB,
@@ -295,10 +374,10 @@ struct E2EBenchmark: ParsableCommand {
                 report.add(
                     "\(label) \(condition) delay, echo-cancel \(modes[0]) against \(mode)", first.delay, unit: "ms",
                     baseline: other.delay)
-                if let cpu = first.listenerCPUSeconds, let otherCPU = other.listenerCPUSeconds {
+                if let cpu = first.listenerCPUShare, let otherCPU = other.listenerCPUShare {
                     report.add(
-                        "\(label) \(condition) bob's CPU, echo-cancel \(modes[0]) against \(mode)", cpu, unit: "s",
-                        baseline: otherCPU)
+                        "\(label) \(condition) bob's CPU, echo-cancel \(modes[0]) against \(mode)", cpu * 100,
+                        unit: "% of a core", baseline: otherCPU * 100)
                 }
             }
         }
@@ -319,9 +398,7 @@ struct E2EBenchmark: ParsableCommand {
 
     /// Bob's view of alice at the end: his buffer's target, what held it there, the loss he saw.
     static func listenerSummary(_ statistics: [String: Any]) -> String {
-        guard let participants = statistics["participants"] as? [[String: Any]],
-            let alice = participants.first(where: { $0["participant"] as? String == "alice" })
-        else { return "" }
+        guard let alice = aliceStream(statistics) else { return "" }
         let target = (alice["targetDelayMilliseconds"] as? Double).map { fixed($0) } ?? "?"
         let held = alice["delayHeldFor"] as? String ?? "?"
         let loss = (alice["lossFraction"] as? Double).map { fixed($0 * 100, 2) } ?? "?"
@@ -370,7 +447,8 @@ struct E2EBenchmark: ParsableCommand {
             object["frame_ms"] = row.frameMilliseconds
             object["condition"] = row.condition
             object["echo_cancel"] = row.echoCancel
-            object["listener_cpu_s"] = row.listenerCPUSeconds
+            object["listener_cpu_share"] = row.listenerCPUShare
+            object["talker_cpu_share"] = row.talkerCPUShare
             object["pesq_wb"] = row.pesq
             object["delay_ms"] = row.delay
             object["device_floor_ms"] = floor

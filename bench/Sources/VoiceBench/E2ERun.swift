@@ -23,9 +23,10 @@ struct E2ERun {
         var talkerStatistics: [String: Any]
         var proxy: ImpairmentProxy.Counts
         var machine: MachineStallReport
-        /// CPU time bob's and alice's processes used from their start to the end of the recording.
-        var listenerCPUSeconds: Double?
-        var talkerCPUSeconds: Double?
+        /// The CPU time (user + system) bob's and alice's processes used while the call played, as
+        /// a share of one core.
+        var listenerCPUShare: Double?
+        var talkerCPUShare: Double?
     }
 
     /// How the two players reach each other.
@@ -107,17 +108,21 @@ struct E2ERun {
                     children: &children, proxy: &proxy)
             }
         }
-        let recording = try play()
         let cpu = { (label: String) in children.first { $0.label == label }?.cpuSeconds }
-        let listenerCPU = cpu("bob")
-        let talkerCPU = cpu("alice")
+        let before = (listener: cpu("bob"), talker: cpu("alice"))
+        let start = monotonicNanoseconds()
+        let recording = try play()
+        let seconds = Double(monotonicNanoseconds() - start) / 1e9
+        let share = { (now: Double?, then: Double?) in now.flatMap { now in then.map { (now - $0) / seconds } } }
+        let listenerCPU = share(cpu("bob"), before.listener)
+        let talkerCPU = share(cpu("alice"), before.talker)
         return Recording(
             reference: stride(from: 0, to: recording.count - 1, by: 2).map { recording[$0] },
             heard: stride(from: 1, to: recording.count, by: 2).map { recording[$0] },
             listenerStatistics: Self.lastLine(of: statisticsFile),
             talkerStatistics: Self.lastLine(of: talkerStatisticsFile),
             proxy: proxy?.counts.withLock { $0 } ?? ImpairmentProxy.Counts(), machine: watch.finish(),
-            listenerCPUSeconds: listenerCPU, talkerCPUSeconds: talkerCPU)
+            listenerCPUShare: listenerCPU, talkerCPUShare: talkerCPU)
     }
 
     /// The settings both players run with besides the CLI's defaults: their devices, the frame
