@@ -12,7 +12,9 @@ import VoiceWire
 /// nothing is sent except one keep-alive packet every `keepAliveMilliseconds` of captured audio
 /// (400 ms, Opus DTX's own cadence): the current frame, coded normally and not flagged as speech,
 /// which keeps NAT bindings and the listener's stream alive and lets its decoder hear the room's
-/// real background. The first `warmUpFrames` frames of the pipeline, and as many again after
+/// real background. The first frame of silence after speech is sent the same way: it ends the talk
+/// spurt at the listener, which would otherwise take the missing frames after the last speech
+/// packet for a late packet and conceal while it waits for one. The first `warmUpFrames` frames of the pipeline, and as many again after
 /// `warmUpPath()` (a listener whose path just came up), are sent whatever the gate says, so that a
 /// new listener has measured the path's arrival delays, and set its buffer by them in silence,
 /// before the first word instead of learning them by concealing inside it. The encoder codes
@@ -226,7 +228,10 @@ public final class VoiceSendPipeline {
 
         let source = UnsafeBufferPointer(work)
         rest.note(speech: speech)
-        let sending = speech || samplesSinceLastPacket >= keepAliveSamples || warmUpFramesLeft > 0
+        // The first frame of silence after speech ends the spurt: sent unflagged, it tells the
+        // listener the speaker stopped, where its absence would look like a late packet.
+        let endsSpurt = !speech && isSpeaking
+        let sending = speech || endsSpurt || samplesSinceLastPacket >= keepAliveSamples || warmUpFramesLeft > 0
         var primaryLength = 0
         if !sending && rest.isResting {
             rest.hold(source)

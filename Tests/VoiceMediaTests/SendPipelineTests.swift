@@ -124,15 +124,18 @@ enum SendSignals {
             #expect(decoded == frameSamples)
         }
 
-        // Every speech frame went out; silence only as keep-alives at the keep-alive cadence.
+        // Every speech frame went out; silence only as the frame that ends a spurt and as
+        // keep-alives at the keep-alive cadence from there.
         let sentFrames = packets.map(\.frame)
         #expect(Set(sentFrames).isSuperset(of: speechFrames))
         let keepAlives = packets.filter { !$0.view.flags.contains(.speaking) }.map(\.frame)
         #expect(keepAlives.first == 0)
         let silentStretchStart = speechFrames.filter { $0 < perSecond * 2 }.max()! + 1
         let keepAlivesInPause = keepAlives.filter { $0 >= silentStretchStart && $0 < perSecond * 3 }
-        #expect(keepAlivesInPause.first == silentStretchStart + keepAliveFrames - 1)
+        #expect(keepAlivesInPause.first == silentStretchStart)
         #expect(zip(keepAlivesInPause.dropFirst(), keepAlivesInPause).allSatisfy { $0 - $1 == keepAliveFrames })
+        let spurtEnds = speechFrames.filter { !speechFrames.contains($0 + 1) }.map { $0 + 1 }
+        #expect(Set(keepAlives).isSuperset(of: spurtEnds))
         #expect(packets.filter { $0.view.flags.contains(.talkSpurtStart) }.map(\.frame) == [perSecond, 3 * perSecond])
 
         let statistics = driver.pipeline.statistics

@@ -24,6 +24,15 @@ import VoiceSimulation
             input: Self.speech, configuration: CallSimulation.Configuration(conditions: conditions, seed: seed))
     }
 
+    /// A clean call conceals nothing: each talk spurt ends with a packet that says so, and the
+    /// listener does not take the silence after it for a late packet.
+    @Test func aCleanCallConcealsNothing() throws {
+        let result = try run(loss: 0, seed: 3)
+        #expect(result.send.talkSpurts >= 1)
+        #expect(result.receive.packetsLost == 0 && result.receive.packetsLate == 0)
+        #expect(result.receive.concealedSamples == 0, "concealed \(result.receive.concealedSamples) samples")
+    }
+
     @Test func theSameSeedGivesTheSameOutput() throws {
         #expect(!Self.speech.isEmpty)
         let first = try run(loss: 0.1, jitter: 20, duplicate: 0.02, seed: 11)
