@@ -14,10 +14,11 @@ import VoiceWire
 /// which keeps NAT bindings and the listener's stream alive and lets its decoder hear the room's
 /// real background. The first frame of silence after speech is sent the same way: it ends the talk
 /// spurt at the listener, which would otherwise take the missing frames after the last speech
-/// packet for a late packet and conceal while it waits for one. The first `warmUpFrames` frames of the pipeline, and as many again after
-/// `warmUpPath()` (a listener whose path just came up), are sent whatever the gate says, so that a
-/// new listener has measured the path's arrival delays, and set its buffer by them in silence,
-/// before the first word instead of learning them by concealing inside it. The encoder codes
+/// packet for a late packet and conceal while it waits for one. The first `warmUpFrames` frames
+/// of the pipeline, and as many again after `warmUpPath()` (a listener whose path just came up),
+/// are sent whatever the gate says, so that a new listener has measured the path's arrival
+/// delays, and set its buffer by them in silence, before the first word instead of learning them
+/// by concealing inside it. The encoder codes
 /// every frame of speech and of short pauses, so its state is continuous; through a long silence
 /// it rests and, before the next frame it sends, codes the last 40 ms it rested through, so that
 /// frame starts from recent input like any other (`EncoderRest`): a listener whose microphone
