@@ -48,8 +48,8 @@ import VoiceWire
         var restedSpeech: [Float] = []
         var continuousSpeech: [Float] = []
         for packet in packets {
-            let rested = try Self.decode(packet.primary, with: &restedDecoder)
-            let reference = try Self.decode(continuous[packet.frame], with: &continuousDecoder)
+            let rested = try SendPipelineTests.decode(packet.primary, with: &restedDecoder)
+            let reference = try SendPipelineTests.decode(continuous[packet.frame], with: &continuousDecoder)
             guard packet.frame >= silenceFrames else { continue }
             restedSpeech += rested
             continuousSpeech += reference
@@ -83,13 +83,5 @@ import VoiceWire
             noise += error * error
         }
         return 10 * log10(signal / max(noise, 1e-20))
-    }
-
-    private static func decode(_ payload: [UInt8], with decoder: inout OpusDecoder) throws -> [Float] {
-        var pcm = [Float](repeating: 0, count: decoder.maximumFrameSamples)
-        let count = try payload.withUnsafeBufferPointer { input in
-            try pcm.withUnsafeMutableBufferPointer { try decoder.decode(input, into: $0) }
-        }
-        return Array(pcm[..<count])
     }
 }

@@ -359,7 +359,8 @@ enum SendSignals {
         #expect(primaryBitrate > 26_000 && primaryBitrate < 36_000, "\(primaryBitrate) bit/s")
     }
 
-    private static func decode(_ payload: [UInt8], with decoder: inout OpusDecoder) throws -> [Float] {
+    /// One payload through `decoder`: the samples it decoded.
+    static func decode(_ payload: [UInt8], with decoder: inout OpusDecoder) throws -> [Float] {
         var pcm = [Float](repeating: 0, count: decoder.maximumFrameSamples)
         let count = try payload.withUnsafeBufferPointer { input in
             try pcm.withUnsafeMutableBufferPointer { try decoder.decode(input, into: $0) }

@@ -126,23 +126,20 @@ import VoiceSimulation
     /// A stepping route delay adds its step during every other interval of the send time; a
     /// drifting one rises to its full swing half way through each period and back to nothing.
     @Test func routeDelayStepsAndDriftsWithTheSendTime() {
-        let stepping = runNetwork(
-            SimulatedNetwork(
-                conditions: NetworkConditions(
-                    baseDelayMilliseconds: 10, delayStepMilliseconds: 40, delayStepIntervalSeconds: 1),
-                seed: 1), count: 200)
-        let steppingDelays = Dictionary(uniqueKeysWithValues: stepping.map { ($0.index, $0.delay) })
+        /// Each datagram's delay by its index, 200 datagrams 20 ms apart over `conditions`.
+        func delays(_ conditions: NetworkConditions) -> [Int: MediaTime] {
+            let arrivals = runNetwork(SimulatedNetwork(conditions: conditions, seed: 1), count: 200)
+            return Dictionary(uniqueKeysWithValues: arrivals.map { ($0.index, $0.delay) })
+        }
+        let steppingDelays = delays(
+            NetworkConditions(baseDelayMilliseconds: 10, delayStepMilliseconds: 40, delayStepIntervalSeconds: 1))
         // 50 datagrams a second: the second second's are 40 ms later.
         #expect((0..<50).allSatisfy { steppingDelays[$0] == 10 * millisecond })
         #expect((50..<100).allSatisfy { steppingDelays[$0] == 50 * millisecond })
         #expect((100..<150).allSatisfy { steppingDelays[$0] == 10 * millisecond })
 
-        let drifting = runNetwork(
-            SimulatedNetwork(
-                conditions: NetworkConditions(
-                    baseDelayMilliseconds: 10, delayWanderMilliseconds: 60, delayWanderPeriodSeconds: 2),
-                seed: 1), count: 200)
-        let driftingDelays = Dictionary(uniqueKeysWithValues: drifting.map { ($0.index, $0.delay) })
+        let driftingDelays = delays(
+            NetworkConditions(baseDelayMilliseconds: 10, delayWanderMilliseconds: 60, delayWanderPeriodSeconds: 2))
         #expect(driftingDelays[0] == 10 * millisecond)
         #expect(driftingDelays[50] == 70 * millisecond)
         #expect(driftingDelays[100] == 10 * millisecond)

@@ -21,7 +21,7 @@ extension QualityBenchmark {
             ("delay stepping by 40 ms", Self.stepping),
         ]
         let variants: [(name: String, stretching: Bool)] = [("squeezing", true), ("as shipped", false)]
-        var scores: [String: [(pesq: Double, delay: Double)]] = [:]
+        var scores = VariantScores()
         var worstRate = 0.0
         for fixture in fixtures {
             let path = directoryOfFixtures + "/" + fixture
@@ -50,14 +50,7 @@ extension QualityBenchmark {
                     }
                 }
             }
-            let scored = try scorer.score(reference: path, degraded: files.map(\.file))
-            for (name, file) in files {
-                scores[name, default: []].append((scored[file]?.pesq_wb ?? 0, scored[file]?.delay_ms ?? 0))
-            }
-        }
-        func mean(_ name: String, _ value: ((pesq: Double, delay: Double)) -> Double) -> Double {
-            let values = scores[name, default: []].map(value)
-            return values.reduce(0, +) / Double(max(values.count, 1))
+            scores.record(try scorer.score(reference: path, degraded: files.map(\.file)), files: files)
         }
         print(
             "a delay that changes: the receiver as shipped against squeezing speech inside talk spurts "
@@ -66,11 +59,11 @@ extension QualityBenchmark {
             let on = "\(condition.name), squeezing"
             let off = "\(condition.name), as shipped"
             report.add(
-                "pesq \(condition.name), squeezing against as shipped", mean(on, \.pesq), unit: "PESQ-WB",
-                baseline: mean(off, \.pesq))
+                "pesq \(condition.name), squeezing against as shipped", scores.meanPESQ(on), unit: "PESQ-WB",
+                baseline: scores.meanPESQ(off))
             report.add(
-                "delay \(condition.name), squeezing against as shipped", mean(on, \.delay), unit: "ms",
-                baseline: mean(off, \.delay))
+                "delay \(condition.name), squeezing against as shipped", scores.meanDelay(on), unit: "ms",
+                baseline: scores.meanDelay(off))
         }
         report.add(
             "speech squeezed, largest share of a call", worstRate * 100, unit: "%",

@@ -227,7 +227,7 @@ struct QualityBenchmark: ParsableCommand {
             ("denoise", SpeechProcessing(denoise: true)),
             ("denoise + agc", SpeechProcessing(denoise: true, automaticGainControl: true)),
         ]
-        var scores: [String: [(pesq: Double, delay: Double)]] = [:]
+        var scores = VariantScores()
         for fixture in fixtures {
             let path = directoryOfFixtures + "/" + fixture
             let speech = try WAVFileInput.recording(path: path)
@@ -245,14 +245,7 @@ struct QualityBenchmark: ParsableCommand {
                     files.append((name, file))
                 }
             }
-            let scored = try scorer.score(reference: path, degraded: files.map(\.file))
-            for (name, file) in files {
-                scores[name, default: []].append((scored[file]?.pesq_wb ?? 0, scored[file]?.delay_ms ?? 0))
-            }
-        }
-        func mean(_ name: String, _ value: ((pesq: Double, delay: Double)) -> Double) -> Double {
-            let values = scores[name, default: []].map(value)
-            return values.reduce(0, +) / Double(max(values.count, 1))
+            scores.record(try scorer.score(reference: path, degraded: files.map(\.file)), files: files)
         }
         print(
             "speech with pink noise at 10 dB SNR, and without, clean network: speech processing against none (shipped)")
@@ -260,9 +253,9 @@ struct QualityBenchmark: ParsableCommand {
             for variant in variants.dropFirst() {
                 let name = "\(input), \(variant.name)"
                 report.add(
-                    "pesq \(name)", mean(name, \.pesq), unit: "PESQ-WB", baseline: mean("\(input), off", \.pesq))
+                    "pesq \(name)", scores.meanPESQ(name), unit: "PESQ-WB", baseline: scores.meanPESQ("\(input), off"))
                 report.add(
-                    "delay \(name)", mean(name, \.delay), unit: "ms", baseline: mean("\(input), off", \.delay))
+                    "delay \(name)", scores.meanDelay(name), unit: "ms", baseline: scores.meanDelay("\(input), off"))
             }
         }
     }
