@@ -21,7 +21,7 @@ struct EncoderRest: ~Copyable {
 
     private let frameSamples: Int
     private let restAfterFrames: Int
-    let catchUpFrames: Int
+    private let catchUpFrames: Int
     /// The newest held frames, a ring of `catchUpFrames`.
     private let held: UnsafeMutableBufferPointer<Float>
     private var heldCount = 0

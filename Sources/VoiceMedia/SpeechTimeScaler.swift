@@ -1,9 +1,9 @@
-/// A receive stream's decoded audio on its way to the mixer, and the time-scale modification
-/// that moves its playout by a pitch period instead of a whole frame: WSOLA (waveform-similarity
-/// overlap-add), as NetEq's accelerate. `shorten` removes one stretch of the waiting audio: it
-/// finds the length at which the waveform repeats itself best (a pitch period, or a multiple of
-/// it, in voiced speech) and joins the two sides with a short crossfade, so that nothing audible
-/// marks the seam.
+/// A receive stream's decoded audio on its way to the mixer (with
+/// `JitterBufferConfiguration.timeStretching`), and the time-scale modification that moves its
+/// playout by a pitch period instead of a whole frame: WSOLA (waveform-similarity overlap-add), as
+/// NetEq's accelerate. `shorten` removes one stretch of the waiting audio: it finds the length at
+/// which the waveform repeats itself best (a pitch period, or a multiple of it, in voiced speech)
+/// and joins the two sides with a short crossfade, so that nothing audible marks the seam.
 ///
 /// Hand-written rather than a library's: it runs per frame on the engine thread, so every buffer
 /// is taken in `init`. One thread at a time, as its stream.
@@ -27,6 +27,8 @@ final class SpeechTimeScaler {
     private(set) var count = 0
     /// `samples` averaged over each `decimation`, for the coarse search.
     private let coarse: UnsafeMutableBufferPointer<Float>
+    /// The frame `takeFrame` hands out.
+    private let frame: UnsafeMutableBufferPointer<Float>
 
     /// `frameSamples`: the decoder's frame; the buffer holds up to two of them.
     init(frameSamples: Int) {
@@ -35,11 +37,20 @@ final class SpeechTimeScaler {
         samples.initialize(repeating: 0)
         coarse = .allocate(capacity: capacity / Self.decimation + 1)
         coarse.initialize(repeating: 0)
+        frame = .allocate(capacity: frameSamples)
+        frame.initialize(repeating: 0)
     }
 
     deinit {
         samples.deallocate()
         coarse.deallocate()
+        frame.deallocate()
+    }
+
+    /// Moves the oldest frame out (silence after what waits); valid until the next call.
+    func takeFrame() -> UnsafeBufferPointer<Float> {
+        take(into: frame)
+        return UnsafeBufferPointer(frame)
     }
 
     /// Appends decoded audio after what waits. The caller takes a frame out before it appends

@@ -55,11 +55,9 @@ public final class VoiceReceiveStream {
     private let frameMilliseconds: Double
     private var timeline: ArrivalTimeline
     private let playout: StreamPlayout
-    /// The decoded audio between playout and the mixer, and its squeezing.
-    private let scaler: SpeechTimeScaler
+    /// With `timeStretching` only: the decoded audio between playout and the mixer, and its squeezing.
+    private let scaler: SpeechTimeScaler?
     private var stretching = PlayoutStretching()
-    /// The frame `pullFrame` takes from `scaler`.
-    private let played: UnsafeMutableBufferPointer<Float>
     /// The most the target may be: the delay budget's share for buffering.
     public var targetCeilingMilliseconds: Double {
         get { playout.target.ceilingMilliseconds }
@@ -93,13 +91,7 @@ public final class VoiceReceiveStream {
         frameMilliseconds = configuration.frameDuration.milliseconds
         timeline = ArrivalTimeline(forgettingFactor: configuration.histogramForgettingFactor)
         playout = try StreamPlayout(configuration: configuration)
-        scaler = SpeechTimeScaler(frameSamples: frameSamples)
-        played = .allocate(capacity: frameSamples)
-        played.initialize(repeating: 0)
-    }
-
-    deinit {
-        played.deallocate()
+        scaler = configuration.timeStretching ? SpeechTimeScaler(frameSamples: frameSamples) : nil
     }
 
     // MARK: Statistics and reports
@@ -197,18 +189,24 @@ public final class VoiceReceiveStream {
     /// Produces exactly one frame of PCM for playout time `now` into `output` (its first
     /// `frameDuration` worth of samples; any rest is zeroed).
     public func pullFrame(into output: UnsafeMutableBufferPointer<Float>, at now: MediaTime) {
-        while scaler.count < frameSamples {
-            let audio = advance(at: now, render: true)
-            scaler.append(UnsafeBufferPointer(rebasing: playout.decoding.frame[0..<frameSamples]))
-            if audio && configuration.timeStretching && playout.playing { squeeze(at: now) }
+        let frame: UnsafeBufferPointer<Float>
+        if let scaler {
+            while scaler.count < frameSamples {
+                let audio = advance(at: now, render: true)
+                scaler.append(UnsafeBufferPointer(rebasing: playout.decoding.frame[0..<frameSamples]))
+                if audio && playout.playing { squeeze(scaler, at: now) }
+            }
+            frame = scaler.takeFrame()
+            stretching.notePlayed(samples: frameSamples)
+        } else {
+            advance(at: now, render: true)
+            frame = UnsafeBufferPointer(rebasing: playout.decoding.frame[0..<frameSamples])
         }
-        scaler.take(into: played)
-        stretching.notePlayed(samples: frameSamples)
         let count = min(output.count, frameSamples)
         _ = UnsafeMutableBufferPointer(rebasing: output[0..<count]).update(
-            fromContentsOf: UnsafeBufferPointer(rebasing: played[0..<count]))
+            fromContentsOf: UnsafeBufferPointer(rebasing: frame[0..<count]))
         UnsafeMutableBufferPointer(rebasing: output[count...]).update(repeating: 0)
-        meter.process(UnsafeBufferPointer(played))
+        meter.process(frame)
         // The frame's own level, not the meter's: the meter's slow release would keep a
         // speaker "speaking" for seconds into a pause; the detector's hold does the smoothing.
         _ = speakingDetector.update(
@@ -216,7 +214,7 @@ public final class VoiceReceiveStream {
     }
 
     /// Squeezes the audio just decoded (see `PlayoutStretching`).
-    private func squeeze(at now: MediaTime) {
+    private func squeeze(_ scaler: SpeechTimeScaler, at now: MediaTime) {
         let waiting = scaler.count - frameSamples
         guard let maximum = stretching.squeeze(frameLess: playout.wantsFrameLess, waitingSamples: waiting) else {
             return
@@ -239,7 +237,7 @@ public final class VoiceReceiveStream {
     /// the buffer stays bounded and the statistics keep counting. The decoder restarts cleanly
     /// at the next `pullFrame`.
     public func skipFrame(at now: MediaTime) {
-        scaler.removeAll()
+        scaler?.removeAll()
         advance(at: now, render: false)
         // Nothing of it is heard: the meter falls and the player stops "speaking", rather than
         // holding the last level heard for as long as nobody listens.

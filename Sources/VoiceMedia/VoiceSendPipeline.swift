@@ -18,11 +18,10 @@ import VoiceWire
 /// of the pipeline, and as many again after `warmUpPath()` (a listener whose path just came up),
 /// are sent whatever the gate says, so that a new listener has measured the path's arrival
 /// delays, and set its buffer by them in silence, before the first word instead of learning them
-/// by concealing inside it. The encoder codes
-/// every frame of speech and of short pauses, so its state is continuous; through a long silence
-/// it rests and, before the next frame it sends, codes the last 40 ms it rested through, so that
-/// frame starts from recent input like any other (`EncoderRest`): a listener whose microphone
-/// hears nothing spends no coding on it.
+/// by concealing inside it. The encoder codes every frame of speech and of short pauses, so its
+/// state is continuous; through a long silence it rests and, before the next frame it sends, codes
+/// the last 40 ms it rested through, so that frame starts from recent input like any other
+/// (`EncoderRest`): a listener whose microphone hears nothing spends no coding on it.
 ///
 /// **Timeline.** The timestamp advances by one frame for every captured frame, sent or not, so
 /// a silent stretch shows up at the listener as a timestamp jump; the sequence number advances by

@@ -321,8 +321,8 @@ struct E2EBenchmark: ParsableCommand {
             let spans = calls.map { ($0.windowDelays.min() ?? 0, $0.windowDelays.max() ?? 0) }
             let stepped = spans.filter { $0.1 - $0.0 > 10 }.count
             let concealed = calls.map { Self.concealedMilliseconds($0.listener) }
-            let concealedWithNothingLost = calls.filter {
-                Self.concealedMilliseconds($0.listener) > 0 && Self.packetsLost($0.listener) == 0
+            let concealedWithNothingLost = zip(calls, concealed).filter { call, milliseconds in
+                milliseconds > 0 && Self.packetsLost(call.listener) == 0
             }.count
             print(
                 "  \(label) \(name), \(calls.count) calls: PESQ-WB \(scores.map { fixed($0, 3) }.joined(separator: ", ")); "
