@@ -138,6 +138,7 @@ final class StreamPlayout {
         if silent || !render {
             decoding.silence()
         }
+        decoding.notePlayed()
         if playing { counters.totalSamplesPlayed += frameSamples }
         return !silent && render
     }
