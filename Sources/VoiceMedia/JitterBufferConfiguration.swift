@@ -18,16 +18,6 @@ public struct JitterBufferConfiguration: Sendable, Hashable {
         case separateDecoder
     }
 
-    /// What fills a frame that nothing repaired.
-    public enum Concealment: String, Sendable, Hashable, CaseIterable {
-        /// Opus's own concealment throughout.
-        case codec
-        /// From a hole's second frame on, voiced speech is continued a pitch period at a time,
-        /// fading out, and merged into the frame after the hole (`PitchContinuation`); Opus's
-        /// concealment keeps the first frame and anything unvoiced.
-        case pitchContinuation
-    }
-
     public var frameDuration: FrameDuration
     /// The hard ceiling: above it, frames are dropped at once to catch up.
     public var hardCeilingMilliseconds: Double
@@ -57,7 +47,6 @@ public struct JitterBufferConfiguration: Sendable, Hashable {
     /// Off by default: any move of the timeline inside speech costs PESQ-WB, and a skipped quiet
     /// frame costs less than the squeezing (`bench/run quality` compares the two).
     public var timeStretching: Bool
-    public var concealment: Concealment
 
     public init(
         frameDuration: FrameDuration = VoiceDefaults.frameDuration,
@@ -71,8 +60,7 @@ public struct JitterBufferConfiguration: Sendable, Hashable {
         lowEnergyDBFS: Float = -45,
         redundancyDecoding: RedundancyDecoding = .mainDecoder,
         slotCount: Int = 128,
-        timeStretching: Bool = false,
-        concealment: Concealment = .codec
+        timeStretching: Bool = false
     ) {
         self.frameDuration = frameDuration
         self.hardCeilingMilliseconds = hardCeilingMilliseconds
@@ -86,7 +74,6 @@ public struct JitterBufferConfiguration: Sendable, Hashable {
         self.redundancyDecoding = redundancyDecoding
         self.slotCount = slotCount
         self.timeStretching = timeStretching
-        self.concealment = concealment
     }
 
     /// The target's ceiling in force: `bufferingMilliseconds`, else the shipped budget's

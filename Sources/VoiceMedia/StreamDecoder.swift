@@ -21,12 +21,6 @@ final class StreamDecoder {
     /// nothing since: its packet, if it comes late, is decoded (not played) so that the next
     /// frame decodes from the state the sender's encoder had, not from the concealment's.
     var concealedFrameTimestamp: Int64?
-    /// With `.pitchContinuation` only.
-    private let continuation: PitchContinuation?
-    /// Frames concealed since the last one decoded.
-    private var concealedInARow = 0
-    /// The first frame of a hole the continuation takes over from the codec's concealment.
-    static let continuationStartsAtFrame = 2
 
     init(configuration: JitterBufferConfiguration) throws(CodecError) {
         frameSamples = configuration.frameDuration.engineFrames
@@ -36,9 +30,6 @@ final class StreamDecoder {
             ? try OpusDecoder(sampleRate: engineSampleRate, channels: 1) : nil
         frame = .allocate(capacity: decoder.maximumFrameSamples)
         frame.initialize(repeating: 0)
-        continuation =
-            configuration.concealment == .pitchContinuation
-            ? PitchContinuation(fadeMilliseconds: PitchContinuation.fadeMilliseconds) : nil
     }
 
     deinit {
@@ -58,7 +49,6 @@ final class StreamDecoder {
                 case .separateDecoder: try redundancyDecoder?.decode(payload, into: frame) ?? 0
                 }
             for index in min(decoded, frameSamples)..<frameSamples { frame[index] = 0 }
-            endHole()
             return true
         } catch {
             return false
@@ -71,7 +61,6 @@ final class StreamDecoder {
         resetIfStale()
         do {
             _ = try decoder.decodeFEC(from: next, frames: frameSamples, into: frame)
-            endHole()
             return true
         } catch {
             return false
@@ -89,25 +78,10 @@ final class StreamDecoder {
         if isStale { return false }
         do {
             _ = try decoder.conceal(frames: frameSamples, into: frame)
+            return true
         } catch {
             return false
         }
-        concealedInARow += 1
-        if let continuation, concealedInARow >= Self.continuationStartsAtFrame {
-            _ = continuation.conceal(into: UnsafeMutableBufferPointer(rebasing: frame[0..<frameSamples]))
-        }
-        return true
-    }
-
-    /// A frame decoded after concealed ones: the continuation, if it played, crossfades into it.
-    private func endHole() {
-        concealedInARow = 0
-        continuation?.merge(into: UnsafeMutableBufferPointer(rebasing: frame[0..<frameSamples]))
-    }
-
-    /// The frame in `frame` is what plays (see `PitchContinuation`).
-    func notePlayed() {
-        continuation?.notePlayed(UnsafeBufferPointer(rebasing: frame[0..<frameSamples]))
     }
 
     /// Decodes, where nobody hears it, the packet of the frame just concealed, if it is the one
@@ -124,8 +98,6 @@ final class StreamDecoder {
     /// Zeroes the frame: what plays is silence.
     func silence() {
         UnsafeMutableBufferPointer(rebasing: frame[0..<frameSamples]).update(repeating: 0)
-        concealedInARow = 0
-        continuation?.stop()
     }
 
     /// Whether the frame is under `threshold` dBFS.

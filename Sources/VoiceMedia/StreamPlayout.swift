@@ -138,7 +138,6 @@ final class StreamPlayout {
         if silent || !render {
             decoding.silence()
         }
-        decoding.notePlayed()
         if playing { counters.totalSamplesPlayed += frameSamples }
         return !silent && render
     }

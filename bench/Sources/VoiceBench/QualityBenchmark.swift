@@ -34,9 +34,6 @@ struct QualityBenchmark: ParsableCommand {
     @Flag(help: "Run only the comparison of squeezing speech against whole-frame steps under a delay that changes.")
     var stretchingOnly = false
 
-    @Flag(help: "Run only the comparison of Opus's concealment against continuing the pitch period under loss.")
-    var concealmentOnly = false
-
     struct Condition: Hashable {
         var loss: Double
         /// Mean burst in datagrams (1: independent loss).
@@ -107,12 +104,6 @@ struct QualityBenchmark: ParsableCommand {
         let fixturesDirectory = ProcessInfo.processInfo.environment["VOICECHAT_FIXTURES"] ?? projectRoot + "/Fixtures"
         let directory = reportDirectory ?? projectRoot + "/bench/reports/quality"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        if concealmentOnly {
-            var report = BenchmarkReport(bench: "quality")
-            try measureConcealment(into: &report, scorer: scorer, directory: directory, fixtures: fixturesDirectory)
-            if !report.finish() { throw ExitCode.failure }
-            return
-        }
         if stretchingOnly {
             var report = BenchmarkReport(bench: "quality")
             try measureStretching(into: &report, scorer: scorer, directory: directory, fixtures: fixturesDirectory)
@@ -214,7 +205,6 @@ struct QualityBenchmark: ParsableCommand {
         report.add("late loss, jitter 40 ms", jitter40.maxLate * 100, unit: "%", target: .atMost(0.5))
         try measureSpeechProcessing(into: &report, scorer: scorer, directory: directory, fixtures: fixturesDirectory)
         try measureStretching(into: &report, scorer: scorer, directory: directory, fixtures: fixturesDirectory)
-        try measureConcealment(into: &report, scorer: scorer, directory: directory, fixtures: fixturesDirectory)
         let allOutcomes = outcomes.values
         let simulated = allOutcomes.reduce(0) { $0 + $1.simulatedSeconds }
         let wall = allOutcomes.reduce(0) { $0 + $1.wallSeconds }
