@@ -2,7 +2,8 @@
 # Installs what the engine, its tests and its benchmarks need on a fresh Debian 12 machine,
 # and only what is missing: the C libraries' development packages, the tools the tests drive
 # (ALSA utilities, a JACK server with ALSA's jack plugin, sox, espeak-ng, opus-tools,
-# iproute2, netcat, tmux, etcd and curl), and a Python venv in .venv with the speech-quality scorer.
+# iproute2, netcat, tmux, etcd and curl, and PipeWire for the end-to-end benchmark), and a
+# Python venv in .venv with the speech-quality scorer.
 # Safe to rerun.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,6 +20,7 @@ packages=(
     patchelf                                     # scripts/build-sdk.sh points the SDK's library at its own folder
     python3-venv                                 # the scoring venv
     etcd-server curl                             # the relay cluster's store, and its tests' view of it
+    pipewire wireplumber pipewire-alsa dbus      # `bench/run e2e --devices pipewire`: a real sound server
 )
 missing=()
 for package in "${packages[@]}"; do
@@ -29,6 +31,13 @@ if [ ${#missing[@]} -gt 0 ]; then
     as_root=()
     [ "$(id -u)" -eq 0 ] || as_root=(sudo)
     "${as_root[@]}" apt-get update -qq
+    # pipewire-alsa would make PipeWire every program's default ALSA device; the benchmark opens
+    # it by name, and everything else keeps the machine's default.
+    if [[ " ${missing[*]} " == *" pipewire-alsa "* ]] \
+        && ! dpkg-divert --list /etc/alsa/conf.d/99-pipewire-default.conf | grep -q .; then
+        "${as_root[@]}" dpkg-divert --quiet --local --rename \
+            --divert /etc/alsa/conf.d/99-pipewire-default.conf.disabled --add /etc/alsa/conf.d/99-pipewire-default.conf
+    fi
     # jackd2 asks whether to enable real-time priority; answer for it.
     DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
     # The tests start private etcd members of their own; the package's system service is not needed.

@@ -14,7 +14,8 @@ struct E2EBenchmark: ParsableCommand {
         discussion: """
             For each frame length, topology and network condition: `voicechat relay` and two \
             `voicechat join` processes, or `voicechat listen` and `voicechat call` on direct UDP, at the \
-            CLI's defaults (the output says which settings it changed), JACK-paced ALSA devices, \
+            CLI's defaults (the output says which settings it changed), real-time-paced ALSA devices of \
+            a JACK server or, with --devices pipewire, of a PipeWire server with wireplumber, \
             alice's UDP toward bob through a seeded impairment proxy. The fixture is played \
             into alice's microphone in real time; what bob's speaker played is recorded and scored \
             (PESQ-WB, delay by alignment, per-second delay). Baselines in the same run: the bare device \
@@ -45,6 +46,11 @@ struct E2EBenchmark: ParsableCommand {
             Echo canceller settings to run each call with, comma-separated: auto (the CLI's default), on, off.             With more than one, every call runs with each in turn, and the output compares them.
             """)
     var echoCancel = "auto"
+    @Option(
+        help:
+            "The sound server under both players' ALSA devices: jack (a JACK server, dummy backend) or pipewire (PipeWire and wireplumber with null sinks, as current desktops and SteamOS run)."
+    )
+    var devices = "jack"
     @Option(help: "Where to write the recordings, results.jsonl and e2e.png.") var reportDirectory: String?
 
     struct Condition: Sendable {
@@ -97,6 +103,9 @@ struct E2EBenchmark: ParsableCommand {
         }
     }
 
+    /// What the report's labels add for the devices: nothing for JACK, the default.
+    private var onDevices: String { devices == "pipewire" ? " on PipeWire" : "" }
+
     func validate() throws {
         guard (1...50).contains(calls) else { throw ValidationError("--calls takes 1 to 50, not \(calls)") }
         for frame in frames.split(separator: ",") where ![5.0, 10, 20].contains(Double(frame) ?? -1) {
@@ -113,6 +122,9 @@ struct E2EBenchmark: ParsableCommand {
         for mode in echoCancel.split(separator: ",") where !["auto", "on", "off"].contains(mode) {
             throw ValidationError("--echo-cancel takes auto, on or off (comma-separated), not \(mode)")
         }
+        guard ["jack", "pipewire"].contains(devices) else {
+            throw ValidationError("--devices takes jack or pipewire, not \(devices)")
+        }
         let known = Set(Condition.all.map(\.name))
         for name in conditions.split(separator: ",") where !known.contains(String(name)) {
             throw ValidationError("unknown condition \(name): use \(known.sorted().joined(separator: ", "))")
@@ -123,7 +135,10 @@ struct E2EBenchmark: ParsableCommand {
         guard let voicechat = ProcessInfo.processInfo.environment["VOICECHAT_BIN"] else {
             throw ValidationError("VOICECHAT_BIN is not set: run this through bench/run, which builds voicechat")
         }
-        guard JACKServer.isInstalled else { throw ValidationError("jackd is missing: run scripts/setup.sh first") }
+        guard devices == "pipewire" ? PipeWireServer.isInstalled : JACKServer.isInstalled else {
+            throw ValidationError(
+                "\(devices == "pipewire" ? "PipeWire" : "jackd") is missing: run scripts/setup.sh first")
+        }
         let scorer = try SpeechScorer()
         let directory = reportDirectory ?? projectRoot + "/bench/reports/e2e"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -159,6 +174,9 @@ struct E2EBenchmark: ParsableCommand {
                 + "proxy (on loopback, auto would go direct); direct, --advertise: the listener offers the proxy's "
                 + "address, which puts the proxy on the caller's direct UDP, and the caller an address nobody answers "
                 + "on, as behind a NAT that lets only replies in")
+        print(
+            "devices: \(devices == "pipewire" ? "PipeWire with wireplumber and null sinks (ALSA's pipewire plugin)" : "JACK, dummy backend (ALSA's jack plugin)"), \(periodFrames)-frame periods"
+        )
         let modes = echoCancel.split(separator: ",").map(String.init)
         if modes != ["auto"] {
             print(
@@ -170,13 +188,13 @@ struct E2EBenchmark: ParsableCommand {
         let selected = Condition.all.filter { conditions.split(separator: ",").map(String.init).contains($0.name) }
         let chosen = topologies.split(separator: ",").compactMap { E2ERun.Topology(rawValue: String($0)) }
         for (frameIndex, frame) in frames.split(separator: ",").compactMap({ Double($0) }).enumerated() {
-            let server = try JACKServer(
-                name: "vce2e\(getpid())f\(frameIndex)", periodFrames: periodFrames,
-                logDirectory: URL(fileURLWithPath: work))
+            let server = try E2EDevices(
+                name: devices, serverName: "vce2e\(getpid())f\(frameIndex)", periodFrames: periodFrames, directory: work
+            )
             defer { server.stop() }
             func run(_ chain: E2ERun.Chain, tag: String, echoCancel: String = "auto") throws -> E2ERun.Recording {
                 try E2ERun(
-                    voicechat: voicechat, server: server, frameMilliseconds: frame,
+                    voicechat: voicechat, devices: server, frameMilliseconds: frame,
                     maximumDelayMilliseconds: maxDelayMs, echoCancellation: echoCancel == "auto" ? nil : echoCancel,
                     periodFrames: periodFrames,
                     signal: signal, tag: "\(frameIndex)\(tag)", directory: work
@@ -186,7 +204,8 @@ struct E2EBenchmark: ParsableCommand {
             let floor = try score(floorRecording, name: "floor-\(E2ERun.format(frame))ms", in: directory, scorer)
             floors[frame] = floor.delay
             print(
-                "\(E2ERun.format(frame)) ms frames: device loop \(fixed(floor.delay)) ms  (\(floorRecording.machine))")
+                "\(E2ERun.format(frame)) ms frames\(onDevices): device loop \(fixed(floor.delay)) ms  (\(floorRecording.machine))"
+            )
             for topology in chosen {
                 for (index, condition) in selected.enumerated() {
                     for (modeIndex, mode) in modes.enumerated() {
@@ -237,7 +256,7 @@ struct E2EBenchmark: ParsableCommand {
         var report = BenchmarkReport(bench: "e2e")
         report.add("opusenc/opusdec, \(bitrate / 1000) kbit/s", ceiling, unit: "PESQ-WB")
         for (frame, floor) in floors.sorted(by: { $0.key > $1.key }) {
-            report.add("\(E2ERun.format(frame)) ms device loop delay (floor)", floor, unit: "ms")
+            report.add("\(E2ERun.format(frame)) ms\(onDevices) device loop delay (floor)", floor, unit: "ms")
             for topology in chosen {
                 for mode in modes {
                     let ofRun = rows.filter {
@@ -253,7 +272,7 @@ struct E2EBenchmark: ParsableCommand {
                     }
                     addFigures(
                         ofRun, frame: frame,
-                        label: "\(E2ERun.format(frame)) ms \(topology.rawValue)"
+                        label: "\(E2ERun.format(frame)) ms\(onDevices) \(topology.rawValue)"
                             + (modes == ["auto"] ? "" : " echo-cancel \(mode)"),
                         floor: floor, ceiling: ceiling, to: &report)
                 }
@@ -264,7 +283,7 @@ struct E2EBenchmark: ParsableCommand {
                 if calls > 1 {
                     addStability(
                         rows.filter { $0.frameMilliseconds == frame && $0.topology == topology && $0.crossedProxy },
-                        label: "\(E2ERun.format(frame)) ms \(topology.rawValue)", to: &report)
+                        label: "\(E2ERun.format(frame)) ms\(onDevices) \(topology.rawValue)", to: &report)
                 }
             }
         }
@@ -359,7 +378,7 @@ struct E2EBenchmark: ParsableCommand {
     private func addEchoComparison(
         _ rows: [Row], frame: Double, topology: E2ERun.Topology, modes: [String], to report: inout BenchmarkReport
     ) {
-        let label = "\(E2ERun.format(frame)) ms \(topology.rawValue)"
+        let label = "\(E2ERun.format(frame)) ms\(onDevices) \(topology.rawValue)"
         for condition in Set(rows.map(\.condition)).sorted() {
             let ofCondition = rows.filter {
                 $0.frameMilliseconds == frame && $0.topology == topology && $0.condition == condition && $0.crossedProxy

@@ -5,10 +5,11 @@ import VoiceSimulation
 import VoiceTestHarness
 
 /// One end-to-end run: two `voicechat` processes as a user runs them (`join` through a relay, or
-/// `listen` and `call` on direct UDP), on real-time-paced ALSA devices of one JACK server; alice's
-/// UDP toward bob crosses an impairment proxy. The fixture is played into alice's microphone port while the benchmark
-/// records, in the same JACK cycles, what it played (channel 0) and what bob's speaker port put
-/// out (channel 1), so their offset is the mouth-to-ear delay and nothing of the recording's own.
+/// `listen` and `call` on direct UDP), on real-time-paced ALSA devices of one sound server (see
+/// `E2EDevices`); alice's UDP toward bob crosses an impairment proxy. The fixture is played into
+/// alice's microphone while the benchmark records, in the same server cycles, what it played
+/// (channel 0) and what bob's speaker put out (channel 1), so their offset is the mouth-to-ear
+/// delay and nothing of the recording's own.
 struct E2ERun {
     struct Failure: Error, CustomStringConvertible {
         var description: String
@@ -51,7 +52,7 @@ struct E2ERun {
     }
 
     let voicechat: String
-    let server: JACKServer
+    let devices: E2EDevices
     let frameMilliseconds: Double
     /// The players' delay budget, when not the CLI's default.
     let maximumDelayMilliseconds: Double?
@@ -69,7 +70,8 @@ struct E2ERun {
         let configuration = try writeALSAConfiguration()
         defer { try? FileManager.default.removeItem(atPath: configuration) }
         setenv("ALSA_CONFIG_PATH", configuration, 1)
-        let environment = ["ALSA_CONFIG_PATH": configuration, "JACK_DEFAULT_SERVER": server.name]
+        for (name, value) in devices.environment { setenv(name, value, 1) }
+        let environment = devices.environment.merging(["ALSA_CONFIG_PATH": configuration]) { $1 }
         var children: [ChildProcess] = []
         var proxy: ImpairmentProxy?
         defer {
@@ -217,27 +219,11 @@ struct E2ERun {
 
     /// Plays the signal into alice's microphone port and records it with bob's speaker port.
     private func play() throws -> [Float] {
-        try JACKChainRecorder(server: server, prefix: "e2e", tag: tag, periodFrames: periodFrames).playAndRecord(signal)
+        try devices.recorder(tag: tag, periodFrames: periodFrames).playAndRecord(signal)
     }
 
     private func writeALSAConfiguration() throws -> String {
-        // The players' PCMs go through plug, as a user's `default` does: the jack plugin takes
-        // float samples only, and the CLI opens 16-bit ones.
-        func pcm(_ name: String, _ client: String, playback: Bool) -> String {
-            let ports = playback ? "playback_ports { 0 system:playback_1 }" : "capture_ports { 0 system:capture_1 }"
-            return "pcm.\(name)_jack { type jack name \"\(client)\(tag)\" \(ports) }\n"
-                + "pcm.\(name) { type plug slave.pcm \"\(name)_jack\" }"
-        }
-        let text = """
-            </usr/share/alsa/alsa.conf>
-            pcm.e2e_inj { type jack name "inj\(tag)" playback_ports { 0 system:playback_1 } }
-            pcm.e2e_det { type jack name "det\(tag)" capture_ports { 0 system:capture_1 1 system:capture_2 } }
-            \(pcm("e2e_a_mic", "amic", playback: false))
-            \(pcm("e2e_a_spk", "aspk", playback: true))
-            \(pcm("e2e_b_mic", "bmic", playback: false))
-            \(pcm("e2e_b_spk", "bspk", playback: true))
-
-            """
+        let text = "</usr/share/alsa/alsa.conf>\n" + devices.pcmDefinitions(tag: tag)
         let path = directory + "/asound-e2e-\(tag).conf"
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         return path

@@ -136,7 +136,7 @@ struct LatencyRun {
 
     /// Plays `signal` into the near end's microphone port and records both channels.
     private func play(_ signal: [Float], seconds: Double) throws -> [Float] {
-        let recording = try JACKChainRecorder(server: server, prefix: "lat", tag: tag, periodFrames: mode.periodFrames)
+        let recording = try ChainRecorder(jack: server, prefix: "lat", tag: tag, periodFrames: mode.periodFrames)
             .playAndRecord(signal)
         let read = recording.count / 2
         if read < Int(seconds * 48_000) {

@@ -3,23 +3,42 @@ import VoiceDevices
 import VoiceSimulation
 import VoiceTestHarness
 
-/// Plays a signal into the near end's microphone port of a chain on one JACK server and records,
+/// Plays a signal into the near end's microphone of a chain on one sound server and records,
 /// through the benchmark's own 2-channel capture PCM, what it played (channel 0) and what the far
-/// end's speaker port put out (channel 1). Both channels pass through the same capture in the
-/// same JACK cycle, so their offset is the chain's delay and nothing of the recording's own.
+/// end's speaker put out (channel 1). Both channels pass through the same capture in the same
+/// server cycle, so their offset is the chain's delay and nothing of the recording's own.
 ///
-/// The ALSA configuration must define `PREFIX_inj` (a jack playback PCM whose client is
-/// `inj<tag>`) and `PREFIX_det` (2-channel capture, client `det<tag>`); the chain's PCMs are the
-/// clients `amic<tag>` (near microphone) and `bspk<tag>` (far speaker).
-struct JACKChainRecorder {
+/// The ALSA configuration must define `PREFIX_inj` (playback into the near microphone and the
+/// detector's channel 0) and `PREFIX_det` (2-channel capture, channel 1 the far speaker).
+struct ChainRecorder {
     struct Failure: Error, CustomStringConvertible {
         var description: String
     }
 
-    let server: JACKServer
     let prefix: String
-    let tag: String
     let periodFrames: Int
+    /// Joins the injector and the detector to the chain once both are open.
+    let connect: () throws -> Void
+
+    /// On a JACK server, whose clients' ports exist only once open: the injector (client
+    /// `inj<tag>`) into the near microphone (`amic<tag>`) and the detector's channel 0 (`det<tag>`),
+    /// the far speaker (`bspk<tag>`) into its channel 1.
+    init(jack server: JACKServer, prefix: String, tag: String, periodFrames: Int) {
+        self.prefix = prefix
+        self.periodFrames = periodFrames
+        connect = {
+            try server.connect("inj\(tag):out_000", to: "amic\(tag):in_000")
+            try server.connect("inj\(tag):out_000", to: "det\(tag):in_000")
+            try server.connect("bspk\(tag):out_000", to: "det\(tag):in_001")
+        }
+    }
+
+    /// `connect` by default does nothing: the server's graph already joins the PCMs (see `PipeWireServer`).
+    init(prefix: String, periodFrames: Int, connect: @escaping () throws -> Void = {}) {
+        self.prefix = prefix
+        self.periodFrames = periodFrames
+        self.connect = connect
+    }
 
     /// Plays `signal` and returns the interleaved recording, with a second of room after it.
     func playAndRecord(_ signal: [Float]) throws -> [Float] {
@@ -32,9 +51,7 @@ struct JACKChainRecorder {
             ALSADeviceConfiguration(
                 name: "\(prefix)_det", channels: 2, sampleFormat: .float32, periodFrames: periodFrames,
                 bufferFrames: 4 * periodFrames, ringFrames: frames))
-        try server.connect("inj\(tag):out_000", to: "amic\(tag):in_000")
-        try server.connect("inj\(tag):out_000", to: "det\(tag):in_000")
-        try server.connect("bspk\(tag):out_000", to: "det\(tag):in_001")
+        try connect()
         guard signal.withUnsafeBufferPointer({ injector.write($0) }) == signal.count else {
             throw Failure(description: "the injector's ring took only part of the signal")
         }

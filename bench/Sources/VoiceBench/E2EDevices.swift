@@ -1,0 +1,70 @@
+import Foundation
+import VoiceTestHarness
+
+/// The sound server under both players' ALSA devices in `bench/run e2e`, and the PCMs the run
+/// opens on it: `e2e_inj` and `e2e_det` for the benchmark's recorder, `e2e_{a,b}_{mic,spk}` for
+/// the players (through plug, as a user's `default` is).
+enum E2EDevices {
+    /// A JACK server with the dummy backend, through ALSA's `jack` plugin.
+    case jack(JACKServer)
+    /// PipeWire with wireplumber and null sinks, through ALSA's `pipewire` plugin.
+    case pipewire(PipeWireServer)
+
+    /// Starts the server `name` asks for (`jack` or `pipewire`).
+    init(name: String, serverName: String, periodFrames: Int, directory: String) throws {
+        switch name {
+        case "pipewire": self = .pipewire(try PipeWireServer(prefix: serverName, directory: directory))
+        default:
+            self = .jack(
+                try JACKServer(
+                    name: serverName, periodFrames: periodFrames, logDirectory: URL(fileURLWithPath: directory)))
+        }
+    }
+
+    /// What the players' processes need in their environment to reach the server.
+    var environment: [String: String] {
+        switch self {
+        case .jack(let server): ["JACK_DEFAULT_SERVER": server.name]
+        case .pipewire(let server): server.environment
+        }
+    }
+
+    /// The run's PCMs, for the clients (JACK) or nodes (PipeWire) of run `tag`.
+    func pcmDefinitions(tag: String) -> String {
+        switch self {
+        case .jack:
+            func pcm(_ name: String, _ client: String, playback: Bool) -> String {
+                let ports = playback ? "playback_ports { 0 system:playback_1 }" : "capture_ports { 0 system:capture_1 }"
+                return "pcm.\(name)_jack { type jack name \"\(client)\(tag)\" \(ports) }\n"
+                    + "pcm.\(name) { type plug slave.pcm \"\(name)_jack\" }"
+            }
+            // The jack plugin takes float samples only, and the CLI opens 16-bit ones: plug converts.
+            return """
+                pcm.e2e_inj { type jack name "inj\(tag)" playback_ports { 0 system:playback_1 } }
+                pcm.e2e_det { type jack name "det\(tag)" capture_ports { 0 system:capture_1 1 system:capture_2 } }
+                \(pcm("e2e_a_mic", "amic", playback: false))
+                \(pcm("e2e_a_spk", "aspk", playback: true))
+                \(pcm("e2e_b_mic", "bmic", playback: false))
+                \(pcm("e2e_b_spk", "bspk", playback: true))
+
+                """
+        case .pipewire(let server):
+            return server.pcmDefinitions(pcmPrefix: "e2e")
+        }
+    }
+
+    /// The recorder of run `tag`.
+    func recorder(tag: String, periodFrames: Int) -> ChainRecorder {
+        switch self {
+        case .jack(let server): ChainRecorder(jack: server, prefix: "e2e", tag: tag, periodFrames: periodFrames)
+        case .pipewire: ChainRecorder(prefix: "e2e", periodFrames: periodFrames)
+        }
+    }
+
+    func stop() {
+        switch self {
+        case .jack(let server): server.stop()
+        case .pipewire(let server): server.stop()
+        }
+    }
+}
