@@ -185,6 +185,8 @@ struct E2EBenchmark: ParsableCommand {
         }
         var rows: [Row] = []
         var floors: [Double: Double] = [:]
+        /// The device loop's CPU share per frame length: the baseline of the players' CPU figures.
+        var floorCPUShares: [Double: Double] = [:]
         let selected = Condition.all.filter { conditions.split(separator: ",").map(String.init).contains($0.name) }
         let chosen = topologies.split(separator: ",").compactMap { E2ERun.Topology(rawValue: String($0)) }
         for (frameIndex, frame) in frames.split(separator: ",").compactMap({ Double($0) }).enumerated() {
@@ -203,9 +205,13 @@ struct E2EBenchmark: ParsableCommand {
             let floorRecording = try run(.deviceLoop, tag: "floor")
             let floor = try score(floorRecording, name: "floor-\(E2ERun.format(frame))ms", in: directory, scorer)
             floors[frame] = floor.delay
+            floorCPUShares[frame] = floorRecording.deviceLoopCPUShare
+            let floorCPU = floorRecording.deviceLoopCPUShare.map {
+                ", its process used \(fixed($0 * 100, 2)) % of a core"
+            }
             print(
-                "\(E2ERun.format(frame)) ms frames\(onDevices): device loop \(fixed(floor.delay)) ms  (\(floorRecording.machine))"
-            )
+                "\(E2ERun.format(frame)) ms frames\(onDevices): device loop \(fixed(floor.delay)) ms\(floorCPU ?? "")  "
+                    + "(\(floorRecording.machine))")
             for topology in chosen {
                 for (index, condition) in selected.enumerated() {
                     for (modeIndex, mode) in modes.enumerated() {
@@ -274,7 +280,7 @@ struct E2EBenchmark: ParsableCommand {
                         ofRun, frame: frame,
                         label: "\(E2ERun.format(frame)) ms\(onDevices) \(topology.rawValue)"
                             + (modes == ["auto"] ? "" : " echo-cancel \(mode)"),
-                        floor: floor, ceiling: ceiling, to: &report)
+                        floor: floor, floorCPUShare: floorCPUShares[frame], ceiling: ceiling, to: &report)
                 }
                 if modes.count > 1 {
                     addEchoComparison(
@@ -294,7 +300,8 @@ struct E2EBenchmark: ParsableCommand {
     /// opusenc (clean) and against clean (the rest, at 20 ms frames), the clean delay, and every
     /// condition's per-second p95 against the delay budget.
     private func addFigures(
-        _ rows: [Row], frame: Double, label: String, floor: Double, ceiling: Double, to report: inout BenchmarkReport
+        _ rows: [Row], frame: Double, label: String, floor: Double, floorCPUShare: Double?, ceiling: Double,
+        to report: inout BenchmarkReport
     ) {
         let clean = rows.first { $0.condition == "clean" }
         let budget = VoiceDefaults.maximumDelayMilliseconds(frameDuration: FrameDuration(milliseconds: frame) ?? .ms20)
@@ -313,11 +320,18 @@ struct E2EBenchmark: ParsableCommand {
             report.add(
                 "\(label) \(row.condition) PESQ-WB", row.pesq, unit: "PESQ-WB", baseline: clean?.pesq, target: target)
         }
-        // What each player's process costs a game: at most 2 % of a core in a clean call at the defaults.
+        // What each player's process costs a game: at most 2 % of a core in a clean call at the
+        // defaults. The baseline is the device loop's process, which only moves audio through the
+        // same devices: what the sound server's cycle costs any process on this machine.
         if let clean, let listener = clean.listenerCPUShare, let talker = clean.talkerCPUShare {
             let target: BenchmarkTarget? = frame == 20 ? .atMost(2) : nil
-            report.add("\(label) clean bob's CPU (listening)", listener * 100, unit: "% of a core", target: target)
-            report.add("\(label) clean alice's CPU (talking)", talker * 100, unit: "% of a core", target: target)
+            let loop = floorCPUShare.map { $0 * 100 }
+            report.add(
+                "\(label) clean bob's CPU (listening)", listener * 100, unit: "% of a core", baseline: loop,
+                target: target)
+            report.add(
+                "\(label) clean alice's CPU (talking)", talker * 100, unit: "% of a core", baseline: loop,
+                target: target)
         }
         for row in rows {
             report.add(

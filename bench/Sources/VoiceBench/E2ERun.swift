@@ -28,6 +28,9 @@ struct E2ERun {
         /// a share of one core.
         var listenerCPUShare: Double?
         var talkerCPUShare: Double?
+        /// The device loop's process (`.deviceLoop` only): what moving audio through the same
+        /// devices costs a process that does nothing else.
+        var deviceLoopCPUShare: Double?
     }
 
     /// How the two players reach each other.
@@ -111,20 +114,21 @@ struct E2ERun {
             }
         }
         let cpu = { (label: String) in children.first { $0.label == label }?.cpuSeconds }
-        let before = (listener: cpu("bob"), talker: cpu("alice"))
+        let before = (listener: cpu("bob"), talker: cpu("alice"), loop: cpu("device loop"))
         let start = monotonicNanoseconds()
         let recording = try play()
         let seconds = Double(monotonicNanoseconds() - start) / 1e9
         let share = { (now: Double?, then: Double?) in now.flatMap { now in then.map { (now - $0) / seconds } } }
         let listenerCPU = share(cpu("bob"), before.listener)
         let talkerCPU = share(cpu("alice"), before.talker)
+        let loopCPU = share(cpu("device loop"), before.loop)
         return Recording(
             reference: stride(from: 0, to: recording.count - 1, by: 2).map { recording[$0] },
             heard: stride(from: 1, to: recording.count, by: 2).map { recording[$0] },
             listenerStatistics: Self.lastLine(of: statisticsFile),
             talkerStatistics: Self.lastLine(of: talkerStatisticsFile),
             proxy: proxy?.counts.withLock { $0 } ?? ImpairmentProxy.Counts(), machine: watch.finish(),
-            listenerCPUShare: listenerCPU, talkerCPUShare: talkerCPU)
+            listenerCPUShare: listenerCPU, talkerCPUShare: talkerCPU, deviceLoopCPUShare: loopCPU)
     }
 
     /// The settings both players run with besides the CLI's defaults: their devices, the frame
