@@ -15,6 +15,9 @@ extension ParticipantSnapshot {
             packetsLost += receive.packetsLost
             packetsRecovered += receive.recoveredByFEC + receive.recoveredByRedundancy
             concealedSamples += receive.concealedSamples
+            packetsLate += receive.packetsLate
+            framesInserted += receive.framesInserted
+            framesSkipped += receive.framesDropped + receive.framesDroppedForCatchUp + receive.framesSqueezedAway
             jitterMilliseconds = max(jitterMilliseconds, receive.jitterMilliseconds)
             bufferDelayMilliseconds = max(bufferDelayMilliseconds, receive.currentDelayMilliseconds)
             if receive.targetDelayMilliseconds >= targetDelayMilliseconds {

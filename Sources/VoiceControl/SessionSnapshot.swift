@@ -112,6 +112,13 @@ public struct ParticipantSnapshot: Sendable, Codable, Hashable {
     public var packetsRecovered: Int
     /// Samples synthesized by loss concealment.
     public var concealedSamples: Int
+    /// Packets that came after their frame had played.
+    public var packetsLate = 0
+    /// Frames the jitter buffer played in addition (a quiet frame repeated, or concealment while
+    /// it waited) and frames it left out (a quiet frame skipped, or dropped to catch up): each
+    /// moved what follows a frame later or earlier.
+    public var framesInserted = 0
+    public var framesSkipped = 0
     /// Channel names they are heard in, sorted.
     public var channels: [String]
 

@@ -438,8 +438,10 @@ struct E2EBenchmark: ParsableCommand {
         let recovered = alice["packetsRecovered"] as? Int ?? 0
         let buffered = (alice["bufferDelayMilliseconds"] as? Double).map { fixed($0) } ?? "?"
         let concealed = (alice["concealedSamples"] as? Int).map { fixed(Double($0) * 1_000 / 48_000) } ?? "?"
+        func count(_ key: String) -> String { (alice[key] as? Int).map(String.init) ?? "?" }
         return "target \(target) ms (\(held)), buffered \(buffered) ms, unrepaired loss \(loss) %, recovered "
-            + "\(recovered), concealed \(concealed) ms"
+            + "\(recovered), concealed \(concealed) ms, late \(count("packetsLate")), frames inserted "
+            + "\(count("framesInserted")) and skipped \(count("framesSkipped"))"
     }
 
     /// What the devices did that moves or cuts the audio: alice's microphone dropping or losing
