@@ -33,11 +33,11 @@ struct ChainRecorder {
         }
     }
 
-    /// `connect` by default does nothing: the server's graph already joins the PCMs (see `PipeWireServer`).
-    init(prefix: String, periodFrames: Int, connect: @escaping () throws -> Void = {}) {
+    /// On a server whose graph already joins the PCMs' nodes (see `PipeWireServer`).
+    init(prefix: String, periodFrames: Int) {
         self.prefix = prefix
         self.periodFrames = periodFrames
-        self.connect = connect
+        connect = {}
     }
 
     /// Plays `signal` and returns the interleaved recording, with a second of room after it.
