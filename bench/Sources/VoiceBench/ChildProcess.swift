@@ -24,10 +24,11 @@ final class ChildProcess: Sendable {
 
     /// Starts `executable` (by default this one) with `arguments` and `extra` added to this
     /// process's environment. `onLine` sees each printed line first; lines it does not take
-    /// (returns false for) are kept for `waitForLine`.
+    /// (returns false for) are kept for `waitForLine`. With `keepingErrors`, what it writes to
+    /// standard error is read as its lines too (a server whose messages go there).
     init(
         label: String, executable: String? = nil, arguments: [String], environment extra: [String: String] = [:],
-        onLine: @escaping @Sendable (String) -> Bool = { _ in false }
+        keepingErrors: Bool = false, onLine: @escaping @Sendable (String) -> Bool = { _ in false }
     ) throws {
         self.label = label
         self.onLine = onLine
@@ -42,6 +43,7 @@ final class ChildProcess: Sendable {
         let stdout = Pipe()
         process.standardInput = stdin
         process.standardOutput = stdout
+        if keepingErrors { process.standardError = stdout }
         try process.run()
         self.process = process
         input = stdin.fileHandleForWriting

@@ -21,8 +21,8 @@ final class PipeWireServer {
     let prefix: String
     /// Where the server's socket is: clients find it through PIPEWIRE_RUNTIME_DIR.
     let runtimeDirectory: String
-    private var processes: [Process] = []
-    private let logFile: String
+    /// The session bus, the server and its session manager, in the order they started.
+    private var processes: [ChildProcess] = []
 
     static var isInstalled: Bool {
         ["pipewire", "wireplumber", "pw-link", "dbus-daemon"].allSatisfy { JACKServer.executable($0) != nil }
@@ -33,12 +33,10 @@ final class PipeWireServer {
     init(prefix: String, directory: String) throws {
         self.prefix = prefix
         runtimeDirectory = directory + "/pipewire-\(prefix)"
-        logFile = runtimeDirectory + "/server.log"
         let configuration = runtimeDirectory + "/config/pipewire/pipewire.conf.d"
         try FileManager.default.createDirectory(atPath: configuration, withIntermediateDirectories: true)
         chmod(runtimeDirectory, 0o700)
         try nodes().write(toFile: configuration + "/\(prefix).conf", atomically: true, encoding: .utf8)
-        _ = FileManager.default.createFile(atPath: logFile, contents: nil)
         do {
             let bus = "unix:path=\(runtimeDirectory)/bus"
             let environment = [
@@ -53,12 +51,12 @@ final class PipeWireServer {
             // The session manager gives the nodes their ports.
             try start("wireplumber", [], environment: environment)
             try waitFor("the chain's ports") {
-                let ports = (try? self.tool("pw-link", ["--input"])) ?? ""
+                let ports = (try? self.link(["--input"])) ?? ""
                 return ports.contains("\(prefix)-det:input_FR")
             }
-            try tool("pw-link", ["\(prefix)-inj:monitor_MONO", "\(prefix)-a-mic:input_MONO"])
-            try tool("pw-link", ["\(prefix)-inj:monitor_MONO", "\(prefix)-det:input_FL"])
-            try tool("pw-link", ["\(prefix)-b-spk:monitor_MONO", "\(prefix)-det:input_FR"])
+            try link(["\(prefix)-inj:monitor_MONO", "\(prefix)-a-mic:input_MONO"])
+            try link(["\(prefix)-inj:monitor_MONO", "\(prefix)-det:input_FL"])
+            try link(["\(prefix)-b-spk:monitor_MONO", "\(prefix)-det:input_FR"])
         } catch {
             stop()
             throw error
@@ -88,13 +86,7 @@ final class PipeWireServer {
 
     /// Stops each process by its PID, last started first, and removes the server's directory.
     func stop() {
-        for process in processes.reversed() where process.isRunning {
-            kill(process.processIdentifier, SIGTERM)
-            let deadline = Date().addingTimeInterval(5)
-            while process.isRunning, Date() < deadline { usleep(20_000) }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            process.waitUntilExit()
-        }
+        for process in processes.reversed() { process.terminate() }
         processes.removeAll()
         try? FileManager.default.removeItem(atPath: runtimeDirectory)
     }
@@ -118,63 +110,39 @@ final class PipeWireServer {
             """
     }
 
-    private func start(_ tool: String, _ arguments: [String], environment extra: [String: String]) throws {
+    private func start(_ tool: String, _ arguments: [String], environment: [String: String]) throws {
         guard let path = JACKServer.executable(tool) else {
             throw Failure(description: "\(tool) is not installed: run scripts/setup.sh first")
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        process.environment = Self.childEnvironment(extra)
-        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logFile))
-        log.seekToEndOfFile()
-        process.standardOutput = log
-        process.standardError = log
-        try process.run()
-        processes.append(process)
+        processes.append(
+            try ChildProcess(
+                label: tool, executable: path, arguments: arguments, environment: environment, keepingErrors: true))
     }
 
     private func waitFor(_ what: String, seconds: Double = 15, _ ready: () -> Bool) throws {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if ready() { return }
-            if let ended = processes.first(where: { !$0.isRunning }) {
-                throw Failure(
-                    description: "\(ended.executableURL?.lastPathComponent ?? "?") ended while waiting for \(what): "
-                        + ((try? String(contentsOfFile: logFile, encoding: .utf8)) ?? ""))
+            if let ended = processes.first(where: { $0.waitForExit(seconds: 0) }) {
+                throw Failure(description: "\(ended.label) ended while waiting for \(what): \(messages)")
             }
             usleep(100_000)
         }
-        throw Failure(
-            description: "PipeWire did not bring up \(what) within \(Int(seconds)) s: "
-                + ((try? String(contentsOfFile: logFile, encoding: .utf8)) ?? ""))
+        throw Failure(description: "PipeWire did not bring up \(what) within \(Int(seconds)) s: \(messages)")
     }
 
-    /// Runs a PipeWire tool against this server; throws with its output when it fails.
+    /// What the server's processes printed, for a failure's message.
+    private var messages: String {
+        processes.map { "\($0.label): " + $0.keptLines.joined(separator: " | ") }.joined(separator: "; ")
+    }
+
+    /// Runs `pw-link` against this server, without the allocation-counting interposer.
     @discardableResult
-    private func tool(_ tool: String, _ arguments: [String]) throws -> String {
-        guard let path = JACKServer.executable(tool) else { throw Failure(description: "\(tool) is not installed") }
-        let probe = Process()
-        probe.executableURL = URL(fileURLWithPath: path)
-        probe.arguments = arguments
-        probe.environment = Self.childEnvironment(environment)
-        let output = Pipe()
-        probe.standardOutput = output
-        probe.standardError = output
-        try probe.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        probe.waitUntilExit()
-        guard probe.terminationStatus == 0 else {
-            throw Failure(description: "\(tool) \(arguments.joined(separator: " ")) failed: \(text)")
+    private func link(_ arguments: [String]) throws -> String {
+        guard let path = JACKServer.executable("pw-link") else {
+            throw Failure(description: "pw-link is not installed")
         }
-        return text
-    }
-
-    /// This process's environment with `extra` set; the allocation-counting interposer stays out.
-    private static func childEnvironment(_ extra: [String: String]) -> [String: String] {
-        var environment = ProcessInfo.processInfo.environment
-        environment["LD_PRELOAD"] = nil
-        environment.merge(extra) { $1 }
-        return environment
+        return try runToCompletion(
+            path, arguments, environment: ["PIPEWIRE_RUNTIME_DIR": runtimeDirectory, "LD_PRELOAD": nil])
     }
 }
