@@ -50,7 +50,7 @@ struct E2EBenchmark: ParsableCommand {
         help:
             "The sound server under both players' ALSA devices: jack (a JACK server, dummy backend) or pipewire (PipeWire and wireplumber with null sinks, as current desktops and SteamOS run)."
     )
-    var devices = "jack"
+    var devices = E2EDevices.Kind.jack
     @Option(help: "Where to write the recordings, results.jsonl and e2e.png.") var reportDirectory: String?
 
     struct Condition: Sendable {
@@ -103,8 +103,8 @@ struct E2EBenchmark: ParsableCommand {
         }
     }
 
-    /// What the report's labels add for the devices: nothing for JACK, the default.
-    private var onDevices: String { devices == "pipewire" ? " on PipeWire" : "" }
+    /// What the report's labels add for the devices.
+    private var onDevices: String { devices.labelSuffix }
 
     func validate() throws {
         guard (1...50).contains(calls) else { throw ValidationError("--calls takes 1 to 50, not \(calls)") }
@@ -122,9 +122,6 @@ struct E2EBenchmark: ParsableCommand {
         for mode in echoCancel.split(separator: ",") where !["auto", "on", "off"].contains(mode) {
             throw ValidationError("--echo-cancel takes auto, on or off (comma-separated), not \(mode)")
         }
-        guard ["jack", "pipewire"].contains(devices) else {
-            throw ValidationError("--devices takes jack or pipewire, not \(devices)")
-        }
         let known = Set(Condition.all.map(\.name))
         for name in conditions.split(separator: ",") where !known.contains(String(name)) {
             throw ValidationError("unknown condition \(name): use \(known.sorted().joined(separator: ", "))")
@@ -135,9 +132,8 @@ struct E2EBenchmark: ParsableCommand {
         guard let voicechat = ProcessInfo.processInfo.environment["VOICECHAT_BIN"] else {
             throw ValidationError("VOICECHAT_BIN is not set: run this through bench/run, which builds voicechat")
         }
-        guard devices == "pipewire" ? PipeWireServer.isInstalled : JACKServer.isInstalled else {
-            throw ValidationError(
-                "\(devices == "pipewire" ? "PipeWire" : "jackd") is missing: run scripts/setup.sh first")
+        guard devices.isInstalled else {
+            throw ValidationError("\(devices.description) is missing: run scripts/setup.sh first")
         }
         let scorer = try SpeechScorer()
         let directory = reportDirectory ?? projectRoot + "/bench/reports/e2e"
@@ -175,7 +171,7 @@ struct E2EBenchmark: ParsableCommand {
                 + "address, which puts the proxy on the caller's direct UDP, and the caller an address nobody answers "
                 + "on, as behind a NAT that lets only replies in")
         print(
-            "devices: \(devices == "pipewire" ? "PipeWire with wireplumber and null sinks (ALSA's pipewire plugin)" : "JACK, dummy backend (ALSA's jack plugin)"), \(periodFrames)-frame periods"
+            "devices: \(devices.description), \(periodFrames)-frame periods"
         )
         let modes = echoCancel.split(separator: ",").map(String.init)
         if modes != ["auto"] {
@@ -191,7 +187,7 @@ struct E2EBenchmark: ParsableCommand {
         let chosen = topologies.split(separator: ",").compactMap { E2ERun.Topology(rawValue: String($0)) }
         for (frameIndex, frame) in frames.split(separator: ",").compactMap({ Double($0) }).enumerated() {
             let server = try E2EDevices(
-                name: devices, serverName: "vce2e\(getpid())f\(frameIndex)", periodFrames: periodFrames, directory: work
+                devices, serverName: "vce2e\(getpid())f\(frameIndex)", periodFrames: periodFrames, directory: work
             )
             defer { server.stop() }
             func run(_ chain: E2ERun.Chain, tag: String, echoCancel: String = "auto") throws -> E2ERun.Recording {

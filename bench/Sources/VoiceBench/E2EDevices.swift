@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import VoiceTestHarness
 
@@ -10,11 +11,35 @@ enum E2EDevices {
     /// PipeWire with wireplumber and null sinks, through ALSA's `pipewire` plugin.
     case pipewire(PipeWireServer)
 
-    /// Starts the server `name` asks for (`jack` or `pipewire`).
-    init(name: String, serverName: String, periodFrames: Int, directory: String) throws {
-        switch name {
-        case "pipewire": self = .pipewire(try PipeWireServer(prefix: serverName, directory: directory))
-        default:
+    /// Which server a run asks for (`--devices`).
+    enum Kind: String, CaseIterable, ExpressibleByArgument {
+        case jack
+        case pipewire
+
+        var isInstalled: Bool {
+            switch self {
+            case .jack: JACKServer.isInstalled
+            case .pipewire: PipeWireServer.isInstalled
+            }
+        }
+
+        /// What the output says it is.
+        var description: String {
+            switch self {
+            case .jack: "JACK, dummy backend (ALSA's jack plugin)"
+            case .pipewire: "PipeWire with wireplumber and null sinks (ALSA's pipewire plugin)"
+            }
+        }
+
+        /// What the report's labels add: nothing for JACK, the default.
+        var labelSuffix: String { self == .pipewire ? " on PipeWire" : "" }
+    }
+
+    /// Starts a server of `kind`.
+    init(_ kind: Kind, serverName: String, periodFrames: Int, directory: String) throws {
+        switch kind {
+        case .pipewire: self = .pipewire(try PipeWireServer(prefix: serverName, directory: directory))
+        case .jack:
             self = .jack(
                 try JACKServer(
                     name: serverName, periodFrames: periodFrames, logDirectory: URL(fileURLWithPath: directory)))
